@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acis-switch: a software ACiS smart switch on DPDK.
+ *
+ *   acis-switch [EAL args] -- --pipeline FILE [options]
+ *
+ * main() parses the options, reads the pipeline file, sets the switch up,
+ * runs one graph per lcore until SIGINT/SIGTERM (or --idle-exit), and
+ * prints the counters once on the way out.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "switch.h"
+
+static struct {
+	const char *pipeline;
+	unsigned int stats_interval;
+	unsigned int idle_exit;
+	uint32_t idle_sleep_us;
+	int check_only;
+} opt;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: acis-switch [EAL options] -- --pipeline FILE [options]\n"
+		"\n"
+		"  -p, --pipeline FILE    pipeline file (ports, lcores, tables);\n"
+		"                         see doc/pipelines.md\n"
+		"      --check            check the pipeline file and exit\n"
+		"      --stats SEC        print counters every SEC seconds\n"
+		"      --idle-exit SEC    exit once no packet has arrived for SEC\n"
+		"                         seconds (for pcap-in/pcap-out runs)\n"
+		"      --idle-sleep USEC  after 1024 empty polls, sleep USEC per\n"
+		"                         poll (shares a core; default 0: busy poll)\n"
+		"  -V, --version          print the version\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Live counters: dpdk-telemetry.py or acisctl, commands /acis/...\n");
+}
+
+static int
+parse_uint(const char *name, const char *v, unsigned int max, unsigned int *out)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (errno != 0 || *end != '\0' || v[0] == '\0' || v[0] == '-' ||
+	    x > max) {
+		fprintf(stderr, "acis-switch: %s: expected a whole number from "
+			"0 to %u, found '%s'\n", name, max, v);
+		return -1;
+	}
+	*out = (unsigned int)x;
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"pipeline", required_argument, NULL, 'p'},
+		{"check", no_argument, NULL, 'c'},
+		{"stats", required_argument, NULL, 's'},
+		{"idle-exit", required_argument, NULL, 'i'},
+		{"idle-sleep", required_argument, NULL, 'S'},
+		{"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	unsigned int v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:Vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			opt.pipeline = optarg;
+			break;
+		case 'c':
+			opt.check_only = 1;
+			break;
+		case 's':
+			if (parse_uint("--stats", optarg, 86400,
+				       &opt.stats_interval) != 0)
+				return -1;
+			break;
+		case 'i':
+			if (parse_uint("--idle-exit", optarg, 86400,
+				       &opt.idle_exit) != 0)
+				return -1;
+			break;
+		case 'S':
+			if (parse_uint("--idle-sleep", optarg, 1000000, &v) != 0)
+				return -1;
+			opt.idle_sleep_us = v;
+			break;
+		case 'V':
+			printf("acis-switch %s\n", ACIS_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "acis-switch: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	if (opt.pipeline == NULL) {
+		fprintf(stderr, "acis-switch: --pipeline FILE is required\n");
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+on_signal(int sig)
+{
+	RTE_SET_USED(sig);
+	g_sw.quit = 1;
+}
+
+/* Application arguments are those after the first "--". */
+static int
+app_args_start(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return -1;
+}
+
+static uint64_t
+rx_total(void)
+{
+	struct acis_lcore_stats s;
+
+	acis_stats_sum(&s);
+	return s.stage_pkts[ACIS_STAGE_RX];
+}
+
+/* The main lcore's job when it has no stage to run, and the clock for
+ * --stats and --idle-exit when it has. */
+static void
+supervise(void)
+{
+	uint64_t last_rx = rx_total();
+	unsigned int since_rx = 0, since_stats = 0;
+
+	while (!g_sw.quit) {
+		sleep(1);
+		if (opt.stats_interval && ++since_stats >= opt.stats_interval) {
+			since_stats = 0;
+			acis_stats_print(stdout);
+			fflush(stdout);
+		}
+		if (opt.idle_exit) {
+			uint64_t now = rx_total();
+
+			since_rx = now == last_rx ? since_rx + 1 : 0;
+			last_rx = now;
+			if (since_rx >= opt.idle_exit) {
+				printf("acis-switch: no packet for %u s, "
+				       "exiting (--idle-exit)\n", opt.idle_exit);
+				g_sw.quit = 1;
+			}
+		}
+	}
+}
+
+static void *
+supervise_thread(void *arg)
+{
+	RTE_SET_USED(arg);
+	supervise();
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct acis_pipeline pl;
+	char err[ACIS_CONF_ERR_LEN];
+	int sep = app_args_start(argc, argv);
+	int app_argc = sep < 0 ? 1 : argc - sep;
+	char **app_argv = sep < 0 ? argv : argv + sep;
+	struct acis_lcore_ctx *main_ctx = NULL;
+	pthread_t sup;
+	int sup_started = 0;
+	unsigned int i;
+	int rc, ret;
+
+	if (sep >= 0)
+		app_argv[0] = argv[0];
+	if (parse_args(app_argc, app_argv) != 0)
+		return 2;
+	if (opt.check_only) {
+		/* No EAL: what needs one (lcores, devices) is checked at run. */
+		if (acis_pipeline_load(opt.pipeline, 0, &pl, err) != 0) {
+			fprintf(stderr, "acis-switch: %s\n", err);
+			return 1;
+		}
+		printf("acis-switch: %s: ok (%u ports, %u lcores, %u static "
+		       "entries)\n", opt.pipeline, pl.n_ports, pl.n_lcores,
+		       pl.n_statics);
+		return 0;
+	}
+	ret = rte_eal_init(sep < 0 ? 1 : sep, argv);
+	if (ret < 0) {
+		fprintf(stderr, "acis-switch: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (acis_pipeline_load(opt.pipeline, rte_get_main_lcore(), &pl,
+			       err) != 0) {
+		fprintf(stderr, "acis-switch: %s\n", err);
+		rte_eal_cleanup();
+		return 1;
+	}
+	g_sw.idle_sleep_us = opt.idle_sleep_us;
+	rc = acis_switch_init(&pl, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "acis-switch: %s\n", err);
+		acis_switch_fini();
+		rte_eal_cleanup();
+		return 1;
+	}
+	g_sw.idle_sleep_us = opt.idle_sleep_us;
+	if (acis_telemetry_register() != 0)
+		printf("acis-switch: warning: telemetry commands not "
+		       "registered (is telemetry disabled?)\n");
+	printf("acis-switch %s: %s: %u ports, %u lcores (%u workers), ACiS "
+	       "UDP port %u\n", ACIS_VERSION, pl.path, g_sw.n_ports,
+	       g_sw.n_lcores, g_sw.n_workers, pl.udp_port);
+	fflush(stdout);
+
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		struct acis_lcore_ctx *lc = g_sw.lcores[i];
+
+		if (lc->lcore_id == rte_get_main_lcore())
+			main_ctx = lc;
+		else
+			rte_eal_remote_launch(acis_switch_run_lcore, lc,
+					      lc->lcore_id);
+	}
+	if (main_ctx != NULL) {
+		/* The main lcore runs stages; the clock runs beside it. */
+		if (pthread_create(&sup, NULL, supervise_thread, NULL) == 0)
+			sup_started = 1;
+		acis_switch_run_lcore(main_ctx);
+	} else {
+		supervise();
+	}
+	g_sw.quit = 1;
+	rte_eal_mp_wait_lcore();
+	if (sup_started)
+		pthread_join(sup, NULL);
+
+	acis_stats_print(stdout);
+	acis_switch_fini();
+	rte_eal_cleanup();
+	return 0;
+}

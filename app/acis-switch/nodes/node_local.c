@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acis_local: the switch's own address. Answers ARP requests for its IP
+ * and ICMP echo requests to it, rewriting the frame in place and sending
+ * it back out of the port it came in on. Rare traffic, so clarity wins
+ * over vector tricks here.
+ */
+#include <rte_byteorder.h>
+
+#include "../switch.h"
+
+static inline void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* Rewrite an ARP request for our IP into the reply, in place. */
+static void
+arp_reply(uint8_t *eth, const struct acis_pkt_info *pi)
+{
+	uint8_t *a = eth + pi->l3_off;
+	uint8_t sha[6];
+	uint32_t spa;
+
+	memcpy(sha, a + 8, 6);
+	memcpy(&spa, a + 14, 4);
+	put16(a + 6, 2);                 /* op: reply */
+	memcpy(a + 18, sha, 6);          /* tha */
+	memcpy(a + 24, &spa, 4);         /* tpa */
+	memcpy(a + 8, g_sw.ccfg.mac, 6); /* sha */
+	memcpy(a + 14, &g_sw.ccfg.ip, 4);
+	memcpy(eth, sha, 6);
+	memcpy(eth + 6, g_sw.ccfg.mac, 6);
+}
+
+/* Rewrite an echo request into the echo reply, in place. */
+static void
+icmp_reply(uint8_t *eth, const struct acis_pkt_info *pi)
+{
+	uint8_t *ip = eth + pi->l3_off;
+	uint8_t *icmp = eth + pi->l4_off;
+	uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
+	uint32_t tot = (uint32_t)(ip[2] << 8 | ip[3]);
+	uint32_t a, b;
+
+	memcpy(eth, eth + 6, 6);
+	memcpy(eth + 6, g_sw.ccfg.mac, 6);
+	memcpy(&a, ip + 12, 4);
+	memcpy(&b, ip + 16, 4);
+	memcpy(ip + 12, &b, 4);
+	memcpy(ip + 16, &a, 4);
+	ip[8] = 64; /* fresh TTL */
+	put16(ip + 10, 0);
+	put16(ip + 10, acis_csum(ip, ihl));
+	icmp[0] = 0; /* echo reply */
+	put16(icmp + 2, 0);
+	put16(icmp + 2, acis_csum(icmp, tot - ihl));
+}
+
+static uint16_t
+local_process(struct rte_graph *graph, struct rte_node *node, void **objs,
+	      uint16_t cnt)
+{
+	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
+	uint32_t now = acis_now_sec();
+	uint16_t i;
+
+	for (i = 0; i < cnt; i++) {
+		struct rte_mbuf *m = objs[i];
+		struct acis_mbuf_meta *meta = acis_meta(m);
+		uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+		const uint8_t *a = eth + meta->pi.l3_off;
+
+		acis_learn(lc, eth + 6, meta->in_port, now);
+		if (meta->cls == ACIS_CLASS_ARP) {
+			if (a[7] == 2) { /* a reply to us: nothing to do */
+				lc->stats.arp_in++;
+				rte_pktmbuf_free(m);
+				continue;
+			}
+			arp_reply(eth, &meta->pi);
+			lc->stats.arp_replies++;
+		} else {
+			icmp_reply(eth, &meta->pi);
+			lc->stats.icmp_replies++;
+		}
+		rte_node_enqueue_x1(graph, node,
+				    ACIS_NEXT_TX_BASE + meta->in_port, m);
+	}
+	lc->stats.stage_pkts[ACIS_STAGE_LOCAL] += cnt;
+	return cnt;
+}
+
+static struct rte_node_register local_node = {
+	.name = "acis_local",
+	.process = local_process,
+	.init = acis_node_init_ctx,
+	.nb_edges = 1,
+	.next_nodes = {[ACIS_NEXT_DROP] = "acis_drop"},
+};
+
+RTE_NODE_REGISTER(local_node);

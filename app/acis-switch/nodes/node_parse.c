@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acis_parse: parse Ethernet/VLAN/IPv4/UDP(/ACiS) and classify. The result
+ * lives in the mbuf's private area so later stages, possibly on another
+ * lcore, do not parse again. On an rx-only lcore every packet that is not
+ * dropped goes to the handoff stage; otherwise straight to its class.
+ */
+#include "../switch.h"
+
+static const uint16_t class_next[ACIS_CLASS_MAX] = {
+	[ACIS_CLASS_FORWARD] = ACIS_NEXT_L2,
+	[ACIS_CLASS_ARP] = ACIS_NEXT_LOCAL,
+	[ACIS_CLASS_ICMP] = ACIS_NEXT_LOCAL,
+	[ACIS_CLASS_ACIS] = ACIS_NEXT_COLL,
+	[ACIS_CLASS_DROP] = ACIS_NEXT_DROP,
+};
+
+static inline uint32_t
+flow_hash(const uint8_t *eth)
+{
+	uint64_t a, b;
+
+	/* Destination and source MAC: a conversation stays on one worker,
+	 * so the frames of a flow keep their order. */
+	memcpy(&a, eth, 8);
+	memcpy(&b, eth + 4, 8);
+	a ^= b * 0x9e3779b97f4a7c15ull;
+	a *= 0xff51afd7ed558ccdull;
+	return (uint32_t)(a >> 32);
+}
+
+static uint16_t
+parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
+	      uint16_t cnt)
+{
+	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
+	int handoff = lc->n_out > 0;
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE * 4];
+	uint16_t i, done = 0;
+
+	while (done < cnt) {
+		uint16_t n = RTE_MIN((uint16_t)(cnt - done),
+				     (uint16_t)RTE_DIM(nexts));
+
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = objs[done + i];
+			struct acis_mbuf_meta *meta = acis_meta(m);
+			const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+			enum acis_class cls;
+			uint16_t port = g_sw.port_index[m->port];
+
+			if (i + 2 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(
+					(struct rte_mbuf *)objs[done + i + 2], void *));
+			meta->in_port = port;
+			lc->stats.port_rx_bytes[port] += m->pkt_len;
+			cls = acis_pkt_classify(&g_sw.ccfg, eth,
+						rte_pktmbuf_data_len(m),
+						&meta->pi, &meta->drop_reason);
+			meta->cls = (uint8_t)cls;
+			if (handoff && cls != ACIS_CLASS_DROP) {
+				meta->hash = flow_hash(eth);
+				nexts[i] = ACIS_NEXT_HANDOFF;
+			} else {
+				nexts[i] = class_next[cls];
+			}
+		}
+		acis_enqueue_runs(graph, node, &objs[done], nexts, n);
+		done += n;
+	}
+	lc->stats.stage_pkts[ACIS_STAGE_PARSE] += cnt;
+	return cnt;
+}
+
+static struct rte_node_register parse_node = {
+	.name = "acis_parse",
+	.process = parse_process,
+	.init = acis_node_init_ctx,
+	.nb_edges = 5,
+	.next_nodes = {
+		[ACIS_NEXT_DROP] = "acis_drop",
+		[ACIS_NEXT_L2] = "acis_l2",
+		[ACIS_NEXT_LOCAL] = "acis_local",
+		[ACIS_NEXT_COLL] = "acis_collective",
+		[ACIS_NEXT_HANDOFF] = "acis_handoff",
+	},
+};
+
+RTE_NODE_REGISTER(parse_node);

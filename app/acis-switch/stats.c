@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counters: summed over lcores on demand (each lcore writes only its own),
+ * printed at exit, and served live over DPDK telemetry under /acis/.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_telemetry.h>
+
+#include "switch.h"
+
+void
+acis_stats_sum(struct acis_lcore_stats *out)
+{
+	unsigned int i, k;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		const uint64_t *src;
+		uint64_t *dst = (uint64_t *)out;
+
+		if (g_sw.lcores[i] == NULL)
+			continue;
+		src = (const uint64_t *)&g_sw.lcores[i]->stats;
+		for (k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
+			dst[k] += src[k];
+	}
+}
+
+static uint64_t
+drops_total(const struct acis_lcore_stats *s)
+{
+	uint64_t t = 0;
+	unsigned int r;
+
+	for (r = 1; r < ACIS_DROP_MAX; r++)
+		t += s->drops[r];
+	return t;
+}
+
+void
+acis_stats_print(FILE *f)
+{
+	struct acis_lcore_stats s;
+	unsigned int i;
+
+	acis_stats_sum(&s);
+	fprintf(f, "\n%-12s %-24s %12s %14s %12s %14s %10s\n", "port",
+		"device", "rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes",
+		"missed");
+	for (i = 0; i < g_sw.n_ports; i++) {
+		struct rte_eth_stats es;
+
+		memset(&es, 0, sizeof(es));
+		rte_eth_stats_get(g_sw.ports[i].port_id, &es);
+		fprintf(f, "%-12s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64
+			" %14" PRIu64 " %10" PRIu64 "\n",
+			g_sw.pl->ports[i].name, g_sw.ports[i].ethdev_name,
+			s.port_rx_pkts[i], s.port_rx_bytes[i],
+			s.port_tx_pkts[i], s.port_tx_bytes[i], es.imissed);
+	}
+	fprintf(f, "\nstage packets:");
+	for (i = 0; i < ACIS_STAGE_MAX; i++)
+		fprintf(f, " %s=%" PRIu64, acis_stage_names[i],
+			s.stage_pkts[i]);
+	fprintf(f, "\nl2: flooded=%" PRIu64 " flood_copies=%" PRIu64
+		" learned=%" PRIu64 "  local: arp_replies=%" PRIu64
+		" icmp_replies=%" PRIu64 "\n", s.flooded, s.flood_copies,
+		s.learned, s.arp_replies, s.icmp_replies);
+	fprintf(f, "drops: total=%" PRIu64, drops_total(&s));
+	for (i = 1; i < ACIS_DROP_MAX; i++)
+		if (s.drops[i] != 0)
+			fprintf(f, " %s=%" PRIu64, acis_drop_name(i),
+				s.drops[i]);
+	fprintf(f, "\n");
+}
+
+/* ---- telemetry ---- */
+
+static int
+tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char buf[64];
+	const uint8_t *m = g_sw.pl->mac;
+	struct in_addr ip = {.s_addr = g_sw.pl->ip};
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "version", ACIS_VERSION);
+	rte_tel_data_add_dict_string(d, "name", g_sw.pl->name);
+	rte_tel_data_add_dict_string(d, "pipeline", g_sw.pl->path);
+	snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1],
+		 m[2], m[3], m[4], m[5]);
+	rte_tel_data_add_dict_string(d, "mac", buf);
+	inet_ntop(AF_INET, &ip, buf, sizeof(buf));
+	rte_tel_data_add_dict_string(d, "ip", buf);
+	rte_tel_data_add_dict_u64(d, "udp_port", g_sw.pl->udp_port);
+	rte_tel_data_add_dict_u64(d, "ports", g_sw.n_ports);
+	rte_tel_data_add_dict_u64(d, "lcores", g_sw.n_lcores);
+	rte_tel_data_add_dict_u64(d, "workers", g_sw.n_workers);
+	rte_tel_data_add_dict_u64(d, "uptime_sec", acis_now_sec());
+	return 0;
+}
+
+static int
+tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct acis_lcore_stats s;
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	acis_stats_sum(&s);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < g_sw.n_ports; i++) {
+		struct rte_tel_data *p = rte_tel_data_alloc();
+		struct rte_eth_stats es;
+		struct rte_eth_link link;
+
+		if (p == NULL)
+			return -ENOMEM;
+		memset(&es, 0, sizeof(es));
+		memset(&link, 0, sizeof(link));
+		rte_eth_stats_get(g_sw.ports[i].port_id, &es);
+		rte_eth_link_get_nowait(g_sw.ports[i].port_id, &link);
+		rte_tel_data_start_dict(p);
+		rte_tel_data_add_dict_string(p, "device",
+					     g_sw.ports[i].ethdev_name);
+		rte_tel_data_add_dict_u64(p, "port_id", g_sw.ports[i].port_id);
+		rte_tel_data_add_dict_u64(p, "link_up", link.link_status);
+		rte_tel_data_add_dict_u64(p, "rx_queues", g_sw.ports[i].n_rxq);
+		rte_tel_data_add_dict_u64(p, "tx_queues", g_sw.ports[i].n_txq);
+		rte_tel_data_add_dict_u64(p, "rx_pkts", s.port_rx_pkts[i]);
+		rte_tel_data_add_dict_u64(p, "rx_bytes", s.port_rx_bytes[i]);
+		rte_tel_data_add_dict_u64(p, "tx_pkts", s.port_tx_pkts[i]);
+		rte_tel_data_add_dict_u64(p, "tx_bytes", s.port_tx_bytes[i]);
+		rte_tel_data_add_dict_u64(p, "eth_ipackets", es.ipackets);
+		rte_tel_data_add_dict_u64(p, "eth_opackets", es.opackets);
+		rte_tel_data_add_dict_u64(p, "eth_imissed", es.imissed);
+		rte_tel_data_add_dict_u64(p, "eth_ierrors", es.ierrors);
+		rte_tel_data_add_dict_u64(p, "eth_oerrors", es.oerrors);
+		rte_tel_data_add_dict_u64(p, "eth_rx_nombuf", es.rx_nombuf);
+		rte_tel_data_add_dict_container(d, g_sw.pl->ports[i].name, p, 0);
+	}
+	return 0;
+}
+
+static int
+tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct acis_lcore_stats s;
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	acis_stats_sum(&s);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < ACIS_STAGE_MAX; i++)
+		rte_tel_data_add_dict_u64(d, acis_stage_names[i],
+					  s.stage_pkts[i]);
+	rte_tel_data_add_dict_u64(d, "l2_flooded", s.flooded);
+	rte_tel_data_add_dict_u64(d, "l2_flood_copies", s.flood_copies);
+	rte_tel_data_add_dict_u64(d, "l2_learned", s.learned);
+	rte_tel_data_add_dict_u64(d, "local_arp_replies", s.arp_replies);
+	rte_tel_data_add_dict_u64(d, "local_arp_in", s.arp_in);
+	rte_tel_data_add_dict_u64(d, "local_icmp_replies", s.icmp_replies);
+	return 0;
+}
+
+static int
+tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct acis_lcore_stats s;
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	acis_stats_sum(&s);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "total", drops_total(&s));
+	for (i = 1; i < ACIS_DROP_MAX; i++)
+		rte_tel_data_add_dict_u64(d, acis_drop_name(i), s.drops[i]);
+	return 0;
+}
+
+static int
+tel_lcores(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		const struct acis_lcore_ctx *lc = g_sw.lcores[i];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[32];
+
+		if (c == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "role",
+			lc->roles == (ACIS_ROLE_RX | ACIS_ROLE_WORKER) ?
+			"rx worker" : lc->roles == ACIS_ROLE_RX ? "rx" :
+			"worker");
+		rte_tel_data_add_dict_u64(c, "rx_queues", lc->n_rxq);
+		rte_tel_data_add_dict_u64(c, "handoff_out", lc->n_out);
+		rte_tel_data_add_dict_u64(c, "handoff_in", lc->n_in);
+		rte_tel_data_add_dict_u64(c, "rx_pkts",
+					  lc->stats.stage_pkts[ACIS_STAGE_RX]);
+		rte_tel_data_add_dict_u64(c, "tx_pkts",
+					  lc->stats.stage_pkts[ACIS_STAGE_TX]);
+		rte_tel_data_add_dict_u64(c, "polls", lc->stats.polls);
+		rte_tel_data_add_dict_u64(c, "idle_polls", lc->stats.idle_polls);
+		snprintf(name, sizeof(name), "lcore%u", lc->lcore_id);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	return 0;
+}
+
+struct l2_walk_arg {
+	struct rte_tel_data *d;
+	unsigned int n;
+};
+
+static int
+l2_entry(const struct acis_l2_entry_view *v, void *arg)
+{
+	struct l2_walk_arg *a = arg;
+	char mac[24], val[64];
+
+	/* telemetry dicts hold a bounded number of items */
+	if (a->n >= RTE_TEL_MAX_DICT_ENTRIES - 4)
+		return 1;
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", v->mac[0],
+		 v->mac[1], v->mac[2], v->mac[3], v->mac[4], v->mac[5]);
+	snprintf(val, sizeof(val), "%s %s age=%u",
+		 g_sw.pl->ports[v->port < g_sw.n_ports ? v->port : 0].name,
+		 v->is_static ? "static" : "learned", v->age);
+	rte_tel_data_add_dict_string(a->d, mac, val);
+	a->n++;
+	return 0;
+}
+
+static int
+tel_l2(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct acis_l2_stats st;
+	struct rte_tel_data *t = rte_tel_data_alloc();
+	struct l2_walk_arg a = {.d = t, .n = 0};
+	unsigned int live;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (t == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(t);
+	live = acis_l2_walk(g_sw.l2, acis_now_sec(), l2_entry, &a);
+	acis_l2_get_stats(g_sw.l2, &st);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "capacity", acis_l2_capacity(g_sw.l2));
+	rte_tel_data_add_dict_u64(d, "entries_listed", live);
+	rte_tel_data_add_dict_u64(d, "age_sec", g_sw.pl->age);
+	rte_tel_data_add_dict_u64(d, "learned", st.learned);
+	rte_tel_data_add_dict_u64(d, "moved", st.moved);
+	rte_tel_data_add_dict_u64(d, "evicted", st.evicted);
+	rte_tel_data_add_dict_u64(d, "static_conflicts", st.static_conflicts);
+	rte_tel_data_add_dict_container(d, "table", t, 0);
+	return 0;
+}
+
+int
+acis_telemetry_register(void)
+{
+	int rc = 0;
+
+	rc |= rte_telemetry_register_cmd("/acis/info", tel_info,
+		"Switch identity, pipeline and uptime. No parameters");
+	rc |= rte_telemetry_register_cmd("/acis/ports", tel_ports,
+		"Per-port packet and byte counters with ethdev stats. No parameters");
+	rc |= rte_telemetry_register_cmd("/acis/stages", tel_stages,
+		"Packets through each pipeline stage. No parameters");
+	rc |= rte_telemetry_register_cmd("/acis/drops", tel_drops,
+		"Dropped packets by reason. No parameters");
+	rc |= rte_telemetry_register_cmd("/acis/lcores", tel_lcores,
+		"Per-lcore role, queues and poll counters. No parameters");
+	rc |= rte_telemetry_register_cmd("/acis/l2", tel_l2,
+		"MAC table entries and learning counters. No parameters");
+	return rc;
+}

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Start-up and shutdown of the switch: the mbuf pool, the ports, the
+ * handoff rings, and one graph per lcore built from the stage nodes.
+ * Every failure names the pipeline file and line it comes from.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_bus.h>
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_graph.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "switch.h"
+
+struct acis_switch g_sw;
+struct acis_lcore_ctx *acis_creating_lcore;
+
+const char *const acis_stage_names[ACIS_STAGE_MAX] = {
+#define ACIS_X_NAME(e, n) n,
+	ACIS_STAGES(ACIS_X_NAME)
+#undef ACIS_X_NAME
+};
+
+int
+acis_node_init_ctx(const struct rte_graph *graph, struct rte_node *node)
+{
+	RTE_SET_USED(graph);
+	RTE_BUILD_BUG_ON(sizeof(struct acis_node_ctx) > RTE_NODE_CTX_SZ);
+	acis_node_ctx(node)->lc = acis_creating_lcore;
+	return 0;
+}
+
+static int
+errf(char *err, size_t len, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+/* Find or create the ethdev a [port] names. */
+static int
+resolve_port(const struct acis_port_cfg *pc, uint16_t *port_id, char *err,
+	     size_t len)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	size_t n = strcspn(pc->dev, ",");
+	int rc;
+
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, pc->dev, n);
+	name[n] = '\0';
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	rc = rte_dev_probe(pc->dev);
+	if (rc < 0)
+		return errf(err, len, rc,
+			    "%s:%d: dev: cannot probe '%s': %s (is the "
+			    "device name right, and its interface present?)",
+			    g_sw.pl->path, pc->dev_line, pc->dev,
+			    rte_strerror(-rc));
+	if (rte_eth_dev_get_port_by_name(name, port_id) != 0)
+		return errf(err, len, -ENODEV,
+			    "%s:%d: dev: '%s' probed but made no ethdev "
+			    "named '%s'", g_sw.pl->path, pc->dev_line,
+			    pc->dev, name);
+	return 0;
+}
+
+static int
+setup_port(unsigned int idx, char *err, size_t len)
+{
+	const struct acis_pipeline *pl = g_sw.pl;
+	const struct acis_port_cfg *pc = &pl->ports[idx];
+	struct acis_port_rt *pr = &g_sw.ports[idx];
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t rxd = pc->rxd, txd = pc->txd, q;
+	uint16_t mtu = pc->mtu ? pc->mtu : pl->mtu;
+	int rc;
+
+	rc = resolve_port(pc, &pr->port_id, err, len);
+	if (rc != 0)
+		return rc;
+	pr->resolved = 1;
+	rte_eth_dev_get_name_by_port(pr->port_id, pr->ethdev_name);
+	g_sw.port_index[pr->port_id] = (uint16_t)idx;
+	rc = rte_eth_dev_info_get(pr->port_id, &info);
+	if (rc != 0)
+		return errf(err, len, rc, "%s:%d: [port %s]: cannot read "
+			    "device info: %s", pl->path, pc->line, pc->name,
+			    rte_strerror(-rc));
+	pr->n_rxq = (uint16_t)RTE_MAX(1u, acis_pipeline_port_rx_queues(pl, idx));
+	pr->n_txq = (uint16_t)g_sw.n_workers;
+	if (pr->n_rxq > info.max_rx_queues)
+		return errf(err, len, -ENOTSUP, "%s:%d: [port %s] (%s) has at "
+			    "most %u RX queues but %u lcores poll it",
+			    pl->path, pc->line, pc->name, pr->ethdev_name,
+			    info.max_rx_queues, pr->n_rxq);
+	if (pr->n_txq > info.max_tx_queues)
+		return errf(err, len, -ENOTSUP, "%s:%d: [port %s] (%s) has at "
+			    "most %u TX queues but the pipeline has %u worker "
+			    "lcores, each with its own TX queue (give the "
+			    "device more queues, e.g. qpairs=N for "
+			    "net_af_packet, or use fewer workers)", pl->path,
+			    pc->line, pc->name, pr->ethdev_name,
+			    info.max_tx_queues, pr->n_txq);
+	memset(&conf, 0, sizeof(conf));
+	if (pr->n_rxq > 1 && info.flow_type_rss_offloads != 0) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
+			info.flow_type_rss_offloads;
+	}
+	rc = rte_eth_dev_configure(pr->port_id, pr->n_rxq, pr->n_txq, &conf);
+	if (rc != 0)
+		return errf(err, len, rc, "%s:%d: [port %s]: configure with "
+			    "%u RX and %u TX queues failed: %s", pl->path,
+			    pc->line, pc->name, pr->n_rxq, pr->n_txq,
+			    rte_strerror(-rc));
+	rte_eth_dev_adjust_nb_rx_tx_desc(pr->port_id, &rxd, &txd);
+	for (q = 0; q < pr->n_rxq; q++) {
+		rc = rte_eth_rx_queue_setup(pr->port_id, q, rxd,
+					    rte_eth_dev_socket_id(pr->port_id),
+					    NULL, g_sw.pool);
+		if (rc != 0)
+			return errf(err, len, rc, "%s:%d: [port %s]: RX queue "
+				    "%u setup failed: %s", pl->path, pc->line,
+				    pc->name, q, rte_strerror(-rc));
+	}
+	for (q = 0; q < pr->n_txq; q++) {
+		rc = rte_eth_tx_queue_setup(pr->port_id, q, txd,
+					    rte_eth_dev_socket_id(pr->port_id),
+					    NULL);
+		if (rc != 0)
+			return errf(err, len, rc, "%s:%d: [port %s]: TX queue "
+				    "%u setup failed: %s", pl->path, pc->line,
+				    pc->name, q, rte_strerror(-rc));
+	}
+	rc = rte_eth_dev_set_mtu(pr->port_id, mtu);
+	if (rc != 0 && rc != -ENOTSUP)
+		printf("acis-switch: warning: [port %s]: cannot set MTU %u: "
+		       "%s; frames up to %u bytes are accepted anyway\n",
+		       pc->name, mtu, rte_strerror(-rc), pl->mtu);
+	rc = rte_eth_dev_start(pr->port_id);
+	if (rc != 0)
+		return errf(err, len, rc, "%s:%d: [port %s]: start failed: %s",
+			    pl->path, pc->line, pc->name, rte_strerror(-rc));
+	if (pc->promisc) {
+		rc = rte_eth_promiscuous_enable(pr->port_id);
+		if (rc != 0 && rc != -ENOTSUP)
+			printf("acis-switch: warning: [port %s]: cannot enable "
+			       "promiscuous mode: %s\n", pc->name,
+			       rte_strerror(-rc));
+	}
+	if (acis_pipeline_port_rx_queues(pl, idx) == 0)
+		printf("acis-switch: warning: [port %s] is polled by no lcore; "
+		       "it only transmits\n", pc->name);
+	return 0;
+}
+
+static int
+setup_lcores(char *err, size_t len)
+{
+	const struct acis_pipeline *pl = g_sw.pl;
+	uint16_t next_rxq[ACIS_MAX_PORTS] = {0};
+	unsigned int i, j, p, w = 0, n_rx_only = 0;
+
+	for (i = 0; i < pl->n_lcores; i++) {
+		const struct acis_lcore_cfg *c = &pl->lcores[i];
+		struct acis_lcore_ctx *lc;
+
+		if (!rte_lcore_is_enabled(c->id))
+			return errf(err, len, -EINVAL, "%s:%d: [lcore %u]: "
+				    "lcore %u is not enabled in the EAL (give "
+				    "it with -l or --lcores; this run has %u "
+				    "lcores, main %u)", pl->path, c->line,
+				    c->id, c->id, rte_lcore_count(),
+				    rte_get_main_lcore());
+		lc = rte_zmalloc("acis_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE);
+		if (lc == NULL)
+			return errf(err, len, -ENOMEM, "out of memory for "
+				    "lcore %u", c->id);
+		lc->lcore_id = c->id;
+		lc->roles = c->roles;
+		lc->index = i;
+		lc->worker_index = (c->roles & ACIS_ROLE_WORKER) ? (int)w++ : -1;
+		snprintf(lc->graph_name, sizeof(lc->graph_name), "acis-%u",
+			 c->id);
+		for (p = 0; p < pl->n_ports; p++) {
+			if (!(c->rx_ports & (1u << p)))
+				continue;
+			lc->rxq[lc->n_rxq].port = (uint16_t)p;
+			lc->rxq[lc->n_rxq].port_id = g_sw.ports[p].port_id;
+			lc->rxq[lc->n_rxq].queue = next_rxq[p]++;
+			lc->n_rxq++;
+		}
+		if (c->roles == ACIS_ROLE_RX)
+			n_rx_only++;
+		g_sw.lcores[i] = lc;
+	}
+	g_sw.n_lcores = pl->n_lcores;
+	if (n_rx_only > ACIS_MAX_RX_LCORES || g_sw.n_workers > ACIS_MAX_WORKERS)
+		return errf(err, len, -EINVAL, "%s: at most %d rx-only and %d "
+			    "worker lcores", pl->path, ACIS_MAX_RX_LCORES,
+			    ACIS_MAX_WORKERS);
+	/* One SP/SC ring from every rx-only lcore to every worker. */
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		struct acis_lcore_ctx *rx = g_sw.lcores[i];
+
+		if (rx->roles != ACIS_ROLE_RX)
+			continue;
+		for (j = 0; j < g_sw.n_lcores; j++) {
+			struct acis_lcore_ctx *wk = g_sw.lcores[j];
+			char name[RTE_RING_NAMESIZE];
+			struct rte_ring *r;
+
+			if (wk->worker_index < 0)
+				continue;
+			snprintf(name, sizeof(name), "acis_h%u_%u",
+				 rx->lcore_id, wk->lcore_id);
+			r = rte_ring_create(name, pl->ring_size, rte_socket_id(),
+					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (r == NULL)
+				return errf(err, len, -rte_errno, "cannot create "
+					    "handoff ring %s: %s", name,
+					    rte_strerror(rte_errno));
+			rx->out[rx->n_out++] = r;
+			wk->in[wk->n_in++] = r;
+		}
+	}
+	return 0;
+}
+
+static int
+setup_graphs(char *err, size_t len)
+{
+	rte_node_t tx_id = rte_node_from_name("acis_tx");
+	const char *tx_names[ACIS_MAX_PORTS];
+	char tx_store[ACIS_MAX_PORTS][RTE_NODE_NAMESIZE];
+	unsigned int i;
+	static const char *const senders[] = {"acis_l2", "acis_local"};
+
+	if (tx_id == RTE_NODE_ID_INVALID)
+		return errf(err, len, -ENOENT, "internal: node acis_tx missing");
+	for (i = 0; i < g_sw.n_ports; i++) {
+		char suffix[16];
+
+		snprintf(suffix, sizeof(suffix), "%u", i);
+		snprintf(tx_store[i], sizeof(tx_store[i]), "acis_tx-%u", i);
+		/* Clones persist for the process; reuse them on re-init. */
+		if (rte_node_from_name(tx_store[i]) == RTE_NODE_ID_INVALID &&
+		    rte_node_clone(tx_id, suffix) == RTE_NODE_ID_INVALID)
+			return errf(err, len, -ENOMEM, "cannot clone TX node "
+				    "for port %u", i);
+		tx_names[i] = tx_store[i];
+	}
+	for (i = 0; i < RTE_DIM(senders); i++) {
+		rte_node_t id = rte_node_from_name(senders[i]);
+
+		/* Edge 0 is drop; edges 1..n are the ports in order. */
+		if (rte_node_edge_count(id) == 1)
+			rte_node_edge_update(id, 1, tx_names,
+					     (uint16_t)g_sw.n_ports);
+		if (rte_node_edge_count(id) != g_sw.n_ports + 1)
+			return errf(err, len, -EINVAL, "cannot link %s to the "
+				    "TX nodes", senders[i]);
+	}
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		struct acis_lcore_ctx *lc = g_sw.lcores[i];
+		const char *patterns[2];
+		struct rte_graph_param prm;
+		uint16_t np = 0;
+		rte_graph_t gid;
+
+		if (lc->n_rxq > 0)
+			patterns[np++] = "acis_rx";
+		if (lc->n_in > 0)
+			patterns[np++] = "acis_ring_rx";
+		if (np == 0)
+			continue; /* a worker nobody feeds: nothing to run */
+		memset(&prm, 0, sizeof(prm));
+		prm.socket_id = (int)rte_lcore_to_socket_id(lc->lcore_id);
+		prm.nb_node_patterns = np;
+		prm.node_patterns = patterns;
+		acis_creating_lcore = lc;
+		gid = rte_graph_create(lc->graph_name, &prm);
+		acis_creating_lcore = NULL;
+		if (gid == RTE_GRAPH_ID_INVALID)
+			return errf(err, len, -rte_errno, "cannot create the "
+				    "stage graph for lcore %u: %s",
+				    lc->lcore_id, rte_strerror(rte_errno));
+		lc->graph = rte_graph_lookup(lc->graph_name);
+	}
+	return 0;
+}
+
+int
+acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
+{
+	unsigned int i;
+	uint32_t need;
+	uint32_t max_frame = (uint32_t)pl->mtu + RTE_ETHER_HDR_LEN + 8;
+	int rc;
+
+	memset(&g_sw, 0, sizeof(g_sw));
+	g_sw.pl = pl;
+	g_sw.tsc_hz = rte_get_tsc_hz();
+	g_sw.start_tsc = rte_rdtsc();
+	g_sw.n_ports = pl->n_ports;
+	g_sw.n_workers = acis_pipeline_n_workers(pl);
+	memcpy(g_sw.ccfg.mac, pl->mac, 6);
+	g_sw.ccfg.ip = pl->ip;
+	g_sw.ccfg.udp_port = pl->udp_port;
+	for (i = 0; i < pl->n_ports; i++)
+		if (pl->ports[i].mtu > pl->mtu)
+			max_frame = (uint32_t)pl->ports[i].mtu +
+				    RTE_ETHER_HDR_LEN + 8;
+	g_sw.ccfg.max_frame = max_frame;
+
+	/* Enough mbufs to fill every descriptor, plus caches and bursts. */
+	need = 0;
+	for (i = 0; i < pl->n_ports; i++)
+		need += pl->ports[i].rxd *
+				RTE_MAX(1u, acis_pipeline_port_rx_queues(pl, i)) +
+			pl->ports[i].txd * g_sw.n_workers;
+	need += pl->n_lcores * (pl->mbuf_cache + 4u * pl->burst);
+	if (pl->mbufs < need)
+		return errf(err, len, -EINVAL, "%s: [switch] mbufs = %u is too "
+			    "few for the ports' descriptors and lcore caches "
+			    "(need at least %u)", pl->path, pl->mbufs, need);
+	/* One segment holds a whole frame, so stages never walk chains. */
+	g_sw.pool = rte_pktmbuf_pool_create("acis_mbufs", pl->mbufs,
+			RTE_MIN(pl->mbuf_cache, (uint32_t)RTE_MEMPOOL_CACHE_MAX_SIZE),
+			ACIS_MBUF_PRIV_SIZE,
+			(uint16_t)RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
+					  max_frame + RTE_PKTMBUF_HEADROOM),
+			(int)rte_socket_id());
+	if (g_sw.pool == NULL)
+		return errf(err, len, -rte_errno, "cannot create a pool of %u "
+			    "mbufs: %s (reserve more hugepages or lower "
+			    "[switch] mbufs)", pl->mbufs,
+			    rte_strerror(rte_errno));
+	g_sw.l2 = acis_l2_create(pl->table_size, pl->age);
+	if (g_sw.l2 == NULL)
+		return errf(err, len, -ENOMEM, "cannot create the L2 table");
+	for (i = 0; i < pl->n_ports; i++) {
+		rc = setup_port(i, err, len);
+		if (rc != 0)
+			return rc;
+	}
+	for (i = 0; i < pl->n_statics; i++) {
+		rc = acis_l2_add_static(g_sw.l2, pl->statics[i].mac,
+					pl->statics[i].port);
+		if (rc != 0)
+			return errf(err, len, rc, "%s:%d: static: cannot install "
+				    "(%s)", pl->path, pl->statics[i].line,
+				    rc == -ENOSPC ? "its table bucket is full of "
+				    "static entries; raise [l2] table_size" :
+				    strerror(-rc));
+	}
+	rc = setup_lcores(err, len);
+	if (rc != 0)
+		return rc;
+	return setup_graphs(err, len);
+}
+
+int
+acis_switch_run_lcore(void *arg)
+{
+	struct acis_lcore_ctx *lc = arg;
+	struct rte_graph *graph = lc->graph;
+	uint32_t idle = 0;
+
+	if (graph == NULL)
+		return 0;
+	while (!g_sw.quit) {
+		lc->last_rx = 0;
+		rte_graph_walk(graph);
+		lc->stats.polls++;
+		if (lc->last_rx != 0) {
+			idle = 0;
+			continue;
+		}
+		lc->stats.idle_polls++;
+		/* Optional back-off for shared test machines: sleeping only
+		 * after many empty polls keeps the busy path syscall-free. */
+		if (g_sw.idle_sleep_us != 0 && ++idle >= 1024) {
+			struct timespec ts = {0, (long)g_sw.idle_sleep_us * 1000};
+
+			nanosleep(&ts, NULL);
+			idle = 1023;
+		}
+	}
+	return 0;
+}
+
+void
+acis_switch_fini(void)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		struct acis_lcore_ctx *lc = g_sw.lcores[i];
+
+		if (lc == NULL)
+			continue;
+		if (lc->graph != NULL)
+			rte_graph_destroy(rte_graph_from_name(lc->graph_name));
+		for (j = 0; j < lc->n_out; j++)
+			rte_ring_free(lc->out[j]);
+		rte_free(lc);
+		g_sw.lcores[i] = NULL;
+	}
+	for (i = 0; i < g_sw.n_ports; i++) {
+		uint16_t id = g_sw.ports[i].port_id;
+
+		if (!g_sw.ports[i].resolved || !rte_eth_dev_is_valid_port(id))
+			continue;
+		rte_eth_dev_stop(id);
+		rte_eth_dev_close(id);
+	}
+	acis_l2_free(g_sw.l2);
+	g_sw.l2 = NULL;
+	rte_mempool_free(g_sw.pool);
+	g_sw.pool = NULL;
+}

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switch's runtime: ports, lcores, the graph of stages and the counters
+ * they keep. One instance per process (g_sw); the stage nodes read it, the
+ * telemetry thread reads the counters, only start-up code writes it.
+ */
+#ifndef ACIS_SWITCH_H
+#define ACIS_SWITCH_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "acis_l2.h"
+#include "acis_pipeline.h"
+#include "acis_pkt.h"
+
+#define ACIS_VERSION "0.1.0"
+#define ACIS_MAX_WORKERS 64
+#define ACIS_MAX_RX_LCORES 64
+
+/* Per-packet metadata, kept in the mbuf's private area. */
+struct acis_mbuf_meta {
+	struct acis_pkt_info pi;
+	uint32_t hash;      /**< flow hash for handoff */
+	uint16_t in_port;   /**< port index (not ethdev id) */
+	uint8_t cls;        /**< enum acis_class */
+	uint8_t drop_reason;
+} __rte_aligned(8);
+
+#define ACIS_MBUF_PRIV_SIZE RTE_ALIGN(sizeof(struct acis_mbuf_meta), RTE_MBUF_PRIV_ALIGN)
+
+static inline struct acis_mbuf_meta *
+acis_meta(struct rte_mbuf *m)
+{
+	return (struct acis_mbuf_meta *)rte_mbuf_to_priv(m);
+}
+
+/* Stages, for per-stage counters. */
+#define ACIS_STAGES(X)                                                        \
+	X(RX, "rx")                                                           \
+	X(PARSE, "parse")                                                     \
+	X(HANDOFF, "handoff")                                                 \
+	X(RING_RX, "ring_rx")                                                 \
+	X(L2, "l2_forward")                                                   \
+	X(LOCAL, "local")                                                     \
+	X(COLL, "collective")                                                 \
+	X(TX, "tx")                                                           \
+	X(DROP, "drop")
+
+enum acis_stage {
+#define ACIS_X_STAGE(e, n) ACIS_STAGE_##e,
+	ACIS_STAGES(ACIS_X_STAGE)
+#undef ACIS_X_STAGE
+	ACIS_STAGE_MAX
+};
+
+extern const char *const acis_stage_names[ACIS_STAGE_MAX];
+
+/* Edges shared by the nodes that dispatch on class. */
+enum {
+	ACIS_NEXT_DROP = 0,
+	ACIS_NEXT_L2,
+	ACIS_NEXT_LOCAL,
+	ACIS_NEXT_COLL,
+	ACIS_NEXT_HANDOFF, /* parse only */
+};
+/* Nodes that transmit: edge ACIS_NEXT_TX_BASE + port index. */
+#define ACIS_NEXT_TX_BASE 1
+
+/* Counters of one lcore; written only by that lcore. */
+struct acis_lcore_stats {
+	uint64_t stage_pkts[ACIS_STAGE_MAX];
+	uint64_t drops[ACIS_DROP_MAX];
+	uint64_t port_rx_pkts[ACIS_MAX_PORTS];
+	uint64_t port_rx_bytes[ACIS_MAX_PORTS];
+	uint64_t port_tx_pkts[ACIS_MAX_PORTS];
+	uint64_t port_tx_bytes[ACIS_MAX_PORTS];
+	uint64_t flooded;      /**< frames flooded (not copies) */
+	uint64_t flood_copies; /**< copies sent by flooding */
+	uint64_t learned;      /**< new or moved stations */
+	uint64_t arp_replies;
+	uint64_t arp_in;       /**< ARP replies to the switch, consumed */
+	uint64_t icmp_replies;
+	uint64_t polls;        /**< graph walks */
+	uint64_t idle_polls;   /**< walks that found no packet */
+} __rte_cache_aligned;
+
+struct acis_rxq {
+	uint16_t port; /**< port index */
+	uint16_t port_id;
+	uint16_t queue;
+};
+
+struct acis_lcore_ctx {
+	unsigned int lcore_id;
+	unsigned int roles;
+	unsigned int index; /**< in the pipeline's lcore list */
+	int worker_index;   /**< -1 when not a worker; else its TX queue */
+	char graph_name[RTE_GRAPH_NAMESIZE];
+	struct rte_graph *graph;
+	uint16_t n_rxq;
+	struct acis_rxq rxq[ACIS_MAX_PORTS];
+	/* rx-only lcores: one ring to each worker */
+	uint16_t n_out;
+	struct rte_ring *out[ACIS_MAX_WORKERS];
+	/* workers: one ring from each rx-only lcore */
+	uint16_t n_in;
+	struct rte_ring *in[ACIS_MAX_RX_LCORES];
+	uint16_t last_rx; /**< packets found by the last walk (for idle sleep) */
+	struct acis_lcore_stats stats;
+} __rte_cache_aligned;
+
+struct acis_port_rt {
+	uint16_t port_id;
+	uint16_t n_rxq;
+	uint16_t n_txq;
+	uint8_t resolved; /**< port_id is ours to stop and close */
+	char ethdev_name[RTE_ETH_NAME_MAX_LEN];
+};
+
+struct acis_switch {
+	struct acis_pipeline *pl;
+	struct acis_classify_cfg ccfg;
+	struct rte_mempool *pool;
+	struct acis_l2_table *l2;
+	uint64_t tsc_hz;
+	uint64_t start_tsc;
+	unsigned int n_ports;
+	struct acis_port_rt ports[ACIS_MAX_PORTS];
+	uint16_t port_index[RTE_MAX_ETHPORTS]; /**< ethdev id -> port index */
+	unsigned int n_lcores;
+	struct acis_lcore_ctx *lcores[ACIS_MAX_LCORES];
+	unsigned int n_workers;
+	uint32_t idle_sleep_us; /**< sleep after this many idle walks; 0 never */
+	volatile int quit;
+};
+
+extern struct acis_switch g_sw;
+
+/* Lcore whose graph is being created; node init callbacks read it. */
+extern struct acis_lcore_ctx *acis_creating_lcore;
+
+/* Start-up and shutdown (switch.c). Returns 0 or a negative errno, with a
+ * message in err. */
+int acis_switch_init(struct acis_pipeline *pl, char *err, size_t errlen);
+int acis_switch_run_lcore(void *arg);
+void acis_switch_fini(void);
+
+/* Counters summed over lcores (stats.c). */
+void acis_stats_sum(struct acis_lcore_stats *out);
+void acis_stats_print(FILE *f);
+int acis_telemetry_register(void);
+
+/* Seconds since start, for ageing (cheap: one rdtsc and a divide). */
+static inline uint32_t
+acis_now_sec(void)
+{
+	return (uint32_t)((rte_rdtsc() - g_sw.start_tsc) / g_sw.tsc_hz);
+}
+
+/* Learn a frame's source; shared by the l2 and local stages. */
+static inline void
+acis_learn(struct acis_lcore_ctx *lc, const uint8_t *src, uint16_t port,
+	   uint32_t now)
+{
+	if (g_sw.pl->learning && acis_l2_learn(g_sw.l2, src, port, now) > 0)
+		lc->stats.learned++;
+}
+
+/* Mark a packet dropped for a reason; it then goes to ACIS_NEXT_DROP. */
+static inline void
+acis_set_drop(struct rte_mbuf *m, enum acis_drop_reason r)
+{
+	acis_meta(m)->drop_reason = (uint8_t)r;
+}
+
+/* Node context: every node keeps a pointer to its lcore. */
+struct acis_node_ctx {
+	struct acis_lcore_ctx *lc;
+	uint16_t arg; /* node-specific (tx: port index) */
+};
+
+static inline struct acis_node_ctx *
+acis_node_ctx(struct rte_node *node)
+{
+	return (struct acis_node_ctx *)node->ctx;
+}
+
+int acis_node_init_ctx(const struct rte_graph *graph, struct rte_node *node);
+
+
+
+/*
+ * Hand a processed vector on: nexts[i] is the edge of objs[i]. The common
+ * case, every packet to one edge, moves the whole stream (a pointer swap);
+ * otherwise runs of equal edges are enqueued in order.
+ */
+static inline void
+acis_enqueue_runs(struct rte_graph *graph, struct rte_node *node, void **objs,
+		  const uint16_t *nexts, uint16_t n)
+{
+	uint16_t i, start = 0;
+
+	if (n == 0)
+		return;
+	for (i = 1; i < n; i++)
+		if (nexts[i] != nexts[0])
+			break;
+	if (i == n && objs == node->objs && n == node->idx) {
+		rte_node_next_stream_move(graph, node, nexts[0]);
+		return;
+	}
+	for (i = 1; i <= n; i++) {
+		if (i == n || nexts[i] != nexts[start]) {
+			rte_node_enqueue(graph, node, nexts[start],
+					 &objs[start], i - start);
+			start = i;
+		}
+	}
+}
+#endif /* ACIS_SWITCH_H */

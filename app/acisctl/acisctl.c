@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acisctl: management client for a running acis-switch.
+ *
+ * Speaks DPDK's telemetry protocol (a SOCK_SEQPACKET socket under the
+ * DPDK runtime directory): sends one command, prints the JSON reply
+ * indented, exits 0 when the switch answered. The same commands work with
+ * dpdk-telemetry.py; acisctl adds short names and needs no Python.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define REPLY_MAX (1 << 20)
+
+static const struct {
+	const char *name;
+	const char *cmd;
+	const char *help;
+} shortcuts[] = {
+	{"info", "/acis/info", "switch identity, pipeline, uptime"},
+	{"ports", "/acis/ports", "per-port counters and ethdev stats"},
+	{"stages", "/acis/stages", "packets through each stage"},
+	{"drops", "/acis/drops", "drops by reason"},
+	{"lcores", "/acis/lcores", "per-lcore roles and poll counters"},
+	{"l2", "/acis/l2", "MAC table and learning counters"},
+	{"list", "/", "every telemetry command the process offers"},
+};
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: acisctl [-f FILE_PREFIX | -s SOCKET] [--raw] "
+		   "COMMAND [PARAMS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(shortcuts) / sizeof(shortcuts[0]); i++)
+		fprintf(f, "  %-8s %-14s %s\n", shortcuts[i].name,
+			shortcuts[i].cmd, shortcuts[i].help);
+	fprintf(f, "  /any/telemetry/command   sent as given\n\n"
+		   "  -f, --file-prefix P  the switch's EAL --file-prefix "
+		   "(default rte)\n"
+		   "  -s, --socket PATH    telemetry socket path\n"
+		   "  -r, --raw            print the reply as received\n");
+}
+
+/* Indent JSON for people; strings are copied untouched. */
+static void
+print_pretty(const char *s)
+{
+	int depth = 0, in_str = 0, esc = 0;
+
+	for (; *s != '\0'; s++) {
+		char c = *s;
+
+		if (in_str) {
+			putchar(c);
+			if (esc)
+				esc = 0;
+			else if (c == '\\')
+				esc = 1;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			in_str = 1;
+			putchar(c);
+			break;
+		case '{':
+		case '[':
+			depth++;
+			printf("%c\n%*s", c, depth * 2, "");
+			break;
+		case '}':
+		case ']':
+			depth--;
+			printf("\n%*s%c", depth * 2, "", c);
+			break;
+		case ',':
+			printf(",\n%*s", depth * 2, "");
+			break;
+		case ':':
+			printf(": ");
+			break;
+		default:
+			putchar(c);
+		}
+	}
+	putchar('\n');
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"file-prefix", required_argument, NULL, 'f'},
+		{"socket", required_argument, NULL, 's'},
+		{"raw", no_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *prefix = "rte", *sock_path = NULL, *cmd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char req[1024];
+	struct sockaddr_un sun;
+	char *reply;
+	size_t i;
+	ssize_t n;
+	int raw = 0, c, fd;
+
+	while ((c = getopt_long(argc, argv, "f:s:rh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			prefix = optarg;
+			break;
+		case 's':
+			sock_path = optarg;
+			break;
+		case 'r':
+			raw = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[optind];
+	for (i = 0; i < sizeof(shortcuts) / sizeof(shortcuts[0]); i++)
+		if (strcmp(cmd, shortcuts[i].name) == 0)
+			cmd = shortcuts[i].cmd;
+	if (cmd[0] != '/') {
+		fprintf(stderr, "acisctl: unknown command '%s'\n", cmd);
+		usage(stderr);
+		return 2;
+	}
+	if (optind + 1 < argc)
+		snprintf(req, sizeof(req), "%s,%s", cmd, argv[optind + 1]);
+	else
+		snprintf(req, sizeof(req), "%s", cmd);
+
+	if (sock_path == NULL) {
+		const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
+
+		snprintf(path, sizeof(path), "%s/dpdk/%s/dpdk_telemetry.v2",
+			 run ? run : "/tmp", prefix);
+		sock_path = path;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (fd < 0) {
+		perror("acisctl: socket");
+		return 1;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock_path);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		fprintf(stderr, "acisctl: cannot reach a switch at %s: %s "
+			"(is acis-switch running, with this --file-prefix?)\n",
+			sock_path, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	reply = malloc(REPLY_MAX + 1);
+	if (reply == NULL) {
+		close(fd);
+		return 1;
+	}
+	/* The server greets first with its version and output limit. */
+	n = read(fd, reply, REPLY_MAX);
+	if (n <= 0 || write(fd, req, strlen(req)) < 0 ||
+	    (n = read(fd, reply, REPLY_MAX)) <= 0) {
+		fprintf(stderr, "acisctl: no reply from %s\n", sock_path);
+		free(reply);
+		close(fd);
+		return 1;
+	}
+	reply[n] = '\0';
+	close(fd);
+	if (raw)
+		printf("%s\n", reply);
+	else
+		print_pretty(reply);
+	/* Unknown commands come back as {"<cmd>": null}. */
+	c = strstr(reply, "\":null}") != NULL ? 1 : 0;
+	if (c)
+		fprintf(stderr, "acisctl: the switch does not know '%s'\n", cmd);
+	free(reply);
+	return c;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acis_pipeline: the pipeline file, read and checked.
+ *
+ * Turns an INI file (acis_conf) into the switch's configuration: its
+ * identity, ports, lcores and their roles, L2 settings and static entries.
+ * Everything that can be checked without a running EAL is checked here, so
+ * unit tests cover every error message; the switch then checks what needs
+ * the EAL (that an lcore is enabled, that a device probes) and names the
+ * same file and line, which this structure keeps for every item.
+ *
+ * The options are documented in doc/pipelines.md.
+ */
+#ifndef ACIS_PIPELINE_H
+#define ACIS_PIPELINE_H
+
+#include <stdint.h>
+
+#include "acis_conf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ACIS_MAX_PORTS 32
+#define ACIS_MAX_LCORES 128
+#define ACIS_MAX_STATIC 4096
+#define ACIS_NAME_LEN 32
+#define ACIS_DEV_LEN 256
+#define ACIS_PATH_LEN 256
+
+#define ACIS_ROLE_RX 0x1     /**< polls port RX queues, parses, classifies */
+#define ACIS_ROLE_WORKER 0x2 /**< forwards, runs stages, transmits */
+
+/** Default ACiS UDP port (see doc/wire-format.md). */
+#define ACIS_DEFAULT_UDP_PORT 47000
+
+struct acis_port_cfg {
+	char name[ACIS_NAME_LEN]; /**< from "[port NAME]" */
+	char dev[ACIS_DEV_LEN];   /**< devargs, PCI address or ethdev name */
+	uint16_t rxd;             /**< RX descriptors per queue */
+	uint16_t txd;             /**< TX descriptors per queue */
+	uint16_t mtu;             /**< 0: the switch's mtu */
+	uint8_t promisc;          /**< put the port in promiscuous mode */
+	int line;                 /**< line of the section header */
+	int dev_line;             /**< line of "dev =" */
+};
+
+struct acis_lcore_cfg {
+	unsigned int id;  /**< EAL lcore id */
+	unsigned int roles;
+	uint32_t rx_ports; /**< bitmask of port indices polled */
+	int line;
+};
+
+struct acis_static_cfg {
+	uint8_t mac[6];
+	uint16_t port; /**< port index */
+	int line;
+};
+
+struct acis_pipeline {
+	char path[ACIS_PATH_LEN];
+	char name[ACIS_NAME_LEN];
+	uint8_t mac[6];
+	uint32_t ip;       /**< network order */
+	uint16_t udp_port; /**< host order */
+	uint16_t burst;
+	uint16_t mtu;
+	uint32_t mbufs;
+	uint32_t mbuf_cache;
+	uint32_t ring_size;
+	/* [l2] */
+	uint8_t learning;
+	uint8_t flood;
+	uint32_t age;
+	uint32_t table_size;
+	/* items */
+	unsigned int n_ports;
+	struct acis_port_cfg ports[ACIS_MAX_PORTS];
+	unsigned int n_lcores;
+	struct acis_lcore_cfg lcores[ACIS_MAX_LCORES];
+	unsigned int n_statics;
+	struct acis_static_cfg statics[ACIS_MAX_STATIC];
+	/** set when the file declared no [lcore]: one lcore does everything */
+	uint8_t default_lcores;
+};
+
+/**
+ * Read and check a pipeline file. On error returns a negative errno and
+ * writes "file:line: what was expected" into err (ACIS_CONF_ERR_LEN bytes).
+ * default_lcore is the lcore used when the file declares none.
+ */
+int acis_pipeline_load(const char *path, unsigned int default_lcore,
+		       struct acis_pipeline *p, char *err);
+
+/** The same from already parsed text (used by tests). */
+int acis_pipeline_from_conf(struct acis_conf *conf,
+			    unsigned int default_lcore,
+			    struct acis_pipeline *p, char *err);
+
+/** Index of a port by name, or -1. */
+int acis_pipeline_port_index(const struct acis_pipeline *p, const char *name);
+
+/** Number of lcores with the worker role (the TX queues each port needs). */
+unsigned int acis_pipeline_n_workers(const struct acis_pipeline *p);
+
+/** Number of lcores that poll a port (the RX queues it needs). */
+unsigned int acis_pipeline_port_rx_queues(const struct acis_pipeline *p,
+					  unsigned int port);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACIS_PIPELINE_H */

@@ -1,0 +1,544 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Pipeline file reader and checker; options in doc/pipelines.md. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acis_pipeline.h"
+#include "acis_pkt.h"
+
+struct ctx {
+	struct acis_conf *conf;
+	struct acis_pipeline *p;
+	char *err;
+};
+
+static int
+fail(struct ctx *c, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (line > 0)
+		n = snprintf(c->err, ACIS_CONF_ERR_LEN, "%s:%d: ",
+			     c->conf->path, line);
+	else
+		n = snprintf(c->err, ACIS_CONF_ERR_LEN, "%s: ", c->conf->path);
+	if (n > 0 && n < ACIS_CONF_ERR_LEN) {
+		va_start(ap, fmt);
+		vsnprintf(c->err + n, ACIS_CONF_ERR_LEN - n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static const char *
+sec_label(const struct acis_conf_section *s, char *buf, size_t len)
+{
+	if (s->arg[0] != '\0')
+		snprintf(buf, len, "[%s %s]", s->type, s->arg);
+	else
+		snprintf(buf, len, "[%s]", s->type);
+	return buf;
+}
+
+/* Fetch a key that may appear once; *e is NULL when absent. */
+static int
+get_once(struct ctx *c, struct acis_conf_section *s, const char *key,
+	 struct acis_conf_entry **e)
+{
+	int dup;
+	char lb[96];
+
+	*e = acis_conf_get(s, key, &dup);
+	if (dup)
+		return fail(c, dup, "'%s' given twice in %s", key,
+			    sec_label(s, lb, sizeof(lb)));
+	return 0;
+}
+
+static int
+parse_u32(const char *v, uint32_t *out)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!isdigit((unsigned char)v[0]))
+		return -1;
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno != 0 || *end != '\0' || x > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+static int
+get_uint(struct ctx *c, struct acis_conf_section *s, const char *key,
+	 uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	struct acis_conf_entry *e;
+	uint32_t v;
+	int rc = get_once(c, s, key, &e);
+
+	if (rc != 0 || e == NULL)
+		return rc;
+	if (parse_u32(e->value, &v) != 0 || v < lo || v > hi)
+		return fail(c, e->line,
+			    "%s: expected a whole number from %u to %u, "
+			    "found '%s'", key, lo, hi, e->value);
+	*out = v;
+	return 0;
+}
+
+static int
+get_bool(struct ctx *c, struct acis_conf_section *s, const char *key,
+	 uint8_t *out)
+{
+	static const char *const yes[] = {"on", "yes", "true", "1"};
+	static const char *const no[] = {"off", "no", "false", "0"};
+	struct acis_conf_entry *e;
+	unsigned int i;
+	int rc = get_once(c, s, key, &e);
+
+	if (rc != 0 || e == NULL)
+		return rc;
+	for (i = 0; i < 4; i++) {
+		if (strcasecmp(e->value, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcasecmp(e->value, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return fail(c, e->line, "%s: expected on or off, found '%s'", key,
+		    e->value);
+}
+
+/* Every key of a section must be known; names the first stranger. */
+static int
+check_keys(struct ctx *c, struct acis_conf_section *s, const char *known)
+{
+	unsigned int i;
+	char lb[96];
+
+	for (i = 0; i < s->n_entries; i++) {
+		const char *k = s->entries[i].key;
+		const char *p = known;
+		size_t kl = strlen(k);
+		int ok = 0;
+
+		while ((p = strstr(p, k)) != NULL) {
+			if ((p == known || p[-1] == ' ') &&
+			    (p[kl] == '\0' || p[kl] == ' ')) {
+				ok = 1;
+				break;
+			}
+			p += kl;
+		}
+		if (!ok)
+			return fail(c, s->entries[i].line,
+				    "unknown key '%s' in %s (expected one of: "
+				    "%s)", k, sec_label(s, lb, sizeof(lb)),
+				    known);
+	}
+	return 0;
+}
+
+static int
+read_switch(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_pipeline *p = c->p;
+	struct acis_conf_entry *e;
+	uint32_t v;
+	int rc;
+
+	rc = check_keys(c, s, "name mac ip udp_port burst mtu mbufs "
+			      "mbuf_cache ring_size");
+	if (rc != 0)
+		return rc;
+	if ((rc = get_once(c, s, "name", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		if (strlen(e->value) >= sizeof(p->name))
+			return fail(c, e->line, "name: longer than %zu "
+				    "characters", sizeof(p->name) - 1);
+		strcpy(p->name, e->value);
+	}
+	if ((rc = get_once(c, s, "mac", &e)) != 0)
+		return rc;
+	if (e == NULL)
+		return fail(c, s->line, "[switch] needs the switch's own "
+			    "address: mac = xx:xx:xx:xx:xx:xx");
+	if (acis_parse_mac(e->value, p->mac) != 0 || (p->mac[0] & 1))
+		return fail(c, e->line, "mac: expected a unicast MAC "
+			    "xx:xx:xx:xx:xx:xx, found '%s'", e->value);
+	if ((rc = get_once(c, s, "ip", &e)) != 0)
+		return rc;
+	if (e == NULL)
+		return fail(c, s->line, "[switch] needs the switch's own "
+			    "address: ip = a.b.c.d");
+	if (acis_parse_ipv4(e->value, &p->ip) != 0 || p->ip == 0)
+		return fail(c, e->line, "ip: expected an IPv4 address "
+			    "a.b.c.d, found '%s'", e->value);
+	v = p->udp_port;
+	if ((rc = get_uint(c, s, "udp_port", 1, 65535, &v)) != 0)
+		return rc;
+	p->udp_port = (uint16_t)v;
+	v = p->burst;
+	if ((rc = get_uint(c, s, "burst", 1, 256, &v)) != 0)
+		return rc;
+	p->burst = (uint16_t)v;
+	v = p->mtu;
+	if ((rc = get_uint(c, s, "mtu", 68, 9600, &v)) != 0)
+		return rc;
+	p->mtu = (uint16_t)v;
+	if ((rc = get_uint(c, s, "mbufs", 511, 16u << 20, &p->mbufs)) != 0)
+		return rc;
+	if ((rc = get_uint(c, s, "mbuf_cache", 0, 512, &p->mbuf_cache)) != 0)
+		return rc;
+	e = acis_conf_get(s, "ring_size", NULL);
+	if ((rc = get_uint(c, s, "ring_size", 64, 65536, &p->ring_size)) != 0)
+		return rc;
+	if (p->ring_size & (p->ring_size - 1))
+		return fail(c, e->line, "ring_size: expected a power of two "
+			    "from 64 to 65536, found '%s'", e->value);
+	return 0;
+}
+
+static int
+read_l2(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_pipeline *p = c->p;
+	unsigned int i, j;
+	int rc;
+
+	rc = check_keys(c, s, "learning flood age table_size static");
+	if (rc != 0)
+		return rc;
+	if ((rc = get_bool(c, s, "learning", &p->learning)) != 0 ||
+	    (rc = get_bool(c, s, "flood", &p->flood)) != 0 ||
+	    (rc = get_uint(c, s, "age", 0, 1000000, &p->age)) != 0 ||
+	    (rc = get_uint(c, s, "table_size", 16, 1u << 24,
+			   &p->table_size)) != 0)
+		return rc;
+	for (i = 0; i < s->n_entries; i++) {
+		struct acis_conf_entry *e = &s->entries[i];
+		struct acis_static_cfg *st;
+		char mac[32], port[64], extra[2];
+		int pi;
+
+		if (strcmp(e->key, "static") != 0)
+			continue;
+		if (sscanf(e->value, "%31s %63s %1s", mac, port, extra) != 2)
+			return fail(c, e->line, "static: expected 'static = "
+				    "xx:xx:xx:xx:xx:xx PORTNAME', found '%s'",
+				    e->value);
+		if (p->n_statics == ACIS_MAX_STATIC)
+			return fail(c, e->line, "more than %d static entries",
+				    ACIS_MAX_STATIC);
+		st = &p->statics[p->n_statics];
+		if (acis_parse_mac(mac, st->mac) != 0 || (st->mac[0] & 1))
+			return fail(c, e->line, "static: expected a unicast "
+				    "MAC xx:xx:xx:xx:xx:xx, found '%s'", mac);
+		pi = acis_pipeline_port_index(p, port);
+		if (pi < 0)
+			return fail(c, e->line, "static: unknown port '%s' "
+				    "(declare it with [port %s])", port, port);
+		st->port = (uint16_t)pi;
+		st->line = e->line;
+		for (j = 0; j < p->n_statics; j++)
+			if (memcmp(p->statics[j].mac, st->mac, 6) == 0)
+				return fail(c, e->line, "static: duplicate "
+					    "entry for %s (first at line %d)",
+					    mac, p->statics[j].line);
+		p->n_statics++;
+	}
+	return 0;
+}
+
+static int
+read_port(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_pipeline *p = c->p;
+	struct acis_port_cfg *pc;
+	struct acis_conf_entry *e;
+	uint32_t v;
+	unsigned int i;
+	int rc;
+
+	if (s->arg[0] == '\0')
+		return fail(c, s->line, "expected '[port NAME]'");
+	if (strlen(s->arg) >= ACIS_NAME_LEN)
+		return fail(c, s->line, "port name longer than %d characters",
+			    ACIS_NAME_LEN - 1);
+	for (i = 0; i < p->n_ports; i++)
+		if (strcmp(p->ports[i].name, s->arg) == 0)
+			return fail(c, s->line, "duplicate [port %s] (first "
+				    "at line %d)", s->arg, p->ports[i].line);
+	if (p->n_ports == ACIS_MAX_PORTS)
+		return fail(c, s->line, "more than %d ports", ACIS_MAX_PORTS);
+	rc = check_keys(c, s, "dev rxd txd mtu promisc");
+	if (rc != 0)
+		return rc;
+	pc = &p->ports[p->n_ports];
+	memset(pc, 0, sizeof(*pc));
+	strcpy(pc->name, s->arg);
+	pc->line = s->line;
+	pc->rxd = 1024;
+	pc->txd = 1024;
+	pc->promisc = 1;
+	if ((rc = get_once(c, s, "dev", &e)) != 0)
+		return rc;
+	if (e == NULL)
+		return fail(c, s->line, "[port %s] needs 'dev = DEVICE' (a "
+			    "PCI address like 0000:03:00.0, or a virtual "
+			    "device like net_af_packet0,iface=veth0)", s->arg);
+	if (strlen(e->value) >= ACIS_DEV_LEN)
+		return fail(c, e->line, "dev: longer than %d characters",
+			    ACIS_DEV_LEN - 1);
+	strcpy(pc->dev, e->value);
+	pc->dev_line = e->line;
+	for (i = 0; i < p->n_ports; i++) {
+		/* The device name is what precedes the first comma. */
+		size_t a = strcspn(pc->dev, ",");
+		size_t b = strcspn(p->ports[i].dev, ",");
+
+		if (a == b && strncmp(pc->dev, p->ports[i].dev, a) == 0)
+			return fail(c, e->line, "dev: device '%.*s' already "
+				    "used by [port %s] at line %d", (int)a,
+				    pc->dev, p->ports[i].name,
+				    p->ports[i].dev_line);
+	}
+	v = pc->rxd;
+	if ((rc = get_uint(c, s, "rxd", 32, 16384, &v)) != 0)
+		return rc;
+	pc->rxd = (uint16_t)v;
+	v = pc->txd;
+	if ((rc = get_uint(c, s, "txd", 32, 16384, &v)) != 0)
+		return rc;
+	pc->txd = (uint16_t)v;
+	v = 0;
+	if ((rc = get_uint(c, s, "mtu", 68, 9600, &v)) != 0)
+		return rc;
+	pc->mtu = (uint16_t)v;
+	if ((rc = get_bool(c, s, "promisc", &pc->promisc)) != 0)
+		return rc;
+	p->n_ports++;
+	return 0;
+}
+
+static int
+read_lcore(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_pipeline *p = c->p;
+	struct acis_lcore_cfg *lc;
+	struct acis_conf_entry *e;
+	uint32_t id;
+	unsigned int i;
+	char buf[ACIS_DEV_LEN * 4];
+	char *tok, *save;
+	int rc;
+
+	if (parse_u32(s->arg, &id) != 0 || id >= ACIS_MAX_LCORES)
+		return fail(c, s->line, "expected '[lcore N]' with N from 0 "
+			    "to %d", ACIS_MAX_LCORES - 1);
+	for (i = 0; i < p->n_lcores; i++)
+		if (p->lcores[i].id == id)
+			return fail(c, s->line, "duplicate [lcore %u] (first "
+				    "at line %d)", id, p->lcores[i].line);
+	rc = check_keys(c, s, "role rx");
+	if (rc != 0)
+		return rc;
+	lc = &p->lcores[p->n_lcores];
+	memset(lc, 0, sizeof(*lc));
+	lc->id = id;
+	lc->line = s->line;
+	lc->roles = ACIS_ROLE_RX | ACIS_ROLE_WORKER;
+
+	if ((rc = get_once(c, s, "role", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		snprintf(buf, sizeof(buf), "%s", e->value);
+		lc->roles = 0;
+		for (tok = strtok_r(buf, " ,+", &save); tok != NULL;
+		     tok = strtok_r(NULL, " ,+", &save)) {
+			if (strcmp(tok, "rx") == 0)
+				lc->roles |= ACIS_ROLE_RX;
+			else if (strcmp(tok, "worker") == 0)
+				lc->roles |= ACIS_ROLE_WORKER;
+			else
+				return fail(c, e->line, "role: expected 'rx', "
+					    "'worker' or 'rx worker', found "
+					    "'%s'", tok);
+		}
+	}
+	if ((rc = get_once(c, s, "rx", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		if (!(lc->roles & ACIS_ROLE_RX))
+			return fail(c, e->line, "rx: [lcore %u] has no 'rx' "
+				    "role, so it polls no ports", id);
+		snprintf(buf, sizeof(buf), "%s", e->value);
+		for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+		     tok = strtok_r(NULL, " ,", &save)) {
+			int pi = acis_pipeline_port_index(p, tok);
+
+			if (pi < 0)
+				return fail(c, e->line, "rx: unknown port "
+					    "'%s' (declare it with [port %s] "
+					    "before the lcores)", tok, tok);
+			if (lc->rx_ports & (1u << pi))
+				return fail(c, e->line, "rx: port '%s' listed "
+					    "twice", tok);
+			lc->rx_ports |= 1u << pi;
+		}
+	}
+	if ((lc->roles & ACIS_ROLE_RX) && lc->rx_ports == 0)
+		return fail(c, s->line, "[lcore %u] has the rx role but polls "
+			    "no port: add 'rx = PORT [PORT...]'", id);
+	p->n_lcores++;
+	return 0;
+}
+
+int
+acis_pipeline_port_index(const struct acis_pipeline *p, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->n_ports; i++)
+		if (strcmp(p->ports[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+unsigned int
+acis_pipeline_n_workers(const struct acis_pipeline *p)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < p->n_lcores; i++)
+		if (p->lcores[i].roles & ACIS_ROLE_WORKER)
+			n++;
+	return n;
+}
+
+unsigned int
+acis_pipeline_port_rx_queues(const struct acis_pipeline *p, unsigned int port)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < p->n_lcores; i++)
+		if (p->lcores[i].rx_ports & (1u << port))
+			n++;
+	return n;
+}
+
+static void
+set_defaults(struct acis_pipeline *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "acis");
+	p->udp_port = ACIS_DEFAULT_UDP_PORT;
+	p->burst = 32;
+	p->mtu = 1500;
+	p->mbufs = 16383;
+	p->mbuf_cache = 256;
+	p->ring_size = 1024;
+	p->learning = 1;
+	p->flood = 1;
+	p->age = 300;
+	p->table_size = 4096;
+}
+
+int
+acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
+			struct acis_pipeline *p, char *err)
+{
+	struct ctx c = {.conf = conf, .p = p, .err = err};
+	struct acis_conf_section *sw = NULL, *l2 = NULL;
+	unsigned int i;
+	int rc;
+
+	set_defaults(p);
+	snprintf(p->path, sizeof(p->path), "%s", conf->path);
+	/* Pass 1: section types, and the sections that must be unique. */
+	for (i = 0; i < conf->n_sections; i++) {
+		struct acis_conf_section *s = &conf->sections[i];
+
+		if (strcmp(s->type, "switch") == 0) {
+			if (sw != NULL)
+				return fail(&c, s->line, "duplicate [switch] "
+					    "(first at line %d)", sw->line);
+			if (s->arg[0] != '\0')
+				return fail(&c, s->line, "expected '[switch]' "
+					    "with no name");
+			sw = s;
+		} else if (strcmp(s->type, "l2") == 0) {
+			if (l2 != NULL)
+				return fail(&c, s->line, "duplicate [l2] "
+					    "(first at line %d)", l2->line);
+			l2 = s;
+		} else if (strcmp(s->type, "port") != 0 &&
+			   strcmp(s->type, "lcore") != 0) {
+			return fail(&c, s->line, "unknown section [%s] "
+				    "(expected [switch], [l2], [port NAME] or "
+				    "[lcore N])", s->type);
+		}
+	}
+	if (sw == NULL)
+		return fail(&c, 0, "missing section [switch] (expected "
+			    "[switch] with mac = ... and ip = ...)");
+	if ((rc = read_switch(&c, sw)) != 0)
+		return rc;
+	/* Pass 2: ports first, since lcores and statics refer to them. */
+	for (i = 0; i < conf->n_sections; i++)
+		if (strcmp(conf->sections[i].type, "port") == 0 &&
+		    (rc = read_port(&c, &conf->sections[i])) != 0)
+			return rc;
+	if (p->n_ports == 0)
+		return fail(&c, 0, "no ports: declare at least one [port "
+			    "NAME] with dev = DEVICE");
+	if (l2 != NULL && (rc = read_l2(&c, l2)) != 0)
+		return rc;
+	for (i = 0; i < conf->n_sections; i++) {
+		if (strcmp(conf->sections[i].type, "lcore") != 0)
+			continue;
+		if (p->n_lcores == ACIS_MAX_LCORES)
+			return fail(&c, conf->sections[i].line,
+				    "more than %d lcores", ACIS_MAX_LCORES);
+		if ((rc = read_lcore(&c, &conf->sections[i])) != 0)
+			return rc;
+	}
+	if (p->n_lcores == 0) {
+		p->default_lcores = 1;
+		p->n_lcores = 1;
+		p->lcores[0].id = default_lcore;
+		p->lcores[0].roles = ACIS_ROLE_RX | ACIS_ROLE_WORKER;
+		p->lcores[0].rx_ports = (uint32_t)((1ull << p->n_ports) - 1);
+	}
+	if (acis_pipeline_n_workers(p) == 0)
+		return fail(&c, p->lcores[0].line, "no lcore has the worker "
+			    "role: packets polled by rx lcores would have "
+			    "nowhere to go (add role = worker to an lcore)");
+	return 0;
+}
+
+int
+acis_pipeline_load(const char *path, unsigned int default_lcore,
+		   struct acis_pipeline *p, char *err)
+{
+	struct acis_conf *conf = acis_conf_load(path, err);
+	int rc;
+
+	if (conf == NULL)
+		return -EINVAL;
+	rc = acis_pipeline_from_conf(conf, default_lcore, p, err);
+	acis_conf_free(conf);
+	return rc;
+}

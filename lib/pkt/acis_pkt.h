@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acis_pkt: frame parsing and classification for the switch's first stage.
+ *
+ * Pure C over a byte buffer: no mbufs, no EAL, so unit tests and fuzzers
+ * call it directly. The switch's parse node calls it once per frame on the
+ * first segment and keeps the result in the mbuf's private area.
+ *
+ * Policy: the switch is an L2 switch first. A frame that is not addressed to
+ * the switch itself is forwarded byte-identical whatever its L3 contents;
+ * only frames the switch must understand (ARP for its IP, IPv4 to its IP,
+ * ACiS messages) are validated strictly and dropped with a named reason
+ * when they are malformed.
+ */
+#ifndef ACIS_PKT_H
+#define ACIS_PKT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ACIS_ETH_HLEN 14
+#define ACIS_VLAN_HLEN 4
+#define ACIS_IPV4_MIN_HLEN 20
+#define ACIS_UDP_HLEN 8
+#define ACIS_ETHERTYPE_IPV4 0x0800
+#define ACIS_ETHERTYPE_ARP 0x0806
+#define ACIS_ETHERTYPE_VLAN 0x8100
+#define ACIS_ETHERTYPE_QINQ 0x88a8
+#define ACIS_IPPROTO_ICMP 1
+#define ACIS_IPPROTO_UDP 17
+
+/**
+ * Drop reasons: every frame the switch discards is counted under exactly
+ * one of these. X(enum suffix, counter name, description).
+ */
+#define ACIS_DROP_REASONS(X)                                                   \
+	X(NONE, "none", "not dropped")                                         \
+	X(ETH_RUNT, "eth_runt", "frame shorter than an Ethernet header")      \
+	X(ETH_OVERSIZE, "eth_oversize", "frame longer than the MTU allows")   \
+	X(ETH_BAD_SRC, "eth_bad_src", "multicast or all-zero source MAC")     \
+	X(VLAN_TRUNC, "vlan_truncated", "VLAN tag cut short")                 \
+	X(ARP_MALFORMED, "arp_malformed", "ARP for the switch, not Ethernet/IPv4 or cut short") \
+	X(IPV4_TRUNC, "ipv4_truncated", "IPv4 header cut short")              \
+	X(IPV4_BAD_HDR, "ipv4_bad_header", "IPv4 version is not 4 or header length below 20") \
+	X(IPV4_BAD_LEN, "ipv4_bad_length", "IPv4 total length disagrees with the frame") \
+	X(IPV4_BAD_CSUM, "ipv4_bad_checksum", "IPv4 header checksum wrong")   \
+	X(IPV4_FRAGMENT, "ipv4_fragment", "fragment addressed to the switch (not reassembled)") \
+	X(UDP_TRUNC, "udp_truncated", "UDP header cut short")                 \
+	X(UDP_BAD_LEN, "udp_bad_length", "UDP length disagrees with the IPv4 length") \
+	X(UDP_BAD_CSUM, "udp_bad_checksum", "UDP checksum wrong")             \
+	X(ICMP_MALFORMED, "icmp_malformed", "ICMP to the switch cut short or checksum wrong") \
+	X(LOCAL_UNSUPPORTED, "local_unsupported", "addressed to the switch, no service for it") \
+	X(NOT_ROUTED, "not_routed", "to the switch's MAC but another IP; the switch does not route") \
+	X(ACIS_UNHANDLED, "acis_unhandled", "ACiS message with no stage to handle it") \
+	X(L2_SAME_PORT, "l2_same_port", "destination is on the ingress port") \
+	X(L2_UNKNOWN_DST, "l2_unknown_dst", "unknown unicast and flooding is off") \
+	X(L2_FLOOD_EMPTY, "l2_flood_empty", "flooding found no other port")   \
+	X(HANDOFF_FULL, "handoff_full", "worker handoff ring full")           \
+	X(TX_FULL, "tx_full", "port TX queue full")
+
+enum acis_drop_reason {
+#define ACIS_X_ENUM(e, n, d) ACIS_DROP_##e,
+	ACIS_DROP_REASONS(ACIS_X_ENUM)
+#undef ACIS_X_ENUM
+	ACIS_DROP_MAX
+};
+
+/** Counter name of a drop reason ("eth_runt"), or "unknown". */
+const char *acis_drop_name(unsigned int reason);
+/** One-line description of a drop reason. */
+const char *acis_drop_desc(unsigned int reason);
+
+/** Where a frame goes after classification. */
+enum acis_class {
+	ACIS_CLASS_FORWARD = 0, /**< L2 forwarding */
+	ACIS_CLASS_ARP,         /**< ARP request or reply for the switch */
+	ACIS_CLASS_ICMP,        /**< ICMP echo request to the switch */
+	ACIS_CLASS_ACIS,        /**< ACiS message to the switch */
+	ACIS_CLASS_DROP,        /**< see the drop reason */
+	ACIS_CLASS_MAX
+};
+
+/** What the parser learned about a frame. Offsets are from frame start. */
+struct acis_pkt_info {
+	uint16_t ethertype;   /**< inner ethertype, host order */
+	uint16_t vlan_tci;    /**< outer VLAN TCI, host order, if has_vlan */
+	uint8_t has_vlan;
+	uint8_t ip_proto;     /**< IPv4 protocol, if l3_off != 0 */
+	uint16_t l3_off;      /**< 0 when not IPv4/ARP */
+	uint16_t l4_off;      /**< 0 when not UDP/ICMP over IPv4 */
+	uint16_t payload_off; /**< UDP payload, 0 when not UDP */
+	uint16_t payload_len; /**< UDP payload length (from the UDP header) */
+	uint32_t src_ip;      /**< network order */
+	uint32_t dst_ip;      /**< network order */
+	uint16_t sport;       /**< UDP source port, host order */
+	uint16_t dport;       /**< UDP destination port, host order */
+};
+
+/** The switch's own identity, as classification needs it. */
+struct acis_classify_cfg {
+	uint8_t mac[6];
+	uint32_t ip;       /**< network order */
+	uint16_t udp_port; /**< ACiS UDP port, host order */
+	uint32_t max_frame; /**< longest accepted frame (MTU + L2 headers) */
+};
+
+/**
+ * Parse and classify one frame of len bytes (contiguous).
+ * Returns the class; for ACIS_CLASS_DROP *reason names why.
+ */
+enum acis_class acis_pkt_classify(const struct acis_classify_cfg *cfg,
+				  const uint8_t *frame, uint32_t len,
+				  struct acis_pkt_info *pi, uint8_t *reason);
+
+/** Internet checksum (RFC 1071) of len bytes, folded, not complemented. */
+uint16_t acis_csum_partial(const void *buf, uint32_t len, uint32_t sum);
+
+/** Complemented internet checksum of a buffer (0 means valid when the
+ * buffer includes its own checksum field). */
+uint16_t acis_csum(const void *buf, uint32_t len);
+
+/** UDP checksum over IPv4 pseudo header + UDP header and payload. */
+uint16_t acis_udp4_csum(const uint8_t *ip, const uint8_t *udp, uint32_t udp_len);
+
+/** Parse "aa:bb:cc:dd:ee:ff"; returns 0 on success. */
+int acis_parse_mac(const char *s, uint8_t mac[6]);
+
+/** Parse a dotted IPv4 address into network order; returns 0 on success. */
+int acis_parse_ipv4(const char *s, uint32_t *ip);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACIS_PKT_H */

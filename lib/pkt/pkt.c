@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Frame parser and classifier; see acis_pkt.h for the policy. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "acis_pkt.h"
+
+static const char *const drop_names[] = {
+#define ACIS_X_NAME(e, n, d) n,
+	ACIS_DROP_REASONS(ACIS_X_NAME)
+#undef ACIS_X_NAME
+};
+
+static const char *const drop_descs[] = {
+#define ACIS_X_DESC(e, n, d) d,
+	ACIS_DROP_REASONS(ACIS_X_DESC)
+#undef ACIS_X_DESC
+};
+
+const char *
+acis_drop_name(unsigned int r)
+{
+	return r < ACIS_DROP_MAX ? drop_names[r] : "unknown";
+}
+
+const char *
+acis_drop_desc(unsigned int r)
+{
+	return r < ACIS_DROP_MAX ? drop_descs[r] : "unknown";
+}
+
+static inline uint16_t
+rd16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+uint16_t
+acis_csum_partial(const void *buf, uint32_t len, uint32_t sum)
+{
+	const uint8_t *p = buf;
+	uint64_t s = sum;
+
+	while (len >= 2) {
+		s += rd16(p);
+		p += 2;
+		len -= 2;
+	}
+	if (len)
+		s += (uint32_t)p[0] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+uint16_t
+acis_csum(const void *buf, uint32_t len)
+{
+	return (uint16_t)~acis_csum_partial(buf, len, 0);
+}
+
+uint16_t
+acis_udp4_csum(const uint8_t *ip, const uint8_t *udp, uint32_t udp_len)
+{
+	uint32_t sum;
+	uint16_t c;
+
+	sum = acis_csum_partial(ip + 12, 8, 0); /* src and dst address */
+	sum += ACIS_IPPROTO_UDP + udp_len;
+	c = (uint16_t)~acis_csum_partial(udp, udp_len, sum);
+	return c == 0 ? 0xffff : c;
+}
+
+static enum acis_class
+drop(uint8_t *reason, enum acis_drop_reason r)
+{
+	*reason = (uint8_t)r;
+	return ACIS_CLASS_DROP;
+}
+
+static int
+is_for_us_mac(const struct acis_classify_cfg *cfg, const uint8_t *dst)
+{
+	return memcmp(dst, cfg->mac, 6) == 0;
+}
+
+static enum acis_class
+classify_arp(const struct acis_classify_cfg *cfg, const uint8_t *f,
+	     uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+{
+	const uint8_t *a = f + pi->l3_off;
+	uint32_t tpa;
+
+	/* Target protocol address sits at byte 24 of an Ethernet/IPv4 ARP. */
+	if (len < (uint32_t)pi->l3_off + 28u) {
+		if (is_for_us_mac(cfg, f))
+			return drop(reason, ACIS_DROP_ARP_MALFORMED);
+		return ACIS_CLASS_FORWARD;
+	}
+	memcpy(&tpa, a + 24, 4);
+	if (tpa != cfg->ip)
+		return ACIS_CLASS_FORWARD;
+	if (rd16(a) != 1 || rd16(a + 2) != ACIS_ETHERTYPE_IPV4 || a[4] != 6 ||
+	    a[5] != 4)
+		return drop(reason, ACIS_DROP_ARP_MALFORMED);
+	/*
+	 * A request for our address is answered by the switch and not
+	 * flooded; a reply to the switch is accepted (and consumed). Gratuitous
+	 * ARP from others claiming our address is forwarded like any frame.
+	 */
+	if (rd16(a + 6) == 1 || (rd16(a + 6) == 2 && is_for_us_mac(cfg, f)))
+		return ACIS_CLASS_ARP;
+	return ACIS_CLASS_FORWARD;
+}
+
+/* Strict checks for IPv4 that the switch itself consumes. */
+static enum acis_class
+classify_local_ipv4(const struct acis_classify_cfg *cfg, const uint8_t *f,
+		    uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+{
+	const uint8_t *ip = f + pi->l3_off;
+	uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
+	uint32_t tot = rd16(ip + 2);
+	const uint8_t *l4;
+	uint32_t l4_len;
+
+	if (tot < ihl || (uint32_t)pi->l3_off + tot > len)
+		return drop(reason, ACIS_DROP_IPV4_BAD_LEN);
+	if (acis_csum(ip, ihl) != 0)
+		return drop(reason, ACIS_DROP_IPV4_BAD_CSUM);
+	if ((rd16(ip + 6) & 0x3fff) != 0) /* MF set or offset non-zero */
+		return drop(reason, ACIS_DROP_IPV4_FRAGMENT);
+
+	l4 = ip + ihl;
+	l4_len = tot - ihl;
+	pi->l4_off = (uint16_t)(pi->l3_off + ihl);
+	if (pi->ip_proto == ACIS_IPPROTO_ICMP) {
+		if (l4_len < 8 || acis_csum(l4, l4_len) != 0)
+			return drop(reason, ACIS_DROP_ICMP_MALFORMED);
+		if (l4[0] == 8 && l4[1] == 0)
+			return ACIS_CLASS_ICMP;
+		return drop(reason, ACIS_DROP_LOCAL_UNSUPPORTED);
+	}
+	if (pi->ip_proto != ACIS_IPPROTO_UDP)
+		return drop(reason, ACIS_DROP_LOCAL_UNSUPPORTED);
+	if (l4_len < ACIS_UDP_HLEN)
+		return drop(reason, ACIS_DROP_UDP_TRUNC);
+	{
+		uint32_t ulen = rd16(l4 + 4);
+		uint16_t ck = rd16(l4 + 6);
+
+		if (ulen < ACIS_UDP_HLEN || ulen > l4_len)
+			return drop(reason, ACIS_DROP_UDP_BAD_LEN);
+		if (ck != 0 && acis_csum_partial(l4, ulen,
+				acis_csum_partial(ip + 12, 8, 0) +
+				ACIS_IPPROTO_UDP + ulen) != 0xffff)
+			return drop(reason, ACIS_DROP_UDP_BAD_CSUM);
+		pi->sport = rd16(l4);
+		pi->dport = rd16(l4 + 2);
+		pi->payload_off = (uint16_t)(pi->l4_off + ACIS_UDP_HLEN);
+		pi->payload_len = (uint16_t)(ulen - ACIS_UDP_HLEN);
+	}
+	if (pi->dport == cfg->udp_port)
+		return ACIS_CLASS_ACIS;
+	return drop(reason, ACIS_DROP_LOCAL_UNSUPPORTED);
+}
+
+enum acis_class
+acis_pkt_classify(const struct acis_classify_cfg *cfg, const uint8_t *f,
+		  uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+{
+	uint32_t off = ACIS_ETH_HLEN;
+	uint16_t et;
+	const uint8_t *ip;
+	int to_our_mac;
+
+	memset(pi, 0, sizeof(*pi));
+	*reason = ACIS_DROP_NONE;
+	if (len < ACIS_ETH_HLEN)
+		return drop(reason, ACIS_DROP_ETH_RUNT);
+	if (len > cfg->max_frame)
+		return drop(reason, ACIS_DROP_ETH_OVERSIZE);
+	/* Multicast bit of the first octet, or the all-zero address. */
+	if ((f[6] & 1) ||
+	    (f[6] | f[7] | f[8] | f[9] | f[10] | f[11]) == 0)
+		return drop(reason, ACIS_DROP_ETH_BAD_SRC);
+
+	et = rd16(f + 12);
+	if (et == ACIS_ETHERTYPE_VLAN || et == ACIS_ETHERTYPE_QINQ) {
+		if (len < off + ACIS_VLAN_HLEN)
+			return drop(reason, ACIS_DROP_VLAN_TRUNC);
+		pi->has_vlan = 1;
+		pi->vlan_tci = rd16(f + off);
+		et = rd16(f + off + 2);
+		off += ACIS_VLAN_HLEN;
+		if (et == ACIS_ETHERTYPE_VLAN) { /* QinQ inner tag */
+			if (len < off + ACIS_VLAN_HLEN)
+				return drop(reason, ACIS_DROP_VLAN_TRUNC);
+			et = rd16(f + off + 2);
+			off += ACIS_VLAN_HLEN;
+		}
+	}
+	pi->ethertype = et;
+	to_our_mac = is_for_us_mac(cfg, f);
+
+	if (et == ACIS_ETHERTYPE_ARP) {
+		pi->l3_off = (uint16_t)off;
+		return classify_arp(cfg, f, len, pi, reason);
+	}
+	if (et != ACIS_ETHERTYPE_IPV4) {
+		if (to_our_mac)
+			return drop(reason, ACIS_DROP_LOCAL_UNSUPPORTED);
+		return ACIS_CLASS_FORWARD;
+	}
+
+	pi->l3_off = (uint16_t)off;
+	if (len < off + ACIS_IPV4_MIN_HLEN) {
+		if (to_our_mac)
+			return drop(reason, ACIS_DROP_IPV4_TRUNC);
+		return ACIS_CLASS_FORWARD;
+	}
+	ip = f + off;
+	memcpy(&pi->src_ip, ip + 12, 4);
+	memcpy(&pi->dst_ip, ip + 16, 4);
+	pi->ip_proto = ip[9];
+	if (pi->dst_ip != cfg->ip) {
+		if (to_our_mac)
+			return drop(reason, ACIS_DROP_NOT_ROUTED);
+		return ACIS_CLASS_FORWARD;
+	}
+	if (!to_our_mac && !(f[0] & 1)) {
+		/* Our IP behind someone else's MAC: not ours to take. */
+		return ACIS_CLASS_FORWARD;
+	}
+	/* From here on the packet is for the switch: validate strictly. */
+	if ((ip[0] >> 4) != 4 || (ip[0] & 0xf) < 5)
+		return drop(reason, ACIS_DROP_IPV4_BAD_HDR);
+	if (len < off + (uint32_t)(ip[0] & 0xf) * 4)
+		return drop(reason, ACIS_DROP_IPV4_TRUNC);
+	return classify_local_ipv4(cfg, f, len, pi, reason);
+}
+
+int
+acis_parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int v[6];
+	char tail;
+	int i;
+
+	if (strlen(s) != 17)
+		return -1;
+	for (i = 0; i < 17; i++) {
+		if (i % 3 == 2 ? s[i] != ':' : !isxdigit((unsigned char)s[i]))
+			return -1;
+	}
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &tail) != 6)
+		return -1;
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)v[i];
+	return 0;
+}
+
+int
+acis_parse_ipv4(const char *s, uint32_t *ip)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return -1;
+	*ip = a.s_addr;
+	return 0;
+}
