@@ -47,12 +47,11 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			struct acis_mbuf_meta *meta = acis_meta(m);
 			const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 			enum acis_class cls;
-			uint16_t port = g_sw.port_index[m->port];
+			uint16_t port = meta->in_port;
 
 			if (i + 2 < n)
 				rte_prefetch0(rte_pktmbuf_mtod(
 					(struct rte_mbuf *)objs[done + i + 2], void *));
-			meta->in_port = port;
 			lc->stats.port_rx_bytes[port] += m->pkt_len;
 			cls = acis_pkt_classify(&g_sw.ccfg, eth,
 						rte_pktmbuf_data_len(m),

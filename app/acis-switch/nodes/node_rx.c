@@ -12,7 +12,7 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 {
 	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
 	uint16_t burst = g_sw.pl->burst;
-	uint16_t i, n, total = 0;
+	uint16_t i, j, n, total = 0;
 
 	RTE_SET_USED(objs);
 	RTE_SET_USED(cnt);
@@ -24,6 +24,10 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				     (struct rte_mbuf **)to, burst);
 		if (n == 0)
 			continue;
+		/* Not every PMD fills mbuf->port (net_ring does not), and the
+		 * stages want the port index anyway: record it here. */
+		for (j = 0; j < n; j++)
+			acis_meta((struct rte_mbuf *)to[j])->in_port = q->port;
 		rte_node_next_stream_put(graph, node, 0, n);
 		lc->stats.port_rx_pkts[q->port] += n;
 		total += n;

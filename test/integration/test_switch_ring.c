@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Integration: the real switch (pipeline file, ports, graph of stages) on
+ * net_ring ports. The test owns both ends of every port's rings: it puts
+ * frames on a port's RX ring, walks the lcore graphs, and reads what each
+ * port transmitted, frame by frame, with the drop counters alongside.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "acis_conf.h"
+#include "acis_pipeline.h"
+#include "frames.h"
+#include "switch.h"
+
+#define NPORTS 4
+#define SW_MAC "02:ac:15:00:00:01"
+#define SW_IP "10.77.0.1"
+
+static struct {
+	unsigned int gen; /* makes ring and port names unique per test */
+	unsigned int nports;
+	struct rte_ring *in[NPORTS];  /* we enqueue: the port receives */
+	struct rte_ring *out[NPORTS]; /* the port transmits: we dequeue */
+	struct acis_pipeline pl;
+	struct acis_lcore_stats base;
+	int running;
+} h;
+
+static const struct tf_addr sw = {
+	.mac = {0x02, 0xac, 0x15, 0, 0, 1},
+	.ip = 0, /* filled in setup */
+};
+
+static uint32_t
+sw_ip(void)
+{
+	uint32_t ip;
+
+	acis_parse_ipv4(SW_IP, &ip);
+	return ip;
+}
+
+/* Create ports and start the switch from pipeline text (with %s for the
+ * devices, filled with this test's ring port names). */
+static void
+start_switch(unsigned int nports, const char *extra)
+{
+	char text[4096], name[64];
+	char err[ACIS_CONF_ERR_LEN];
+	struct acis_conf *conf;
+	unsigned int i;
+	int n;
+
+	h.gen++;
+	h.nports = nports;
+	n = snprintf(text, sizeof(text),
+		     "[switch]\nmac = " SW_MAC "\nip = " SW_IP "\n"
+		     "mbufs = 4095\nmbuf_cache = 32\n");
+	for (i = 0; i < nports; i++) {
+		snprintf(name, sizeof(name), "rin%u_%u", h.gen, i);
+		h.in[i] = rte_ring_create(name, 1024, SOCKET_ID_ANY,
+					  RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "rout%u_%u", h.gen, i);
+		h.out[i] = rte_ring_create(name, 1024, SOCKET_ID_ANY,
+					   RING_F_SP_ENQ | RING_F_SC_DEQ);
+		assert_non_null(h.in[i]);
+		assert_non_null(h.out[i]);
+		/* rte_eth_from_rings names the ethdev "net_ring_" + name */
+		snprintf(name, sizeof(name), "t%u_%u", h.gen, i);
+		assert_true(rte_eth_from_rings(name, &h.in[i], 1, &h.out[i], 1,
+					       (unsigned int)rte_socket_id()) >= 0);
+		snprintf(name, sizeof(name), "net_ring_t%u_%u", h.gen, i);
+		n += snprintf(text + n, sizeof(text) - n,
+			      "[port p%u]\ndev = %s\nrxd = 128\ntxd = 128\n",
+			      i, name);
+	}
+	snprintf(text + n, sizeof(text) - n, "%s", extra ? extra : "");
+	conf = acis_conf_parse("test.ini", text, err);
+	assert_non_null(conf);
+	if (acis_pipeline_from_conf(conf, rte_get_main_lcore(), &h.pl, err) != 0)
+		fail_msg("pipeline: %s", err);
+	acis_conf_free(conf);
+	if (acis_switch_init(&h.pl, err, sizeof(err)) != 0)
+		fail_msg("switch init: %s", err);
+	acis_stats_sum(&h.base);
+	h.running = 1;
+}
+
+static void
+stop_switch(void)
+{
+	unsigned int i;
+
+	if (!h.running)
+		return;
+	h.running = 0;
+	acis_switch_fini();
+	for (i = 0; i < h.nports; i++) {
+		rte_ring_free(h.in[i]);
+		rte_ring_free(h.out[i]);
+	}
+}
+
+static void
+inject(unsigned int port, const uint8_t *frame, unsigned int len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(g_sw.pool);
+
+	assert_non_null(m);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
+	assert_int_equal(rte_ring_enqueue(h.in[port], m), 0);
+}
+
+/* Walk every lcore's graph a few times, in pipeline order (rx lcores
+ * before the workers they feed), on this one thread. */
+static void
+run(void)
+{
+	unsigned int round, i;
+
+	for (round = 0; round < 4; round++)
+		for (i = 0; i < g_sw.n_lcores; i++)
+			if (g_sw.lcores[i]->graph != NULL)
+				rte_graph_walk(g_sw.lcores[i]->graph);
+}
+
+/* Take the next frame a port sent; NULL when it sent nothing more. */
+static struct rte_mbuf *
+sent(unsigned int port)
+{
+	void *m;
+
+	if (rte_ring_dequeue(h.out[port], &m) != 0)
+		return NULL;
+	return m;
+}
+
+static void
+expect_frame(unsigned int port, const uint8_t *frame, unsigned int len)
+{
+	struct rte_mbuf *m = sent(port);
+
+	if (m == NULL)
+		fail_msg("port %u sent nothing; expected a %u-byte frame",
+			 port, len);
+	assert_int_equal(rte_pktmbuf_pkt_len(m), len);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *), frame, len);
+	rte_pktmbuf_free(m);
+}
+
+static void
+expect_silent(unsigned int port)
+{
+	struct rte_mbuf *m = sent(port);
+
+	if (m != NULL) {
+		rte_pktmbuf_free(m);
+		fail_msg("port %u sent a frame it should not have", port);
+	}
+}
+
+static uint64_t
+drops(enum acis_drop_reason r)
+{
+	struct acis_lcore_stats s;
+
+	acis_stats_sum(&s);
+	return s.drops[r] - h.base.drops[r];
+}
+
+static struct acis_lcore_stats
+delta(void)
+{
+	struct acis_lcore_stats s;
+	uint64_t *a = (uint64_t *)&s;
+	const uint64_t *b = (const uint64_t *)&h.base;
+	size_t k;
+
+	acis_stats_sum(&s);
+	for (k = 0; k < sizeof(s) / sizeof(uint64_t); k++)
+		a[k] -= b[k];
+	return s;
+}
+
+static void
+expect_no_leak(void)
+{
+	assert_int_equal(rte_mempool_in_use_count(g_sw.pool), 0);
+}
+
+/* A failed assertion leaves the test early: stop the switch here. */
+static int
+teardown(void **state)
+{
+	(void)state;
+	stop_switch();
+	return 0;
+}
+
+/* ---- tests ---- */
+
+static void
+test_unknown_unicast_floods_then_learned_reply_is_unicast(void **state)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(11);
+	uint8_t f1[128], f2[128];
+	unsigned int l1, l2, p;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	l1 = tf_udp(f1, &b, &a, 1000, 2000, "hello", 5, -1);
+	inject(0, f1, l1);
+	run();
+	for (p = 1; p < NPORTS; p++)
+		expect_frame(p, f1, l1);
+	expect_silent(0);
+	/* b answers from port 2: a is known on port 0, so only port 0. */
+	l2 = tf_udp(f2, &a, &b, 2000, 1000, "world!", 6, -1);
+	inject(2, f2, l2);
+	run();
+	expect_frame(0, f2, l2);
+	for (p = 1; p < NPORTS; p++)
+		expect_silent(p);
+	/* and now b is known too */
+	inject(0, f1, l1);
+	run();
+	expect_frame(2, f1, l1);
+	expect_silent(1);
+	expect_silent(3);
+	assert_int_equal(delta().flooded, 1);
+	assert_int_equal(delta().flood_copies, NPORTS - 1);
+	assert_int_equal(delta().learned, 2);
+	assert_int_equal(delta().port_tx_pkts[2], 2);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_broadcast_floods_to_every_other_port(void **state)
+{
+	static const uint8_t bc[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	struct tf_addr a = tf_host(10);
+	uint8_t f[128];
+	unsigned int l, p;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	l = tf_eth(f, bc, a.mac, 0x88b5, -1);
+	memset(f + l, 0x5a, 46);
+	l += 46;
+	inject(3, f, l);
+	run();
+	for (p = 0; p < 3; p++)
+		expect_frame(p, f, l);
+	expect_silent(3);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_static_entry_forwards_without_flooding(void **state)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(0x42);
+	uint8_t f[128];
+	unsigned int l;
+
+	(void)state;
+	start_switch(NPORTS, "[l2]\nstatic = 02:00:00:00:00:42 p3\n");
+	l = tf_udp(f, &b, &a, 1, 2, "x", 1, -1);
+	inject(0, f, l);
+	run();
+	expect_frame(3, f, l);
+	expect_silent(1);
+	expect_silent(2);
+	assert_int_equal(delta().flooded, 0);
+	/* a station claiming the static MAC elsewhere does not move it */
+	l = tf_udp(f, &a, &b, 2, 1, "y", 1, -1);
+	inject(1, f, l);
+	run();
+	expect_frame(0, f, l);
+	l = tf_udp(f, &b, &a, 1, 2, "z", 1, -1);
+	inject(0, f, l);
+	run();
+	expect_frame(3, f, l);
+	expect_silent(1);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_destination_on_ingress_port_is_filtered(void **state)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(11);
+	uint8_t f[128];
+	unsigned int l, p;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	l = tf_udp(f, &a, &b, 1, 2, "b", 1, -1); /* learn b on port 1 */
+	inject(1, f, l);
+	run();
+	for (p = 0; p < NPORTS; p++)
+		while (sent(p) != NULL)
+			;
+	rte_mempool_in_use_count(g_sw.pool);
+	l = tf_udp(f, &b, &a, 2, 1, "a", 1, -1); /* a on port 1 too */
+	inject(1, f, l);
+	run();
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p);
+	assert_int_equal(drops(ACIS_DROP_L2_SAME_PORT), 1);
+	stop_switch();
+}
+
+static void
+test_unknown_unicast_dropped_when_flooding_is_off(void **state)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(11);
+	uint8_t f[128];
+	unsigned int l, p;
+
+	(void)state;
+	start_switch(NPORTS, "[l2]\nflood = off\n");
+	l = tf_udp(f, &b, &a, 1, 2, "b", 1, -1);
+	inject(0, f, l);
+	run();
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p);
+	assert_int_equal(drops(ACIS_DROP_L2_UNKNOWN_DST), 1);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_arp_request_for_switch_is_answered_on_ingress_port(void **state)
+{
+	struct tf_addr a = tf_host(10);
+	uint8_t f[128];
+	struct rte_mbuf *m;
+	const uint8_t *r, *arp;
+	unsigned int l, p;
+	uint32_t ip = sw_ip();
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	l = tf_arp_request(f, &a, ip);
+	inject(2, f, l);
+	run();
+	m = sent(2);
+	assert_non_null(m);
+	r = rte_pktmbuf_mtod(m, const uint8_t *);
+	arp = r + 14;
+	assert_memory_equal(r, a.mac, 6);       /* to the asker */
+	assert_memory_equal(r + 6, sw.mac, 6);  /* from the switch */
+	assert_int_equal(arp[7], 2);            /* reply */
+	assert_memory_equal(arp + 8, sw.mac, 6);
+	assert_memory_equal(arp + 14, &ip, 4);
+	assert_memory_equal(arp + 18, a.mac, 6);
+	assert_memory_equal(arp + 24, &a.ip, 4);
+	rte_pktmbuf_free(m);
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p); /* answered, not flooded */
+	assert_int_equal(delta().arp_replies, 1);
+	/* ARP for someone else is an ordinary broadcast */
+	l = tf_arp_request(f, &a, tf_host(99).ip);
+	inject(2, f, l);
+	run();
+	expect_frame(0, f, l);
+	expect_frame(1, f, l);
+	expect_frame(3, f, l);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_icmp_echo_to_switch_gets_valid_reply(void **state)
+{
+	struct tf_addr a = tf_host(10), s = sw;
+	uint8_t f[256];
+	struct rte_mbuf *m;
+	const uint8_t *r;
+	unsigned int l;
+
+	(void)state;
+	s.ip = sw_ip();
+	start_switch(2, NULL);
+	l = tf_icmp_echo(f, &s, &a, 7, 1, 56);
+	inject(1, f, l);
+	run();
+	m = sent(1);
+	assert_non_null(m);
+	assert_int_equal(rte_pktmbuf_pkt_len(m), l);
+	r = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_memory_equal(r, a.mac, 6);
+	assert_memory_equal(r + 14 + 12, &s.ip, 4);   /* src: switch */
+	assert_memory_equal(r + 14 + 16, &a.ip, 4);   /* dst: asker */
+	assert_int_equal(acis_csum(r + 14, 20), 0);   /* IPv4 checksum */
+	assert_int_equal(r[34], 0);                   /* echo reply */
+	assert_int_equal(acis_csum(r + 34, l - 34), 0);
+	assert_memory_equal(r + 38, f + 38, l - 38);  /* id, seq, data */
+	rte_pktmbuf_free(m);
+	expect_silent(0);
+	assert_int_equal(delta().icmp_replies, 1);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_acis_message_without_stage_is_counted_and_dropped(void **state)
+{
+	struct tf_addr a = tf_host(10), s = sw;
+	uint8_t f[256], payload[64] = {1, 2, 3};
+	unsigned int l, p;
+
+	(void)state;
+	s.ip = sw_ip();
+	start_switch(NPORTS, NULL);
+	l = tf_udp(f, &s, &a, 5000, ACIS_DEFAULT_UDP_PORT, payload,
+		   sizeof(payload), -1);
+	inject(0, f, l);
+	run();
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p);
+	assert_int_equal(drops(ACIS_DROP_ACIS_UNHANDLED), 1);
+	assert_int_equal(delta().stage_pkts[ACIS_STAGE_COLL], 1);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_malformed_frames_are_dropped_with_their_reason(void **state)
+{
+	struct tf_addr a = tf_host(10), s = sw;
+	static uint8_t big[4096];
+	uint8_t f[256];
+	unsigned int l, p;
+
+	(void)state;
+	s.ip = sw_ip();
+	start_switch(NPORTS, NULL);
+	/* runt */
+	l = tf_udp(f, &s, &a, 1, ACIS_DEFAULT_UDP_PORT, "x", 1, -1);
+	inject(0, f, 10);
+	/* multicast source */
+	l = tf_udp(f, &s, &a, 1, ACIS_DEFAULT_UDP_PORT, "x", 1, -1);
+	f[6] |= 1;
+	inject(0, f, l);
+	/* bad IPv4 checksum to the switch */
+	l = tf_udp(f, &s, &a, 1, ACIS_DEFAULT_UDP_PORT, "x", 1, -1);
+	f[14 + 10] ^= 0xff;
+	inject(0, f, l);
+	/* UDP length lying about the payload */
+	l = tf_udp(f, &s, &a, 1, ACIS_DEFAULT_UDP_PORT, "abcd", 4, -1);
+	f[14 + 20 + 4] = 0x40;
+	inject(0, f, l);
+	/* oversize: 1600 bytes of payload over a 1500-byte MTU */
+	l = tf_udp(big, &s, &a, 1, ACIS_DEFAULT_UDP_PORT, big + 1700, 1600, -1);
+	inject(0, big, l);
+	run();
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p);
+	assert_int_equal(drops(ACIS_DROP_ETH_RUNT), 1);
+	assert_int_equal(drops(ACIS_DROP_ETH_BAD_SRC), 1);
+	assert_int_equal(drops(ACIS_DROP_IPV4_BAD_CSUM), 1);
+	assert_int_equal(drops(ACIS_DROP_UDP_BAD_LEN), 1);
+	assert_int_equal(drops(ACIS_DROP_ETH_OVERSIZE), 1);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_garbage_to_other_hosts_is_forwarded_byte_identical(void **state)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(11);
+	uint8_t f[128];
+	unsigned int l;
+
+	(void)state;
+	start_switch(2, NULL);
+	/* An L2 switch does not judge other people's IPv4 headers. */
+	l = tf_udp(f, &b, &a, 1, 2, "zz", 2, -1);
+	f[14] = 0x99;      /* version 9 */
+	f[14 + 10] ^= 1;   /* and a wrong checksum */
+	inject(0, f, l);
+	run();
+	expect_frame(1, f, l);
+	/* VLAN-tagged frames keep their tag */
+	l = tf_udp(f, &b, &a, 1, 2, "vv", 2, 100);
+	inject(0, f, l);
+	run();
+	expect_frame(1, f, l);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_rx_lcore_hands_off_to_worker_lcore(void **state)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(11), s = sw;
+	uint8_t f[128];
+	unsigned int l, i;
+	struct acis_lcore_stats d;
+
+	(void)state;
+	if (rte_lcore_count() < 2)
+		skip();
+	s.ip = sw_ip();
+	start_switch(2, "[lcore 0]\nrole = rx\nrx = p0 p1\n"
+			"[lcore 1]\nrole = worker\n");
+	assert_int_equal(g_sw.n_workers, 1);
+	assert_int_equal(g_sw.lcores[0]->n_out, 1);
+	assert_int_equal(g_sw.lcores[1]->n_in, 1);
+	for (i = 0; i < 8; i++) {
+		l = tf_udp(f, &b, &a, 1, (uint16_t)i, "h", 1, -1);
+		inject(0, f, l);
+	}
+	l = tf_icmp_echo(f, &s, &a, 1, 1, 8);
+	inject(1, f, l);
+	run();
+	for (i = 0; i < 8; i++) {
+		l = tf_udp(f, &b, &a, 1, (uint16_t)i, "h", 1, -1);
+		expect_frame(1, f, l); /* order kept through the ring */
+	}
+	d = delta();
+	assert_int_equal(d.stage_pkts[ACIS_STAGE_HANDOFF], 9);
+	assert_int_equal(d.stage_pkts[ACIS_STAGE_RING_RX], 9);
+	assert_int_equal(d.icmp_replies, 1);
+	{
+		/* the echo reply went back out of port 1, after the others */
+		struct rte_mbuf *m = sent(1);
+
+		assert_non_null(m);
+		assert_int_equal(rte_pktmbuf_mtod(m, uint8_t *)[34], 0);
+		rte_pktmbuf_free(m);
+	}
+	expect_silent(0);
+	expect_no_leak();
+	stop_switch();
+}
+
+int
+main(int argc, char **argv)
+{
+	char *eal[] = {argv[0], "-l", "0-1", "--no-huge", "-m", "512",
+		       "--no-pci", "--no-telemetry", "--log-level", "error",
+		       "--no-shconf"};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_unknown_unicast_floods_then_learned_reply_is_unicast, teardown),
+		cmocka_unit_test_teardown(test_broadcast_floods_to_every_other_port, teardown),
+		cmocka_unit_test_teardown(test_static_entry_forwards_without_flooding, teardown),
+		cmocka_unit_test_teardown(test_destination_on_ingress_port_is_filtered, teardown),
+		cmocka_unit_test_teardown(test_unknown_unicast_dropped_when_flooding_is_off, teardown),
+		cmocka_unit_test_teardown(test_arp_request_for_switch_is_answered_on_ingress_port, teardown),
+		cmocka_unit_test_teardown(test_icmp_echo_to_switch_gets_valid_reply, teardown),
+		cmocka_unit_test_teardown(test_acis_message_without_stage_is_counted_and_dropped, teardown),
+		cmocka_unit_test_teardown(test_malformed_frames_are_dropped_with_their_reason, teardown),
+		cmocka_unit_test_teardown(test_garbage_to_other_hosts_is_forwarded_byte_identical, teardown),
+		cmocka_unit_test_teardown(test_rx_lcore_hands_off_to_worker_lcore, teardown),
+	};
+	int rc;
+
+	(void)argc;
+	if (rte_eal_init((int)RTE_DIM(eal), eal) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	rc = cmocka_run_group_tests_name("switch on net_ring ports", tests,
+					 NULL, NULL);
+	rte_eal_cleanup();
+	return rc;
+}
