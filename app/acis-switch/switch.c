@@ -102,7 +102,8 @@ setup_port(unsigned int idx, char *err, size_t len)
 		return errf(err, len, rc, "%s:%d: [port %s]: cannot read "
 			    "device info: %s", pl->path, pc->line, pc->name,
 			    rte_strerror(-rc));
-	pr->n_rxq = (uint16_t)RTE_MAX(1u, acis_pipeline_port_rx_queues(pl, idx));
+	/* A port nobody polls gets no RX queue: a TX-only device is fine. */
+	pr->n_rxq = (uint16_t)acis_pipeline_port_rx_queues(pl, idx);
 	pr->n_txq = (uint16_t)g_sw.n_workers;
 	if (pr->n_rxq > info.max_rx_queues)
 		return errf(err, len, -ENOTSUP, "%s:%d: [port %s] (%s) has at "
@@ -332,8 +333,7 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	/* Enough mbufs to fill every descriptor, plus caches and bursts. */
 	need = 0;
 	for (i = 0; i < pl->n_ports; i++)
-		need += pl->ports[i].rxd *
-				RTE_MAX(1u, acis_pipeline_port_rx_queues(pl, i)) +
+		need += pl->ports[i].rxd * acis_pipeline_port_rx_queues(pl, i) +
 			pl->ports[i].txd * g_sw.n_workers;
 	need += pl->n_lcores * (pl->mbuf_cache + 4u * pl->burst);
 	if (pl->mbufs < need)

@@ -12,6 +12,7 @@
  *   [type]               [type argument]
  *   key = value          value may contain spaces; a trailing " # ..." or
  *                        " ; ..." is a comment
+ *   ${NAME}, ${NAME:-default}   replaced by the environment variable
  * Keys may repeat inside a section (e.g. "static = ..." lines); whether a
  * repetition is allowed is the reader's business, not the parser's.
  */

@@ -72,6 +72,70 @@ valid_word(const char *s)
 	return 1;
 }
 
+/*
+ * Expand ${NAME} and ${NAME:-default} from the environment into out, so one
+ * pipeline file serves many runs (pcap paths, interface names).
+ */
+static int
+expand_env(const char *in, char *out, size_t outlen, const char *name,
+	   int line, char *err)
+{
+	size_t o = 0;
+
+	while (*in != '\0') {
+		const char *val = NULL, *end, *dflt;
+		char var[128];
+		size_t vl, n;
+
+		if (in[0] != '$' || in[1] != '{') {
+			if (o + 1 >= outlen)
+				goto too_long;
+			out[o++] = *in++;
+			continue;
+		}
+		end = strchr(in + 2, '}');
+		if (end == NULL) {
+			set_err(err, name, line, "expected '}' closing '${'");
+			return -EINVAL;
+		}
+		dflt = strstr(in + 2, ":-");
+		if (dflt != NULL && dflt > end)
+			dflt = NULL;
+		vl = (size_t)((dflt ? dflt : end) - (in + 2));
+		if (vl == 0 || vl >= sizeof(var)) {
+			set_err(err, name, line, "expected ${NAME} or "
+				"${NAME:-default}");
+			return -EINVAL;
+		}
+		memcpy(var, in + 2, vl);
+		var[vl] = '\0';
+		val = getenv(var);
+		if (val == NULL || *val == '\0') {
+			if (dflt == NULL) {
+				set_err(err, name, line, "${%s} is not set "
+					"(export it, or write ${%s:-default})",
+					var, var);
+				return -EINVAL;
+			}
+			val = dflt + 2;
+			n = (size_t)(end - val);
+		} else {
+			n = strlen(val);
+		}
+		if (o + n >= outlen)
+			goto too_long;
+		memcpy(out + o, val, n);
+		o += n;
+		in = end + 1;
+	}
+	out[o] = '\0';
+	return 0;
+too_long:
+	set_err(err, name, line, "value longer than %d characters after "
+		"expanding variables", CONF_MAX_LINE - 1);
+	return -EINVAL;
+}
+
 static struct acis_conf_section *
 add_section(struct acis_conf *c, const char *type, const char *arg, int line)
 {
@@ -225,6 +289,18 @@ parse_line(struct acis_conf *c, struct acis_conf_section **cur, char *raw,
 		set_err(err, c->path, line,
 			"'%s' appears before any [section] header", key);
 		return -EINVAL;
+	}
+	{
+		char expanded[CONF_MAX_LINE];
+
+		if (expand_env(val, expanded, sizeof(expanded), c->path, line,
+			       err) != 0)
+			return -EINVAL;
+		if (add_entry(*cur, key, expanded, line) != 0) {
+			set_err(err, c->path, line, "out of memory");
+			return -ENOMEM;
+		}
+		return 0;
 	}
 	if (add_entry(*cur, key, val, line) != 0) {
 		set_err(err, c->path, line, "out of memory");

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Helpers shared by the demo, the testbed and the tests. Source it.
+
+ACIS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ACIS_BUILD=${ACIS_BUILD:-$ACIS_ROOT/build}
+ACIS_HUGEPAGES=${ACIS_HUGEPAGES:-512}
+
+acis_log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+acis_warn() { printf 'warning: %s\n' "$*" >&2; }
+
+# Reserve and mount 2 MiB hugepages. Prints the EAL memory options to use:
+# --in-memory on hugepages (no files left behind), or --no-huge with a
+# warning where hugepages cannot be had.
+acis_eal_mem_args() {
+	local want=$ACIS_HUGEPAGES have free
+	if [ -w /proc/sys/vm/nr_hugepages ]; then
+		have=$(cat /proc/sys/vm/nr_hugepages)
+		if [ "$have" -lt "$want" ]; then
+			echo "$want" > /proc/sys/vm/nr_hugepages 2>/dev/null || true
+		fi
+		if ! grep -qs ' /dev/hugepages hugetlbfs ' /proc/mounts; then
+			mkdir -p /dev/hugepages
+			mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || true
+		fi
+	fi
+	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	if grep -qs ' hugetlbfs ' /proc/mounts && [ "${free:-0}" -ge 128 ]; then
+		echo "--in-memory"
+	else
+		acis_warn "no hugepages (free: ${free:-0}); running with --no-huge (slower, fine for testing)"
+		echo "--no-huge -m 1024 --no-shconf"
+	fi
+}
+
+# Wait until a command succeeds, up to $1 tenths of a second.
+acis_wait_for() {
+	local tries=$1; shift
+	while [ "$tries" -gt 0 ]; do
+		if "$@" >/dev/null 2>&1; then return 0; fi
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
+# Start acis-switch in a testbed's switch namespace, in the background.
+#   acis_switch_start PREFIX PIPELINE LOGFILE [extra app options...]
+# Sets ACIS_SW_PID and waits until the switch answers telemetry.
+acis_switch_start() {
+	local prefix=$1 pipeline=$2 log=$3; shift 3
+	local lcore mem
+	lcore=$(( $(nproc) > 1 ? $(nproc) - 1 : 0 ))
+	mem=$(acis_eal_mem_args)
+	# shellcheck disable=SC2086
+	ip netns exec "$prefix-sw" "$ACIS_BUILD/app/acis-switch/acis-switch" \
+		-l "$lcore" $mem --file-prefix "$prefix" --no-pci \
+		--log-level=warning -- --pipeline "$pipeline" \
+		--idle-sleep 50 "$@" >"$log" 2>&1 &
+	ACIS_SW_PID=$!
+	if ! acis_wait_for 150 "$ACIS_BUILD/app/acisctl/acisctl" -f "$prefix" info; then
+		echo "acis-switch did not come up; its log:" >&2
+		cat "$log" >&2
+		return 1
+	fi
+}
+
+# Stop the switch started by acis_switch_start (SIGINT: it prints its
+# counters on the way out) and wait for it.
+acis_switch_stop() {
+	[ -n "${ACIS_SW_PID:-}" ] || return 0
+	kill -INT "$ACIS_SW_PID" 2>/dev/null || true
+	wait "$ACIS_SW_PID" 2>/dev/null || true
+	ACIS_SW_PID=
+}
+
+# acisctl against a running switch: acis_ctl PREFIX COMMAND
+acis_ctl() {
+	"$ACIS_BUILD/app/acisctl/acisctl" -f "$1" "${@:2}"
+}
+
+# One counter from a telemetry reply: acis_counter PREFIX CMD KEY
+# (the first "KEY": NUMBER in the reply).
+acis_counter() {
+	"$ACIS_BUILD/app/acisctl/acisctl" -f "$1" --raw "$2" |
+		grep -o "\"$3\": *[0-9]*" | head -1 | grep -o '[0-9]*$'
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Install every Debian package acis needs to build, test and run its demo.
+# Idempotent: installs only what is missing; run as root (or it says what
+# to install). Usage: scripts/setup.sh [--check]
+set -euo pipefail
+
+PACKAGES=(
+	# build
+	gcc make pkg-config meson ninja-build
+	libdpdk-dev libbpf-dev libelf-dev zlib1g-dev libcmocka-dev libpcap-dev
+	clang llvm libclang-rt-14-dev
+	# DPDK runtime and tools: dpdk-testpmd, dpdk-telemetry.py, PMD plugins
+	dpdk dpdk-dev
+	# testbed, demo and tests
+	iproute2 iputils-ping ethtool procps kmod python3 python3-scapy
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup: all ${#PACKAGES[@]} packages present"
+	exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+	echo "setup: missing: ${missing[*]}"
+	exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup: missing packages: ${missing[*]}" >&2
+	echo "setup: run as root, or: sudo apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

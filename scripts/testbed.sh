@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The emulated testbed: a switch namespace and N host namespaces, each host
+# joined to the switch namespace by a veth pair. acis-switch runs in the
+# switch namespace and attaches to sw0..swN-1 with AF_PACKET or AF_XDP.
+#
+#   scripts/testbed.sh up   [-n HOSTS] [-p PREFIX]
+#   scripts/testbed.sh down [-p PREFIX]
+#   scripts/testbed.sh exec [-p PREFIX] sw|hI COMMAND...
+#   scripts/testbed.sh status [-p PREFIX]
+#
+# Host i: namespace PREFIX-hI, interface eth0, MAC 02:a0:00:00:00:(10+i),
+# IPv4 10.77.0.(10+i)/24. The switch is 10.77.0.1 (in its pipeline file).
+set -euo pipefail
+
+cmd=${1:-}
+[ -n "$cmd" ] && shift
+prefix=acis
+hosts=4
+while getopts "n:p:" o; do
+	case $o in
+	n) hosts=$OPTARG ;;
+	p) prefix=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+die() { echo "testbed: $*" >&2; exit 1; }
+
+host_ip() { echo "10.77.0.$((10 + $1))"; }
+host_mac() { printf '02:a0:00:00:00:%02x' $((10 + $1)); }
+
+# Quiet the kernel's own chatter and offloads that would hand the switch
+# frames larger than the MTU or with checksums left for hardware.
+tame() {
+	local ns=$1 dev=$2
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	ip netns exec "$ns" ethtool -K "$dev" tx off tso off gso off gro off \
+		>/dev/null 2>&1 || true
+}
+
+up() {
+	[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
+	[ "$hosts" -ge 1 ] && [ "$hosts" -le 200 ] || die "-n: 1 to 200 hosts"
+	ip netns list | grep -q "^$prefix-sw\b" && die "$prefix-sw exists; run: $0 down -p $prefix"
+	ip netns add "$prefix-sw"
+	ip -n "$prefix-sw" link set lo up
+	for ((i = 0; i < hosts; i++)); do
+		local ns="$prefix-h$i"
+		ip netns add "$ns"
+		ip link add "$prefix-v$i" type veth peer name "sw$i" netns "$prefix-sw"
+		ip link set "$prefix-v$i" netns "$ns"
+		ip -n "$ns" link set "$prefix-v$i" name eth0
+		ip -n "$ns" link set eth0 address "$(host_mac "$i")"
+		ip -n "$ns" addr add "$(host_ip "$i")/24" dev eth0
+		ip -n "$ns" link set lo up
+		ip -n "$ns" link set eth0 up
+		ip -n "$prefix-sw" link set "sw$i" up
+		tame "$ns" eth0
+		tame "$prefix-sw" "sw$i"
+	done
+	echo "testbed $prefix: switch namespace $prefix-sw, $hosts hosts ($(host_ip 0)..$(host_ip $((hosts - 1))))"
+}
+
+down() {
+	local ns pid
+	for ns in $(ip netns list | awk '{print $1}' | grep -E "^$prefix-(sw|h[0-9]+)$" || true); do
+		# Processes left in our namespaces were started by the testbed's
+		# users (switch, host programs): end them before the namespace.
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill "$pid" 2>/dev/null || true
+		done
+		ip netns delete "$ns" 2>/dev/null || true
+	done
+}
+
+case $cmd in
+up) up ;;
+down) down ;;
+exec)
+	[ $# -ge 2 ] || die "usage: $0 exec [-p PREFIX] sw|hI COMMAND..."
+	node=$1; shift
+	exec ip netns exec "$prefix-$node" "$@" ;;
+status) ip netns list | grep -E "^$prefix-" || echo "testbed $prefix: down" ;;
+*) echo "usage: $0 up|down|exec|status [-n HOSTS] [-p PREFIX]" >&2; exit 2 ;;
+esac
