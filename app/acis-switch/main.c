@@ -202,8 +202,10 @@ main(int argc, char **argv)
 {
 	static struct acis_pipeline pl;
 	char err[ACIS_CONF_ERR_LEN];
+	/* Without "--", every argument is the application's and the EAL
+	 * runs with its defaults. */
 	int sep = app_args_start(argc, argv);
-	int app_argc = sep < 0 ? 1 : argc - sep;
+	int app_argc = sep < 0 ? argc : argc - sep;
 	char **app_argv = sep < 0 ? argv : argv + sep;
 	struct acis_lcore_ctx *main_ctx = NULL;
 	pthread_t sup;
