@@ -25,8 +25,11 @@ demo: build
 # Everything: unit, integration and end-to-end tests, then the unit and
 # integration tests again under ASan+UBSan.
 test: build
-	meson test -C $(BUILD) --print-errorlogs
-	$(MAKE) --no-print-directory test-san
+	@rc=0; \
+	meson test -C $(BUILD) --print-errorlogs || rc=1; \
+	$(MAKE) --no-print-directory test-san || rc=1; \
+	scripts/test-summary.sh $(BUILD) $(BUILD_SAN) || rc=1; \
+	exit $$rc
 
 # Without the namespace testbed (no root needed).
 test-fast: build
