@@ -72,9 +72,10 @@ struct acis_conf_section *acis_conf_section(const struct acis_conf *conf,
 					    const char *type, const char *arg);
 
 /**
- * Value of the single key in a section, marking it used. Returns NULL when
- * absent. When the key is given more than once, returns NULL and reports
- * the second occurrence in err (if err is non-NULL, *dup is set to 1).
+ * The single entry of a key in a section, marking it used. Returns NULL
+ * when absent. When the key is given more than once, returns NULL and, if
+ * dup is non-NULL, sets *dup to the line of the second occurrence (else
+ * *dup is 0).
  */
 struct acis_conf_entry *acis_conf_get(struct acis_conf_section *sec,
 				      const char *key, int *dup);

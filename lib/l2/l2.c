@@ -111,7 +111,7 @@ acis_l2_add_static(struct acis_l2_table *t, const uint8_t mac[6],
 {
 	uint64_t k = mac_key(mac);
 	struct l2_bucket *b = &t->buckets[mac_hash(k) & t->mask];
-	int i, slot = -1;
+	int i, slot = -1, free_slot = -1, learned_slot = -1;
 
 	if (port > ACIS_L2_MAX_PORT || (mac[0] & 1))
 		return -EINVAL;
@@ -121,11 +121,21 @@ acis_l2_add_static(struct acis_l2_table *t, const uint8_t mac[6],
 		if ((w & W_VALID) && (w & W_MAC_MASK) == k) {
 			if (w & W_STATIC)
 				return -EEXIST;
-			slot = i; /* replace a learned entry */
+			slot = i; /* replace the same station's learned entry */
 			break;
 		}
-		if (slot < 0 && !(w & W_STATIC))
-			slot = i;
+		if (free_slot < 0 && !(w & W_VALID))
+			free_slot = i;
+		if (learned_slot < 0 && (w & W_VALID) && !(w & W_STATIC))
+			learned_slot = i;
+	}
+	if (slot < 0)
+		slot = free_slot;
+	if (slot < 0 && learned_slot >= 0) {
+		/* A static entry outranks a learned one; it will relearn
+		 * elsewhere if the bucket has room later. */
+		slot = learned_slot;
+		t->stats.evicted++;
 	}
 	if (slot < 0)
 		return -ENOSPC;
@@ -144,6 +154,9 @@ acis_l2_learn(struct acis_l2_table *t, const uint8_t mac[6], uint16_t port,
 	uint64_t nw = k | (uint64_t)port << W_PORT_SHIFT | W_VALID;
 	int i, victim = -1;
 	uint32_t oldest = 0;
+
+	if (port > ACIS_L2_MAX_PORT)
+		return -EINVAL;
 
 	for (i = 0; i < ACIS_L2_WAYS; i++) {
 		uint64_t w = load_word(&b->word[i]);
@@ -164,9 +177,12 @@ acis_l2_learn(struct acis_l2_table *t, const uint8_t mac[6], uint16_t port,
 				b->seen[i] = now;
 			return 0;
 		}
+		if (is_live(t, w, b->seen[i], now))
+			t->stats.moved++;
+		else
+			t->stats.learned++; /* aged out: a new entry */
 		b->seen[i] = now;
 		store_word(&b->word[i], nw);
-		t->stats.moved++;
 		return 1;
 	}
 	/* New station: a free or aged slot, else the oldest learned one. */

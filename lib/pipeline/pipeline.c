@@ -69,7 +69,9 @@ parse_u32(const char *v, uint32_t *out)
 	if (!isdigit((unsigned char)v[0]))
 		return -1;
 	errno = 0;
-	x = strtoull(v, &end, 0);
+	/* Decimal, or hex with 0x; a leading zero is not octal here. */
+	x = strtoull(v, &end,
+		     v[0] == '0' && (v[1] == 'x' || v[1] == 'X') ? 16 : 10);
 	if (errno != 0 || *end != '\0' || x > UINT32_MAX)
 		return -1;
 	*out = (uint32_t)x;
@@ -391,8 +393,8 @@ read_lcore(struct ctx *c, struct acis_conf_section *s)
 
 			if (pi < 0)
 				return fail(c, e->line, "rx: unknown port "
-					    "'%s' (declare it with [port %s] "
-					    "before the lcores)", tok, tok);
+					    "'%s' (declare it with [port %s])",
+					    tok, tok);
 			if (lc->rx_ports & (1u << pi))
 				return fail(c, e->line, "rx: port '%s' listed "
 					    "twice", tok);
@@ -433,6 +435,8 @@ acis_pipeline_port_rx_queues(const struct acis_pipeline *p, unsigned int port)
 {
 	unsigned int i, n = 0;
 
+	if (port >= ACIS_MAX_PORTS)
+		return 0;
 	for (i = 0; i < p->n_lcores; i++)
 		if (p->lcores[i].rx_ports & (1u << port))
 			n++;
@@ -480,6 +484,9 @@ acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 					    "with no name");
 			sw = s;
 		} else if (strcmp(s->type, "l2") == 0) {
+			if (s->arg[0] != '\0')
+				return fail(&c, s->line, "expected '[l2]' "
+					    "with no name");
 			if (l2 != NULL)
 				return fail(&c, s->line, "duplicate [l2] "
 					    "(first at line %d)", l2->line);

@@ -101,7 +101,8 @@ classify_arp(const struct acis_classify_cfg *cfg, const uint8_t *f,
 	}
 	memcpy(&tpa, a + 24, 4);
 	if (tpa != cfg->ip)
-		return ACIS_CLASS_FORWARD;
+		return is_for_us_mac(cfg, f) ?
+			drop(reason, ACIS_DROP_NOT_ROUTED) : ACIS_CLASS_FORWARD;
 	if (rd16(a) != 1 || rd16(a + 2) != ACIS_ETHERTYPE_IPV4 || a[4] != 6 ||
 	    a[5] != 4)
 		return drop(reason, ACIS_DROP_ARP_MALFORMED);
@@ -112,7 +113,8 @@ classify_arp(const struct acis_classify_cfg *cfg, const uint8_t *f,
 	 */
 	if (rd16(a + 6) == 1 || (rd16(a + 6) == 2 && is_for_us_mac(cfg, f)))
 		return ACIS_CLASS_ARP;
-	return ACIS_CLASS_FORWARD;
+	return is_for_us_mac(cfg, f) ? drop(reason, ACIS_DROP_LOCAL_UNSUPPORTED) :
+				       ACIS_CLASS_FORWARD;
 }
 
 /* Strict checks for IPv4 that the switch itself consumes. */

@@ -1,0 +1,968 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of acis_pipeline: what a pipeline file turns into (defaults
+ * included) and every error it can report, each checked for its
+ * "file:line:" prefix and the form it tells the user to write.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "acis_conf.h"
+#include "acis_pipeline.h"
+
+#define NAME "t.conf"
+
+/* Lines 1-3. */
+#define SWITCH "[switch]\nmac = 02:ac:15:00:00:01\nip = 10.0.0.1\n"
+/* Lines 4-5 after SWITCH. */
+#define PORT_P0 "[port p0]\ndev = net_null0\n"
+
+/* Large: keep it out of the stack. */
+static struct acis_pipeline pl;
+static char err[ACIS_CONF_ERR_LEN];
+
+static int
+load(const char *text, unsigned int default_lcore)
+{
+	struct acis_conf *c;
+	int rc;
+
+	memset(err, 0, sizeof(err));
+	c = acis_conf_parse(NAME, text, err);
+	if (c == NULL)
+		fail_msg("the INI text itself does not parse: %s", err);
+	rc = acis_pipeline_from_conf(c, default_lcore, &pl, err);
+	acis_conf_free(c);
+	return rc;
+}
+
+static void
+load_ok(const char *text)
+{
+	int rc = load(text, 0);
+
+	if (rc != 0)
+		fail_msg("unexpected error %d: %s", rc, err);
+}
+
+/*
+ * The file must be refused with a message that starts "t.conf:LINE: "
+ * (line 0: "t.conf: ", for errors about the whole file) and contains hint.
+ */
+static void
+expect_error(const char *text, int line, const char *hint)
+{
+	char prefix[64];
+	int rc = load(text, 0);
+
+	if (rc >= 0)
+		fail_msg("accepted, expected an error at line %d", line);
+	if (line > 0)
+		snprintf(prefix, sizeof(prefix), NAME ":%d: ", line);
+	else
+		snprintf(prefix, sizeof(prefix), NAME ": ");
+	if (strncmp(err, prefix, strlen(prefix)) != 0)
+		fail_msg("expected prefix '%s', got '%s'", prefix, err);
+	if (strstr(err, hint) == NULL)
+		fail_msg("expected '%s' in '%s'", hint, err);
+}
+
+/* --- what a valid file gives ----------------------------------------------- */
+
+static void
+test_minimal_file_gets_documented_switch_defaults(void **state)
+{
+	static const uint8_t mac[6] = {0x02, 0xac, 0x15, 0x00, 0x00, 0x01};
+	static const uint8_t ip[4] = {10, 0, 0, 1};
+
+	(void)state;
+	load_ok(SWITCH PORT_P0);
+	assert_string_equal(pl.path, NAME);
+	assert_string_equal(pl.name, "acis");
+	assert_memory_equal(pl.mac, mac, 6);
+	assert_memory_equal(&pl.ip, ip, 4);
+	assert_int_equal(pl.udp_port, ACIS_DEFAULT_UDP_PORT);
+	assert_int_equal(ACIS_DEFAULT_UDP_PORT, 47000);
+	assert_int_equal(pl.burst, 32);
+	assert_int_equal(pl.mtu, 1500);
+	assert_int_equal(pl.ring_size, 1024);
+	assert_int_equal(pl.n_statics, 0);
+}
+
+static void
+test_minimal_file_gets_documented_l2_defaults(void **state)
+{
+	(void)state;
+	load_ok(SWITCH PORT_P0);
+	assert_int_equal(pl.learning, 1);
+	assert_int_equal(pl.flood, 1);
+	assert_int_equal(pl.age, 300);
+}
+
+static void
+test_minimal_file_gets_documented_port_defaults(void **state)
+{
+	(void)state;
+	load_ok(SWITCH PORT_P0);
+	assert_int_equal(pl.n_ports, 1);
+	assert_string_equal(pl.ports[0].name, "p0");
+	assert_string_equal(pl.ports[0].dev, "net_null0");
+	assert_int_equal(pl.ports[0].line, 4);
+	assert_int_equal(pl.ports[0].dev_line, 5);
+	assert_int_equal(pl.ports[0].rxd, 1024);
+	assert_int_equal(pl.ports[0].txd, 1024);
+	assert_int_equal(pl.ports[0].mtu, 0);
+	assert_int_equal(pl.ports[0].promisc, 1);
+}
+
+static void
+test_file_without_lcores_gets_one_lcore_polling_every_port(void **state)
+{
+	(void)state;
+	assert_int_equal(load(SWITCH PORT_P0
+			      "[port p1]\ndev = net_null1\n"
+			      "[port p2]\ndev = net_null2\n", 5), 0);
+	assert_int_equal(pl.default_lcores, 1);
+	assert_int_equal(pl.n_lcores, 1);
+	assert_int_equal(pl.lcores[0].id, 5);
+	assert_int_equal(pl.lcores[0].roles,
+			 ACIS_ROLE_RX | ACIS_ROLE_WORKER);
+	assert_int_equal(pl.lcores[0].rx_ports, 0x7);
+	assert_int_equal(acis_pipeline_n_workers(&pl), 1);
+	assert_int_equal(acis_pipeline_port_rx_queues(&pl, 2), 1);
+}
+
+static void
+test_default_lcore_polls_all_32_ports(void **state)
+{
+	char text[4096];
+	size_t n;
+	int i;
+
+	(void)state;
+	n = snprintf(text, sizeof(text), "%s", SWITCH);
+	for (i = 0; i < ACIS_MAX_PORTS; i++)
+		n += snprintf(text + n, sizeof(text) - n,
+			      "[port p%d]\ndev = net_null%d\n", i, i);
+	load_ok(text);
+	assert_int_equal(pl.n_ports, ACIS_MAX_PORTS);
+	assert_int_equal(pl.lcores[0].rx_ports, 0xffffffffu);
+}
+
+/* Every setting given, sections in an unusual order. */
+static const char full[] =
+	"# full pipeline\n"                           /* 1 */
+	"[switch]\n"                                  /* 2 */
+	"name = edge1\n"                              /* 3 */
+	"mac = 02:ac:15:00:00:01\n"                   /* 4 */
+	"ip = 192.168.7.1\n"                          /* 5 */
+	"udp_port = 47001\n"                          /* 6 */
+	"burst = 64\n"                                /* 7 */
+	"mtu = 9000\n"                                /* 8 */
+	"mbufs = 65535\n"                             /* 9 */
+	"mbuf_cache = 128\n"                          /* 10 */
+	"ring_size = 4096\n"                          /* 11 */
+	"\n"                                          /* 12 */
+	"[l2]\n"                                      /* 13 */
+	"learning = off\n"                            /* 14 */
+	"flood = no\n"                                /* 15 */
+	"age = 60\n"                                  /* 16 */
+	"table_size = 65536\n"                        /* 17 */
+	"static = 02:00:00:00:00:aa p1\n"             /* 18 */
+	"static = 02:00:00:00:00:BB p0   # server\n"  /* 19 */
+	"\n"                                          /* 20 */
+	"[lcore 2]\n"                                 /* 21 */
+	"role = rx\n"                                 /* 22 */
+	"rx = p0 p1\n"                                /* 23 */
+	"\n"                                          /* 24 */
+	"[port p0]\n"                                 /* 25 */
+	"dev = 0000:03:00.0\n"                        /* 26 */
+	"rxd = 2048\n"                                /* 27 */
+	"txd = 512\n"                                 /* 28 */
+	"mtu = 1500\n"                                /* 29 */
+	"promisc = off\n"                             /* 30 */
+	"\n"                                          /* 31 */
+	"[port p1]\n"                                 /* 32 */
+	"dev = net_af_packet0,iface=veth0\n"          /* 33 */
+	"\n"                                          /* 34 */
+	"[lcore 3]\n"                                 /* 35 */
+	"role = worker\n"                             /* 36 */
+	"\n"                                          /* 37 */
+	"[lcore 4]\n"                                 /* 38 */
+	"role = rx worker\n"                          /* 39 */
+	"rx = p1\n";                                  /* 40 */
+
+static void
+test_full_file_reads_every_switch_setting(void **state)
+{
+	static const uint8_t ip[4] = {192, 168, 7, 1};
+
+	(void)state;
+	load_ok(full);
+	assert_string_equal(pl.name, "edge1");
+	assert_memory_equal(&pl.ip, ip, 4);
+	assert_int_equal(pl.udp_port, 47001);
+	assert_int_equal(pl.burst, 64);
+	assert_int_equal(pl.mtu, 9000);
+	assert_int_equal(pl.mbufs, 65535);
+	assert_int_equal(pl.mbuf_cache, 128);
+	assert_int_equal(pl.ring_size, 4096);
+}
+
+static void
+test_full_file_reads_every_l2_setting(void **state)
+{
+	(void)state;
+	load_ok(full);
+	assert_int_equal(pl.learning, 0);
+	assert_int_equal(pl.flood, 0);
+	assert_int_equal(pl.age, 60);
+	assert_int_equal(pl.table_size, 65536);
+}
+
+static void
+test_full_file_reads_statics_naming_ports_declared_later(void **state)
+{
+	static const uint8_t aa[6] = {0x02, 0, 0, 0, 0, 0xaa};
+	static const uint8_t bb[6] = {0x02, 0, 0, 0, 0, 0xbb};
+
+	(void)state;
+	load_ok(full);
+	assert_int_equal(pl.n_statics, 2);
+	assert_memory_equal(pl.statics[0].mac, aa, 6);
+	assert_int_equal(pl.statics[0].port, 1);
+	assert_int_equal(pl.statics[0].line, 18);
+	assert_memory_equal(pl.statics[1].mac, bb, 6);
+	assert_int_equal(pl.statics[1].port, 0);
+	assert_int_equal(pl.statics[1].line, 19);
+}
+
+static void
+test_full_file_reads_every_port_setting(void **state)
+{
+	(void)state;
+	load_ok(full);
+	assert_int_equal(pl.n_ports, 2);
+	assert_string_equal(pl.ports[0].name, "p0");
+	assert_string_equal(pl.ports[0].dev, "0000:03:00.0");
+	assert_int_equal(pl.ports[0].rxd, 2048);
+	assert_int_equal(pl.ports[0].txd, 512);
+	assert_int_equal(pl.ports[0].mtu, 1500);
+	assert_int_equal(pl.ports[0].promisc, 0);
+	assert_int_equal(pl.ports[0].line, 25);
+	assert_int_equal(pl.ports[0].dev_line, 26);
+	assert_string_equal(pl.ports[1].dev, "net_af_packet0,iface=veth0");
+	assert_int_equal(pl.ports[1].promisc, 1);
+	assert_int_equal(pl.ports[1].line, 32);
+}
+
+static void
+test_full_file_reads_lcores_with_roles_and_rx_lists(void **state)
+{
+	(void)state;
+	load_ok(full);
+	assert_int_equal(pl.default_lcores, 0);
+	assert_int_equal(pl.n_lcores, 3);
+	assert_int_equal(pl.lcores[0].id, 2);
+	assert_int_equal(pl.lcores[0].roles, ACIS_ROLE_RX);
+	assert_int_equal(pl.lcores[0].rx_ports, 0x3);
+	assert_int_equal(pl.lcores[0].line, 21);
+	assert_int_equal(pl.lcores[1].id, 3);
+	assert_int_equal(pl.lcores[1].roles, ACIS_ROLE_WORKER);
+	assert_int_equal(pl.lcores[1].rx_ports, 0);
+	assert_int_equal(pl.lcores[2].id, 4);
+	assert_int_equal(pl.lcores[2].roles,
+			 ACIS_ROLE_RX | ACIS_ROLE_WORKER);
+	assert_int_equal(pl.lcores[2].rx_ports, 0x2);
+	assert_int_equal(pl.lcores[2].line, 38);
+}
+
+static void
+test_full_file_counts_workers_and_rx_queues_per_port(void **state)
+{
+	(void)state;
+	load_ok(full);
+	assert_int_equal(acis_pipeline_n_workers(&pl), 2);
+	assert_int_equal(acis_pipeline_port_rx_queues(&pl, 0), 1);
+	assert_int_equal(acis_pipeline_port_rx_queues(&pl, 1), 2);
+}
+
+static void
+test_port_index_finds_ports_by_name(void **state)
+{
+	(void)state;
+	load_ok(full);
+	assert_int_equal(acis_pipeline_port_index(&pl, "p0"), 0);
+	assert_int_equal(acis_pipeline_port_index(&pl, "p1"), 1);
+	assert_int_equal(acis_pipeline_port_index(&pl, "p2"), -1);
+	assert_int_equal(acis_pipeline_port_index(&pl, "p"), -1);
+}
+
+static void
+test_lcore_without_role_polls_and_works(void **state)
+{
+	(void)state;
+	load_ok(SWITCH PORT_P0 "[lcore 7]\nrx = p0\n");
+	assert_int_equal(pl.n_lcores, 1);
+	assert_int_equal(pl.lcores[0].id, 7);
+	assert_int_equal(pl.lcores[0].roles,
+			 ACIS_ROLE_RX | ACIS_ROLE_WORKER);
+	assert_int_equal(pl.lcores[0].rx_ports, 1);
+}
+
+static void
+test_role_words_may_come_in_any_order(void **state)
+{
+	(void)state;
+	load_ok(SWITCH PORT_P0 "[lcore 1]\nrole = worker rx\nrx = p0\n");
+	assert_int_equal(pl.lcores[0].roles,
+			 ACIS_ROLE_RX | ACIS_ROLE_WORKER);
+}
+
+static void
+test_rx_list_accepts_commas_and_spaces(void **state)
+{
+	(void)state;
+	load_ok(SWITCH PORT_P0 "[port p1]\ndev = n1\n[port p2]\ndev = n2\n"
+		"[lcore 1]\nrx = p2,p0 ,  p1\n");
+	assert_int_equal(pl.lcores[0].rx_ports, 0x7);
+}
+
+static void
+test_booleans_accept_on_off_yes_no_true_false_1_0(void **state)
+{
+	static const struct {
+		const char *word;
+		int value;
+	} cases[] = {
+		{"on", 1}, {"ON", 1}, {"yes", 1}, {"true", 1}, {"1", 1},
+		{"off", 0}, {"Off", 0}, {"no", 0}, {"false", 0}, {"0", 0},
+	};
+	char text[256];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), SWITCH PORT_P0
+			 "[l2]\nflood = %s\n", cases[i].word);
+		load_ok(text);
+		assert_int_equal(pl.flood, cases[i].value);
+	}
+}
+
+static void
+test_devices_differing_only_in_prefix_length_are_distinct(void **state)
+{
+	(void)state;
+	/* The longer name first: its prefix must not match the shorter. */
+	load_ok(SWITCH "[port p0]\ndev = net_null01\n"
+		"[port p1]\ndev = net_null0,x=1\n");
+	assert_int_equal(pl.n_ports, 2);
+}
+
+static void
+test_numbers_accept_the_edges_of_their_range(void **state)
+{
+	(void)state;
+	load_ok("[switch]\nmac = 02:00:00:00:00:01\nip = 10.0.0.1\n"
+		"burst = 256\nudp_port = 65535\nring_size = 65536\n"
+		"mtu = 68\n" PORT_P0);
+	assert_int_equal(pl.burst, 256);
+	assert_int_equal(pl.udp_port, 65535);
+	assert_int_equal(pl.ring_size, 65536);
+	assert_int_equal(pl.mtu, 68);
+}
+
+static void
+test_numbers_with_a_leading_zero_are_decimal(void **state)
+{
+	/* "mtu = 01500" must not silently become octal 832. */
+	(void)state;
+	load_ok(SWITCH "mtu = 01500\nburst = 010\n" PORT_P0);
+	assert_int_equal(pl.mtu, 1500);
+	assert_int_equal(pl.burst, 10);
+}
+
+static void
+test_load_reads_a_file_from_disk(void **state)
+{
+	char path[64];
+	int fd;
+	ssize_t len = (ssize_t)strlen(SWITCH PORT_P0);
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/acis-test-pipeline-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, SWITCH PORT_P0, len), len);
+	close(fd);
+	memset(err, 0, sizeof(err));
+	assert_int_equal(acis_pipeline_load(path, 1, &pl, err), 0);
+	unlink(path);
+	assert_string_equal(pl.path, path);
+	assert_int_equal(pl.lcores[0].id, 1);
+}
+
+/* --- errors --------------------------------------------------------------- */
+
+static void
+test_load_of_missing_file_names_the_path(void **state)
+{
+	const char *path = "/nonexistent-dir/acis-test/pipeline.conf";
+
+	(void)state;
+	memset(err, 0, sizeof(err));
+	assert_true(acis_pipeline_load(path, 0, &pl, err) < 0);
+	assert_int_equal(strncmp(err, path, strlen(path)), 0);
+	assert_int_equal(err[strlen(path)], ':');
+}
+
+static void
+test_missing_switch_section_is_an_error_for_the_file(void **state)
+{
+	(void)state;
+	expect_error(PORT_P0, 0,
+		     "missing section [switch] (expected [switch] with "
+		     "mac = ... and ip = ...)");
+}
+
+static void
+test_missing_mac_is_an_error_at_the_switch_header(void **state)
+{
+	(void)state;
+	expect_error("\n[switch]\nip = 10.0.0.1\n" PORT_P0, 2,
+		     "mac = xx:xx:xx:xx:xx:xx");
+}
+
+static void
+test_malformed_mac_is_an_error_at_its_line(void **state)
+{
+	(void)state;
+	expect_error("[switch]\nmac = 02:ac:15:00:01\nip = 10.0.0.1\n"
+		     PORT_P0, 2,
+		     "mac: expected a unicast MAC xx:xx:xx:xx:xx:xx, found "
+		     "'02:ac:15:00:01'");
+}
+
+static void
+test_multicast_mac_is_an_error_at_its_line(void **state)
+{
+	(void)state;
+	expect_error("[switch]\nip = 10.0.0.1\nmac = 01:00:5e:00:00:01\n"
+		     PORT_P0, 3, "expected a unicast MAC xx:xx:xx:xx:xx:xx");
+}
+
+static void
+test_missing_ip_is_an_error_at_the_switch_header(void **state)
+{
+	(void)state;
+	expect_error("[switch]\nmac = 02:ac:15:00:00:01\n" PORT_P0, 1,
+		     "ip = a.b.c.d");
+}
+
+static void
+test_malformed_ip_is_an_error_at_its_line(void **state)
+{
+	(void)state;
+	expect_error("[switch]\nmac = 02:ac:15:00:00:01\nip = 10.0.0.256\n"
+		     PORT_P0, 3,
+		     "ip: expected an IPv4 address a.b.c.d, found "
+		     "'10.0.0.256'");
+}
+
+static void
+test_zero_ip_is_an_error_at_its_line(void **state)
+{
+	(void)state;
+	expect_error("[switch]\nmac = 02:ac:15:00:00:01\nip = 0.0.0.0\n"
+		     PORT_P0, 3, "expected an IPv4 address a.b.c.d");
+}
+
+static void
+test_unknown_switch_key_is_an_error_listing_expected_keys(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "mtus = 9000\n" PORT_P0, 4,
+		     "unknown key 'mtus' in [switch] (expected one of: name "
+		     "mac ip udp_port burst mtu mbufs mbuf_cache ring_size)");
+}
+
+static void
+test_unknown_port_key_is_an_error_listing_expected_keys(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "rx = 4\n", 6,
+		     "unknown key 'rx' in [port p0] (expected one of: dev "
+		     "rxd txd mtu promisc)");
+}
+
+static void
+test_unknown_lcore_key_is_an_error_listing_expected_keys(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lcore 1]\nrx = p0\nroles = rx\n", 8,
+		     "unknown key 'roles' in [lcore 1] (expected one of: "
+		     "role rx)");
+}
+
+static void
+test_unknown_l2_key_is_an_error_listing_expected_keys(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[l2]\nageing = 10\n", 7,
+		     "unknown key 'ageing' in [l2] (expected one of: "
+		     "learning flood age table_size static)");
+}
+
+static void
+test_key_that_is_part_of_a_known_key_is_unknown(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "mbuf = 4096\n" PORT_P0, 4,
+		     "unknown key 'mbuf' in [switch]");
+}
+
+static void
+test_unknown_section_type_is_an_error_at_its_header(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[ports p1]\ndev = x\n", 6,
+		     "unknown section [ports] (expected [switch], [l2], "
+		     "[port NAME] or [lcore N])");
+}
+
+static void
+test_duplicate_switch_section_names_the_first(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[switch]\n", 6,
+		     "duplicate [switch] (first at line 1)");
+}
+
+static void
+test_switch_section_with_a_name_is_an_error(void **state)
+{
+	(void)state;
+	expect_error("[switch s1]\nmac = 02:ac:15:00:00:01\nip = 10.0.0.1\n"
+		     PORT_P0, 1, "expected '[switch]' with no name");
+}
+
+static void
+test_duplicate_l2_section_names_the_first(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "[l2]\n" PORT_P0 "[l2]\n", 7,
+		     "duplicate [l2] (first at line 4)");
+}
+
+static void
+test_duplicate_port_names_the_first(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[port p0]\ndev = net_null1\n", 6,
+		     "duplicate [port p0] (first at line 4)");
+}
+
+static void
+test_duplicate_device_names_the_port_using_it(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "[port p0]\ndev = net_af_packet0,iface=veth0\n"
+		     "[port p1]\n\ndev = net_af_packet0,iface=veth1\n", 8,
+		     "dev: device 'net_af_packet0' already used by [port p0] "
+		     "at line 5");
+}
+
+static void
+test_port_without_dev_is_an_error_at_its_header(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "[port p0]\nrxd = 512\n", 4,
+		     "[port p0] needs 'dev = DEVICE'");
+}
+
+static void
+test_port_without_name_is_an_error_at_its_header(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "[port]\ndev = net_null0\n", 4,
+		     "expected '[port NAME]'");
+}
+
+static void
+test_port_name_longer_than_31_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "[port p2345678901234567890123456789012]\n"
+		     "dev = x\n", 4, "port name longer than 31 characters");
+}
+
+static void
+test_more_than_32_ports_is_an_error_at_the_33rd(void **state)
+{
+	char text[4096];
+	size_t n;
+	int i;
+
+	(void)state;
+	n = snprintf(text, sizeof(text), "%s", SWITCH);
+	for (i = 0; i <= ACIS_MAX_PORTS; i++)
+		n += snprintf(text + n, sizeof(text) - n,
+			      "[port p%d]\ndev = net_null%d\n", i, i);
+	expect_error(text, 4 + 2 * ACIS_MAX_PORTS, "more than 32 ports");
+}
+
+static void
+test_no_ports_is_an_error_for_the_file(void **state)
+{
+	(void)state;
+	expect_error(SWITCH, 0,
+		     "no ports: declare at least one [port NAME] with dev = "
+		     "DEVICE");
+}
+
+static void
+test_duplicate_lcore_names_the_first(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lcore 1]\nrx = p0\n[lcore 1]\nrx = p0\n",
+		     8, "duplicate [lcore 1] (first at line 6)");
+}
+
+static void
+test_lcore_without_a_number_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lcore main]\nrx = p0\n", 6,
+		     "expected '[lcore N]' with N from 0 to 127");
+}
+
+static void
+test_lcore_number_above_127_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lcore 128]\nrx = p0\n", 6,
+		     "expected '[lcore N]' with N from 0 to 127");
+}
+
+static void
+test_lcore_rx_naming_an_unknown_port_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lcore 1]\nrx = p0 p9\n", 7,
+		     "rx: unknown port 'p9' (declare it with [port p9]");
+}
+
+static void
+test_lcore_rx_naming_a_port_twice_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lcore 1]\nrx = p0, p0\n", 7,
+		     "rx: port 'p0' listed twice");
+}
+
+static void
+test_rx_list_on_a_worker_only_lcore_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lcore 1]\nrole = worker\nrx = p0\n", 8,
+		     "rx: [lcore 1] has no 'rx' role, so it polls no ports");
+}
+
+static void
+test_rx_role_without_ports_is_an_error_at_the_lcore(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lcore 1]\nrole = rx worker\nrx = p0\n"
+		     "[lcore 2]\nrole = rx\n", 9,
+		     "[lcore 2] has the rx role but polls no port: add "
+		     "'rx = PORT [PORT...]'");
+}
+
+static void
+test_lcore_with_default_roles_and_no_rx_list_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "\n[lcore 3]\n", 7,
+		     "[lcore 3] has the rx role but polls no port");
+}
+
+static void
+test_unknown_role_word_is_an_error_naming_it(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lcore 1]\nrole = rx tx\nrx = p0\n", 7,
+		     "role: expected 'rx', 'worker' or 'rx worker', found "
+		     "'tx'");
+}
+
+static void
+test_no_worker_lcore_is_an_error_at_the_first_lcore(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[port p1]\ndev = n1\n"
+		     "[lcore 1]\nrole = rx\nrx = p0\n"
+		     "[lcore 2]\nrole = rx\nrx = p1\n", 8,
+		     "no lcore has the worker role");
+}
+
+static void
+test_static_naming_an_unknown_port_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[l2]\nstatic = 02:00:00:00:00:09 p9\n",
+		     7, "static: unknown port 'p9' (declare it with "
+		     "[port p9])");
+}
+
+static void
+test_duplicate_static_mac_names_the_first_line(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[l2]\nstatic = 02:00:00:00:00:0a p0\n"
+		     "age = 5\nstatic = 02:00:00:00:00:0A p0\n", 9,
+		     "static: duplicate entry for 02:00:00:00:00:0A (first "
+		     "at line 7)");
+}
+
+static void
+test_static_without_port_is_an_error_showing_the_form(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[l2]\nstatic = 02:00:00:00:00:09\n", 7,
+		     "static: expected 'static = xx:xx:xx:xx:xx:xx PORTNAME', "
+		     "found '02:00:00:00:00:09'");
+}
+
+static void
+test_static_with_extra_words_is_an_error_showing_the_form(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[l2]\nstatic = 02:00:00:00:00:09 p0 x\n",
+		     7, "static: expected 'static = xx:xx:xx:xx:xx:xx "
+		     "PORTNAME'");
+}
+
+static void
+test_static_with_multicast_mac_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[l2]\nstatic = 01:00:00:00:00:09 p0\n",
+		     7, "static: expected a unicast MAC xx:xx:xx:xx:xx:xx, "
+		     "found '01:00:00:00:00:09'");
+}
+
+static void
+test_ring_size_not_a_power_of_two_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "ring_size = 1000\n" PORT_P0, 4,
+		     "ring_size: expected a power of two from 64 to 65536, "
+		     "found '1000'");
+}
+
+static void
+test_ring_size_out_of_range_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "ring_size = 32\n" PORT_P0, 4,
+		     "ring_size: expected a whole number from 64 to 65536, "
+		     "found '32'");
+}
+
+static void
+test_burst_of_zero_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "burst = 0\n" PORT_P0, 4,
+		     "burst: expected a whole number from 1 to 256, found "
+		     "'0'");
+}
+
+static void
+test_burst_above_256_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "burst = 257\n" PORT_P0, 4,
+		     "burst: expected a whole number from 1 to 256, found "
+		     "'257'");
+}
+
+static void
+test_burst_with_trailing_text_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "burst = 32x\n" PORT_P0, 4,
+		     "burst: expected a whole number from 1 to 256");
+}
+
+static void
+test_negative_number_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "rxd = -512\n", 6,
+		     "rxd: expected a whole number from 32 to 16384");
+}
+
+static void
+test_number_beyond_32_bits_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[l2]\nage = 4294967297\n", 7,
+		     "age: expected a whole number from 0 to 1000000");
+}
+
+static void
+test_udp_port_zero_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "udp_port = 0\n" PORT_P0, 4,
+		     "udp_port: expected a whole number from 1 to 65535");
+}
+
+static void
+test_bad_boolean_is_an_error_showing_on_or_off(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[l2]\nlearning = maybe\n", 7,
+		     "learning: expected on or off, found 'maybe'");
+}
+
+static void
+test_switch_name_longer_than_31_is_an_error(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "name = n2345678901234567890123456789012\n"
+		     PORT_P0, 4, "name: longer than 31 characters");
+}
+
+static void
+test_key_given_twice_is_an_error_at_the_second(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "burst = 16\n\nburst = 32\n" PORT_P0, 6,
+		     "'burst' given twice in [switch]");
+}
+
+static void
+test_ring_size_given_twice_is_an_error_at_the_second(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "ring_size = 512\nring_size = 2048\n" PORT_P0, 5,
+		     "'ring_size' given twice in [switch]");
+}
+
+static void
+test_mac_given_twice_is_an_error_at_the_second(void **state)
+{
+	(void)state;
+	expect_error(SWITCH "mac = 02:ac:15:00:00:02\n" PORT_P0, 4,
+		     "'mac' given twice in [switch]");
+}
+
+static void
+test_dev_given_twice_is_an_error_naming_the_port(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "dev = net_null1\n", 6,
+		     "'dev' given twice in [port p0]");
+}
+
+static void
+test_role_given_twice_is_an_error_naming_the_lcore(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lcore 1]\nrole = rx\nrx = p0\n"
+		     "role = worker\n", 9, "'role' given twice in [lcore 1]");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_minimal_file_gets_documented_switch_defaults),
+		cmocka_unit_test(test_minimal_file_gets_documented_l2_defaults),
+		cmocka_unit_test(test_minimal_file_gets_documented_port_defaults),
+		cmocka_unit_test(test_file_without_lcores_gets_one_lcore_polling_every_port),
+		cmocka_unit_test(test_default_lcore_polls_all_32_ports),
+		cmocka_unit_test(test_full_file_reads_every_switch_setting),
+		cmocka_unit_test(test_full_file_reads_every_l2_setting),
+		cmocka_unit_test(test_full_file_reads_statics_naming_ports_declared_later),
+		cmocka_unit_test(test_full_file_reads_every_port_setting),
+		cmocka_unit_test(test_full_file_reads_lcores_with_roles_and_rx_lists),
+		cmocka_unit_test(test_full_file_counts_workers_and_rx_queues_per_port),
+		cmocka_unit_test(test_port_index_finds_ports_by_name),
+		cmocka_unit_test(test_lcore_without_role_polls_and_works),
+		cmocka_unit_test(test_role_words_may_come_in_any_order),
+		cmocka_unit_test(test_rx_list_accepts_commas_and_spaces),
+		cmocka_unit_test(test_booleans_accept_on_off_yes_no_true_false_1_0),
+		cmocka_unit_test(test_devices_differing_only_in_prefix_length_are_distinct),
+		cmocka_unit_test(test_numbers_accept_the_edges_of_their_range),
+		cmocka_unit_test(test_numbers_with_a_leading_zero_are_decimal),
+		cmocka_unit_test(test_load_reads_a_file_from_disk),
+		cmocka_unit_test(test_load_of_missing_file_names_the_path),
+		cmocka_unit_test(test_missing_switch_section_is_an_error_for_the_file),
+		cmocka_unit_test(test_missing_mac_is_an_error_at_the_switch_header),
+		cmocka_unit_test(test_malformed_mac_is_an_error_at_its_line),
+		cmocka_unit_test(test_multicast_mac_is_an_error_at_its_line),
+		cmocka_unit_test(test_missing_ip_is_an_error_at_the_switch_header),
+		cmocka_unit_test(test_malformed_ip_is_an_error_at_its_line),
+		cmocka_unit_test(test_zero_ip_is_an_error_at_its_line),
+		cmocka_unit_test(test_unknown_switch_key_is_an_error_listing_expected_keys),
+		cmocka_unit_test(test_unknown_port_key_is_an_error_listing_expected_keys),
+		cmocka_unit_test(test_unknown_lcore_key_is_an_error_listing_expected_keys),
+		cmocka_unit_test(test_unknown_l2_key_is_an_error_listing_expected_keys),
+		cmocka_unit_test(test_key_that_is_part_of_a_known_key_is_unknown),
+		cmocka_unit_test(test_unknown_section_type_is_an_error_at_its_header),
+		cmocka_unit_test(test_duplicate_switch_section_names_the_first),
+		cmocka_unit_test(test_switch_section_with_a_name_is_an_error),
+		cmocka_unit_test(test_duplicate_l2_section_names_the_first),
+		cmocka_unit_test(test_duplicate_port_names_the_first),
+		cmocka_unit_test(test_duplicate_device_names_the_port_using_it),
+		cmocka_unit_test(test_port_without_dev_is_an_error_at_its_header),
+		cmocka_unit_test(test_port_without_name_is_an_error_at_its_header),
+		cmocka_unit_test(test_port_name_longer_than_31_is_an_error),
+		cmocka_unit_test(test_more_than_32_ports_is_an_error_at_the_33rd),
+		cmocka_unit_test(test_no_ports_is_an_error_for_the_file),
+		cmocka_unit_test(test_duplicate_lcore_names_the_first),
+		cmocka_unit_test(test_lcore_without_a_number_is_an_error),
+		cmocka_unit_test(test_lcore_number_above_127_is_an_error),
+		cmocka_unit_test(test_lcore_rx_naming_an_unknown_port_is_an_error),
+		cmocka_unit_test(test_lcore_rx_naming_a_port_twice_is_an_error),
+		cmocka_unit_test(test_rx_list_on_a_worker_only_lcore_is_an_error),
+		cmocka_unit_test(test_rx_role_without_ports_is_an_error_at_the_lcore),
+		cmocka_unit_test(test_lcore_with_default_roles_and_no_rx_list_is_an_error),
+		cmocka_unit_test(test_unknown_role_word_is_an_error_naming_it),
+		cmocka_unit_test(test_no_worker_lcore_is_an_error_at_the_first_lcore),
+		cmocka_unit_test(test_static_naming_an_unknown_port_is_an_error),
+		cmocka_unit_test(test_duplicate_static_mac_names_the_first_line),
+		cmocka_unit_test(test_static_without_port_is_an_error_showing_the_form),
+		cmocka_unit_test(test_static_with_extra_words_is_an_error_showing_the_form),
+		cmocka_unit_test(test_static_with_multicast_mac_is_an_error),
+		cmocka_unit_test(test_ring_size_not_a_power_of_two_is_an_error),
+		cmocka_unit_test(test_ring_size_out_of_range_is_an_error),
+		cmocka_unit_test(test_burst_of_zero_is_an_error),
+		cmocka_unit_test(test_burst_above_256_is_an_error),
+		cmocka_unit_test(test_burst_with_trailing_text_is_an_error),
+		cmocka_unit_test(test_negative_number_is_an_error),
+		cmocka_unit_test(test_number_beyond_32_bits_is_an_error),
+		cmocka_unit_test(test_udp_port_zero_is_an_error),
+		cmocka_unit_test(test_bad_boolean_is_an_error_showing_on_or_off),
+		cmocka_unit_test(test_switch_name_longer_than_31_is_an_error),
+		cmocka_unit_test(test_key_given_twice_is_an_error_at_the_second),
+		cmocka_unit_test(test_ring_size_given_twice_is_an_error_at_the_second),
+		cmocka_unit_test(test_mac_given_twice_is_an_error_at_the_second),
+		cmocka_unit_test(test_dev_given_twice_is_an_error_naming_the_port),
+		cmocka_unit_test(test_role_given_twice_is_an_error_naming_the_lcore),
+	};
+
+	return cmocka_run_group_tests_name("pipeline", tests, NULL, NULL);
+}
