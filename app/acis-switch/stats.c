@@ -231,17 +231,19 @@ static int
 l2_entry(const struct acis_l2_entry_view *v, void *arg)
 {
 	struct l2_walk_arg *a = arg;
-	char mac[24], val[64];
+	char val[96];
 
-	/* telemetry dicts hold a bounded number of items */
-	if (a->n >= RTE_TEL_MAX_DICT_ENTRIES - 4)
+	/* Telemetry arrays hold a bounded number of items; the walk stops
+	 * there and entries_listed says how many were shown. MACs contain
+	 * ':', which telemetry refuses in names, so entries are strings. */
+	if (a->n >= RTE_TEL_MAX_ARRAY_ENTRIES)
 		return 1;
-	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", v->mac[0],
-		 v->mac[1], v->mac[2], v->mac[3], v->mac[4], v->mac[5]);
-	snprintf(val, sizeof(val), "%s %s age=%u",
+	snprintf(val, sizeof(val), "%02x:%02x:%02x:%02x:%02x:%02x %s %s age=%u",
+		 v->mac[0], v->mac[1], v->mac[2], v->mac[3], v->mac[4],
+		 v->mac[5],
 		 g_sw.pl->ports[v->port < g_sw.n_ports ? v->port : 0].name,
 		 v->is_static ? "static" : "learned", v->age);
-	rte_tel_data_add_dict_string(a->d, mac, val);
+	rte_tel_data_add_array_string(a->d, val);
 	a->n++;
 	return 0;
 }
@@ -258,7 +260,7 @@ tel_l2(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(params);
 	if (t == NULL)
 		return -ENOMEM;
-	rte_tel_data_start_dict(t);
+	rte_tel_data_start_array(t, RTE_TEL_STRING_VAL);
 	live = acis_l2_walk(g_sw.l2, acis_now_sec(), l2_entry, &a);
 	acis_l2_get_stats(g_sw.l2, &st);
 	rte_tel_data_start_dict(d);

@@ -60,6 +60,8 @@ check "switch answered ARP for itself (got $arp)" [ "$arp" -ge 1 ]
 check "L2 stage forwarded the transfer (got $l2)" [ "$l2" -ge 3000 ]
 check "all four hosts learned (got $learned)" [ "$learned" -ge 4 ]
 check "nothing dropped (got $drops)" [ "$drops" -eq 0 ]
+check "MAC table shows h0 learned on port h0" \
+	bash -c "'$ACIS_BUILD/app/acisctl/acisctl' -f $PREFIX l2 | grep -q '02:a0:00:00:00:0a h0 learned'"
 check "dpdk-telemetry.py lists /acis commands" \
 	bash -c "echo / | dpdk-telemetry.py -f $PREFIX | grep -q /acis/ports"
 

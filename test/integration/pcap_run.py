@@ -6,7 +6,9 @@ Frames are written to in0.pcap (ports 1-3 replay empty captures), the
 switch runs until idle, and every port's out*.pcap is checked frame by
 frame: what must be forwarded byte-identical, flooded, answered, or
 dropped (with the drop counters from the switch's exit summary).
-Usage: pcap_run.py ACIS_SWITCH_BINARY PIPELINE
+Usage: pcap_run.py ACIS_SWITCH_BINARY PIPELINE [--two-lcores]
+With --two-lcores the same run goes through an rx lcore handing off to a
+worker lcore on another thread (handoff ring, worker TX queues).
 """
 import os
 import re
@@ -32,7 +34,16 @@ def check(what, ok):
 
 def main():
     binary, pipeline = sys.argv[1], sys.argv[2]
+    two = "--two-lcores" in sys.argv[3:]
     d = tempfile.mkdtemp(prefix="acis-pcap-")
+    lcores = "0"
+    if two:
+        with open(pipeline) as f:
+            text = f.read()
+        pipeline = os.path.join(d, "two-lcores.ini")
+        with open(pipeline, "w") as f:
+            f.write(text + "\n[lcore 0]\nrole = rx\nrx = p0 p1 p2 p3\n[lcore 1]\nrole = worker\n")
+        lcores = "0-1"
     unknown = Ether(src=A[0], dst=B[0]) / IP(src=A[1], dst=B[1]) / UDP(sport=1, dport=2) / Raw(b"unknown unicast")
     bcast = Ether(src=A[0], dst="ff:ff:ff:ff:ff:ff") / Raw(b"\x00" * 46)
     arp = Ether(src=A[0], dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=A[0], psrc=A[1], pdst=SW_IP)
@@ -50,7 +61,7 @@ def main():
         PcapWriter(os.path.join(d, f"in{i}.pcap"), linktype=1).close()
 
     env = dict(os.environ, ACIS_PCAP_DIR=d)
-    run = subprocess.run([binary, "-l", "0", "--no-huge", "-m", "512", "--no-shconf", "--no-pci",
+    run = subprocess.run([binary, "-l", lcores, "--no-huge", "-m", "512", "--no-shconf", "--no-pci",
                           "--no-telemetry", "--log-level=error", "--", "--pipeline", pipeline,
                           "--idle-exit", "1"], env=env, capture_output=True, text=True, timeout=60)
     print(run.stdout)
@@ -84,6 +95,10 @@ def main():
     check("runt counted as eth_runt", drops.get("eth_runt") == "1")
     check("frame back to its own port counted as l2_same_port", drops.get("l2_same_port") == "1")
     check("exactly three drops in all", drops.get("total") == "3")
+    if two:
+        stages = dict(re.findall(r"(\w+)=(\d+)", (re.findall(r"^stage packets:.*$", run.stdout, re.M) or [""])[0]))
+        check("every packet but the runt crossed the handoff ring",
+              stages.get("handoff") == "7" and stages.get("ring_rx") == "7")
     for f in os.listdir(d):
         os.unlink(os.path.join(d, f))
     os.rmdir(d)
