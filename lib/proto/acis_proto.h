@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acis_proto: the ACiS wire protocol, version 1 (doc/wire-format.md).
+ *
+ * An ACiS message is Ethernet / IPv4 / UDP (destination port 47000 by
+ * default) / this 54-byte header / payload. Every multi-byte field is big
+ * endian on the wire. The 54 bytes put the payload of an untagged frame at
+ * offset 96, so reduce kernels read 32-byte aligned vectors.
+ *
+ * This library encodes, decodes and validates headers; it is pure C so the
+ * switch, the host library, the tests and the fuzzers share one codec.
+ */
+#ifndef ACIS_PROTO_H
+#define ACIS_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ACIS_PROTO_VERSION 1
+#define ACIS_HDR_LEN 54
+/** Ethernet + IPv4 + UDP + ACiS header, untagged. */
+#define ACIS_FRAME_OVERHEAD (14 + 20 + 8 + ACIS_HDR_LEN)
+/** Largest payload in one message for an IPv4 MTU. */
+#define ACIS_MAX_PAYLOAD(mtu) ((mtu) - 20 - 8 - ACIS_HDR_LEN)
+/** Rank field meaning "not a rank" (e.g. no root). */
+#define ACIS_RANK_NONE UINT32_MAX
+/** Context id meaning "no communicator" (split with an undefined color). */
+#define ACIS_CTX_NONE UINT32_MAX
+/** Largest message per rank that one collective carries (chunk index space). */
+#define ACIS_MAX_MSG_SIZE (1ull << 40)
+
+/** Message types. */
+enum acis_type {
+	ACIS_T_DATA = 1,   /**< a host's contribution to a collective */
+	ACIS_T_RESULT = 2, /**< the switch's result (or forwarded block) */
+	ACIS_T_ACK = 3,    /**< the switch took a DATA chunk that brings the
+			        sender no RESULT of its own */
+	ACIS_T_NACK = 4,   /**< the switch refused a message; status says why */
+	ACIS_T_CTRL = 5,   /**< control request (opcode: enum acis_ctrl) */
+	ACIS_T_CTRL_ACK = 6, /**< control reply */
+	ACIS_T_LOOKASIDE = 7, /**< look-aside compute request */
+	ACIS_T_MAX
+};
+
+/** Collectives (low 4 bits of the opcode). */
+enum acis_coll {
+	ACIS_C_ALLREDUCE = 1,
+	ACIS_C_REDUCE = 2,
+	ACIS_C_BCAST = 3,
+	ACIS_C_SCATTER = 4,
+	ACIS_C_GATHER = 5,
+	ACIS_C_ALLGATHER = 6,
+	ACIS_C_REDUCE_SCATTER = 7,
+	ACIS_C_BARRIER = 8,
+	ACIS_C_MAX
+};
+
+/** Algorithm selection (high 4 bits of the opcode), thesis Table 3.1. */
+enum acis_algo {
+	ACIS_A_DEFAULT = 0,
+	ACIS_A_BINOMIAL = 1,
+	ACIS_A_RECURSIVE_DOUBLING = 2,
+	ACIS_A_RECURSIVE_HALVING = 3,
+	ACIS_A_RING = 4,
+	ACIS_A_MAX
+};
+
+#define ACIS_OPCODE(coll, algo) ((uint8_t)(((algo) << 4) | (coll)))
+#define ACIS_OPCODE_COLL(o) ((o) & 0x0f)
+#define ACIS_OPCODE_ALGO(o) ((o) >> 4)
+
+/** Control operations (the opcode of CTRL and CTRL_ACK messages). */
+enum acis_ctrl {
+	ACIS_CTRL_JOIN = 1,       /**< join job: rank, root = world size */
+	ACIS_CTRL_LEAVE = 2,      /**< leave job */
+	ACIS_CTRL_SPLIT = 3,      /**< comm split: collective on comm */
+	ACIS_CTRL_COMM_FREE = 4,  /**< free comm: collective on comm */
+	ACIS_CTRL_COMM_QUERY = 5, /**< my rank in a comm made by management */
+	ACIS_CTRL_MAX
+};
+
+/** Flags. */
+#define ACIS_F_MULTICAST 0x01 /**< result sent to every member */
+#define ACIS_F_LAST 0x02      /**< last chunk of the message */
+#define ACIS_F_RETRANS 0x04   /**< a retransmission */
+#define ACIS_F_PACKED 0x08    /**< result holds every rank's block */
+
+/** Datatypes. */
+enum acis_dtype {
+	ACIS_INT32 = 1,
+	ACIS_INT64 = 2,
+	ACIS_UINT32 = 3,
+	ACIS_UINT64 = 4,
+	ACIS_FLOAT32 = 5,
+	ACIS_FLOAT64 = 6,
+	ACIS_FLOAT16 = 7,
+	ACIS_BFLOAT16 = 8,
+	ACIS_DTYPE_MAX
+};
+
+/** Reduction operations. */
+enum acis_op {
+	ACIS_OP_NONE = 0, /**< not a reduction */
+	ACIS_OP_SUM = 1,
+	ACIS_OP_PROD = 2,
+	ACIS_OP_MIN = 3,
+	ACIS_OP_MAX = 4,
+	ACIS_OP_BAND = 5,
+	ACIS_OP_BOR = 6,
+	ACIS_OP_BXOR = 7,
+	ACIS_OP_MAX_ = 8
+};
+
+/** Status codes carried in NACK, CTRL_ACK and failed RESULTs. */
+enum acis_status {
+	ACIS_S_OK = 0,
+	ACIS_S_BUSY = 1,          /**< no free slot; retry later */
+	ACIS_S_NO_JOB = 2,        /**< unknown job */
+	ACIS_S_NO_COMM = 3,       /**< unknown communicator */
+	ACIS_S_NOT_MEMBER = 4,    /**< sender is not that rank of the comm */
+	ACIS_S_BAD_ARGS = 5,      /**< fields inconsistent or out of range */
+	ACIS_S_MISMATCH = 6,      /**< disagrees with other contributions */
+	ACIS_S_RANK_TAKEN = 7,    /**< join: rank held by another endpoint */
+	ACIS_S_SIZE_MISMATCH = 8, /**< join: world size differs */
+	ACIS_S_FULL = 9,          /**< table full (jobs, comms, members) */
+	ACIS_S_TIMEOUT = 10,      /**< deadline passed */
+	ACIS_S_MAX
+};
+
+/** Decoded header, host byte order. */
+struct acis_hdr {
+	uint8_t version;
+	uint8_t type;
+	uint8_t opcode;
+	uint8_t flags;
+	uint8_t dtype;
+	uint8_t op;
+	uint16_t hdr_len;
+	uint32_t job;
+	uint32_t comm;
+	uint32_t rank;
+	uint32_t root;
+	uint32_t seq;
+	uint32_t chunk;
+	uint64_t msg_size;
+	uint16_t payload_len;
+	uint16_t chunk_size;
+	uint16_t contributors;
+	uint16_t status;
+	uint16_t reserved;
+};
+
+/** Write h as 54 wire bytes at p. */
+void acis_hdr_encode(const struct acis_hdr *h, uint8_t *p);
+
+/** Read 54 wire bytes at p into h (no checks). */
+void acis_hdr_decode(const uint8_t *p, struct acis_hdr *h);
+
+/** Why a header is invalid: 0 when valid, else an ACIS_E_* value. */
+enum acis_hdr_error {
+	ACIS_E_OK = 0,
+	ACIS_E_TRUNCATED,   /**< fewer than 54 bytes, or hdr_len beyond them */
+	ACIS_E_VERSION,     /**< version is not 1 */
+	ACIS_E_TYPE,        /**< unknown message type */
+	ACIS_E_OPCODE,      /**< unknown collective, algorithm or control op */
+	ACIS_E_DTYPE,       /**< unknown datatype */
+	ACIS_E_OP,          /**< unknown op, or bitwise op on a float type */
+	ACIS_E_LENGTH,      /**< payload_len disagrees with the bytes present */
+	ACIS_E_CHUNK,       /**< chunk size/index/payload outside the message */
+	ACIS_E_MAX
+};
+
+/**
+ * Decode and validate the message of len bytes at p (the UDP payload).
+ * Returns ACIS_E_OK and fills h, or the first fault found. Checks that
+ * depend on switch state (comm, rank, slot) are the caller's.
+ */
+enum acis_hdr_error acis_msg_parse(const uint8_t *p, size_t len,
+				   struct acis_hdr *h);
+
+/** Counter name of a header error ("acis_bad_version", ...). */
+const char *acis_hdr_error_name(unsigned int e);
+
+/** Bytes per element of a datatype, 0 if unknown. */
+unsigned int acis_dtype_size(unsigned int dtype);
+/** "float32", "int64", ... or "unknown". */
+const char *acis_dtype_name(unsigned int dtype);
+/** "sum", "band", ... or "unknown". */
+const char *acis_op_name(unsigned int op);
+/** "allreduce", ... or "unknown". */
+const char *acis_coll_name(unsigned int coll);
+/** 1 if op is defined on dtype (bitwise ops only on integers). */
+int acis_op_valid(unsigned int op, unsigned int dtype);
+
+/** Chunks a message of msg_size bytes takes with chunk_size (min 1). */
+static inline uint64_t
+acis_n_chunks(uint64_t msg_size, uint32_t chunk_size)
+{
+	return msg_size == 0 ? 1 : (msg_size + chunk_size - 1) / chunk_size;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACIS_PROTO_H */
