@@ -251,7 +251,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	g_sw.idle_sleep_us = opt.idle_sleep_us;
-	if (acis_telemetry_register() != 0)
+	if (acis_telemetry_register() != 0 ||
+	    acis_coll_telemetry_register() != 0)
 		printf("acis-switch: warning: telemetry commands not "
 		       "registered (is telemetry disabled?)\n");
 	printf("acis-switch %s: %s: %u ports, %u lcores (%u workers), ACiS "

@@ -217,18 +217,23 @@ setup_lcores(char *err, size_t len)
 		return errf(err, len, -EINVAL, "%s: at most %d rx-only and %d "
 			    "worker lcores", pl->path, ACIS_MAX_RX_LCORES,
 			    ACIS_MAX_WORKERS);
-	/* One SP/SC ring from every rx-only lcore to every worker. */
+	/* One SP/SC ring from every lcore with the rx role to every other
+	 * worker: rx-only lcores hand everything off, and every rx lcore
+	 * hands ACiS messages to the worker owning their slot. */
+	if (g_sw.n_workers < 2 && n_rx_only == 0)
+		return 0;
 	for (i = 0; i < g_sw.n_lcores; i++) {
 		struct acis_lcore_ctx *rx = g_sw.lcores[i];
 
-		if (rx->roles != ACIS_ROLE_RX)
+		if (!(rx->roles & ACIS_ROLE_RX))
 			continue;
+		rx->n_out = (uint16_t)g_sw.n_workers;
 		for (j = 0; j < g_sw.n_lcores; j++) {
 			struct acis_lcore_ctx *wk = g_sw.lcores[j];
 			char name[RTE_RING_NAMESIZE];
 			struct rte_ring *r;
 
-			if (wk->worker_index < 0)
+			if (wk->worker_index < 0 || wk == rx)
 				continue;
 			snprintf(name, sizeof(name), "acis_h%u_%u",
 				 rx->lcore_id, wk->lcore_id);
@@ -238,7 +243,7 @@ setup_lcores(char *err, size_t len)
 				return errf(err, len, -rte_errno, "cannot create "
 					    "handoff ring %s: %s", name,
 					    rte_strerror(rte_errno));
-			rx->out[rx->n_out++] = r;
+			rx->out[wk->worker_index] = r;
 			wk->in[wk->n_in++] = r;
 		}
 	}
@@ -252,7 +257,8 @@ setup_graphs(char *err, size_t len)
 	const char *tx_names[ACIS_MAX_PORTS];
 	char tx_store[ACIS_MAX_PORTS][RTE_NODE_NAMESIZE];
 	unsigned int i;
-	static const char *const senders[] = {"acis_l2", "acis_local"};
+	static const char *const senders[] = {"acis_l2", "acis_local",
+					      "acis_collective"};
 
 	if (tx_id == RTE_NODE_ID_INVALID)
 		return errf(err, len, -ENOENT, "internal: node acis_tx missing");
@@ -373,6 +379,9 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	rc = setup_lcores(err, len);
 	if (rc != 0)
 		return rc;
+	rc = acis_coll_init(pl, err, len);
+	if (rc != 0)
+		return rc;
 	return setup_graphs(err, len);
 }
 
@@ -385,9 +394,12 @@ acis_switch_run_lcore(void *arg)
 
 	if (graph == NULL)
 		return 0;
+	acis_coll_online(lc);
 	while (!g_sw.quit) {
 		lc->last_rx = 0;
 		rte_graph_walk(graph);
+		if (lc->worker_index >= 0)
+			acis_coll_quiescent(lc);
 		lc->stats.polls++;
 		if (lc->last_rx != 0) {
 			idle = 0;
@@ -403,6 +415,7 @@ acis_switch_run_lcore(void *arg)
 			idle = 1023;
 		}
 	}
+	acis_coll_offline(lc);
 	return 0;
 }
 
@@ -411,6 +424,7 @@ acis_switch_fini(void)
 {
 	unsigned int i, j;
 
+	acis_coll_fini();
 	for (i = 0; i < g_sw.n_lcores; i++) {
 		struct acis_lcore_ctx *lc = g_sw.lcores[i];
 
@@ -420,6 +434,7 @@ acis_switch_fini(void)
 			rte_graph_destroy(rte_graph_from_name(lc->graph_name));
 		for (j = 0; j < lc->n_out; j++)
 			rte_ring_free(lc->out[j]);
+		lc->n_out = 0;
 		rte_free(lc);
 		g_sw.lcores[i] = NULL;
 	}

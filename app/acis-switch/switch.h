@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "acis_l2.h"
+#include "coll.h"
 #include "acis_pipeline.h"
 #include "acis_pkt.h"
 
@@ -31,6 +32,9 @@ struct acis_mbuf_meta {
 	uint16_t in_port;   /**< port index (not ethdev id) */
 	uint8_t cls;        /**< enum acis_class */
 	uint8_t drop_reason;
+	uint16_t owner;     /**< worker index that must process it */
+	uint32_t hold_rank; /**< collective: rank of a held contribution */
+	struct rte_mbuf *hold_next; /**< collective: held list link */
 } __rte_aligned(8);
 
 #define ACIS_MBUF_PRIV_SIZE RTE_ALIGN(sizeof(struct acis_mbuf_meta), RTE_MBUF_PRIV_ALIGN)
@@ -106,10 +110,12 @@ struct acis_lcore_ctx {
 	struct rte_graph *graph;
 	uint16_t n_rxq;
 	struct acis_rxq rxq[ACIS_MAX_PORTS];
-	/* rx-only lcores: one ring to each worker */
+	/* lcores with the rx role: a ring to each worker but themselves,
+	 * indexed by worker index (NULL for itself) */
 	uint16_t n_out;
 	struct rte_ring *out[ACIS_MAX_WORKERS];
-	/* workers: one ring from each rx-only lcore */
+	struct acis_coll_shard *shard; /**< workers: aggregation slots */
+	/* workers: one ring from each other lcore with the rx role */
 	uint16_t n_in;
 	struct rte_ring *in[ACIS_MAX_RX_LCORES];
 	uint16_t last_rx; /**< packets found by the last walk (for idle sleep) */
@@ -138,6 +144,7 @@ struct acis_switch {
 	struct acis_lcore_ctx *lcores[ACIS_MAX_LCORES];
 	unsigned int n_workers;
 	uint32_t idle_sleep_us; /**< sleep after this many idle walks; 0 never */
+	struct acis_coll_state coll;
 	volatile int quit;
 };
 

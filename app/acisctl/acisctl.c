@@ -29,6 +29,12 @@ static const struct {
 	{"drops", "/acis/drops", "drops by reason"},
 	{"lcores", "/acis/lcores", "per-lcore roles and poll counters"},
 	{"l2", "/acis/l2", "MAC table and learning counters"},
+	{"collectives", "/acis/collectives", "aggregation slots, messages, completions"},
+	{"jobs", "/acis/jobs", "jobs: size, ranks joined, world communicator"},
+	{"comms", "/acis/comms", "communicators: job, size, parent, partners"},
+	{"comm", "/acis/comm", "one communicator (PARAMS: CTX[:RANK])"},
+	{"comm-create", "/acis/comm_create", "make one (PARAMS: JOB:RANKS, e.g. 7:0-3)"},
+	{"comm-free", "/acis/comm_free", "free one at once (PARAMS: CTX)"},
 	{"list", "/", "every telemetry command the process offers"},
 };
 
@@ -40,7 +46,7 @@ usage(FILE *f)
 	fprintf(f, "usage: acisctl [-f FILE_PREFIX | -s SOCKET] [--raw] "
 		   "COMMAND [PARAMS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(shortcuts) / sizeof(shortcuts[0]); i++)
-		fprintf(f, "  %-8s %-14s %s\n", shortcuts[i].name,
+		fprintf(f, "  %-12s %-18s %s\n", shortcuts[i].name,
 			shortcuts[i].cmd, shortcuts[i].help);
 	fprintf(f, "  /any/telemetry/command   sent as given\n\n"
 		   "  -f, --file-prefix P  the switch's EAL --file-prefix "

@@ -75,6 +75,12 @@ struct acis_pipeline {
 	uint8_t flood;
 	uint32_t age;
 	uint32_t table_size;
+	/* [collective] */
+	uint32_t slots;       /**< aggregation slots per worker lcore */
+	uint32_t max_ranks;   /**< largest communicator */
+	uint32_t max_comms;
+	uint32_t max_jobs;
+	uint32_t max_members; /**< sum of communicator sizes */
 	/* items */
 	unsigned int n_ports;
 	struct acis_port_cfg ports[ACIS_MAX_PORTS];

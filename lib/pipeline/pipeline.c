@@ -265,6 +265,30 @@ read_l2(struct ctx *c, struct acis_conf_section *s)
 }
 
 static int
+read_collective(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_pipeline *p = c->p;
+	int rc;
+
+	rc = check_keys(c, s, "slots max_ranks max_comms max_jobs "
+			      "max_members");
+	if (rc != 0)
+		return rc;
+	if ((rc = get_uint(c, s, "slots", 16, 1u << 22, &p->slots)) != 0 ||
+	    (rc = get_uint(c, s, "max_ranks", 2, 65536, &p->max_ranks)) != 0 ||
+	    (rc = get_uint(c, s, "max_comms", 1, 65535, &p->max_comms)) != 0 ||
+	    (rc = get_uint(c, s, "max_jobs", 1, 65536, &p->max_jobs)) != 0 ||
+	    (rc = get_uint(c, s, "max_members", 2, 1u << 28,
+			   &p->max_members)) != 0)
+		return rc;
+	if (p->max_members < p->max_ranks)
+		return fail(c, s->line, "[collective] max_members (%u) must be "
+			    "at least max_ranks (%u)", p->max_members,
+			    p->max_ranks);
+	return 0;
+}
+
+static int
 read_port(struct ctx *c, struct acis_conf_section *s)
 {
 	struct acis_pipeline *p = c->p;
@@ -458,6 +482,11 @@ set_defaults(struct acis_pipeline *p)
 	p->flood = 1;
 	p->age = 300;
 	p->table_size = 4096;
+	p->slots = 1024;
+	p->max_ranks = 65536;
+	p->max_comms = 1024;
+	p->max_jobs = 64;
+	p->max_members = 1u << 20;
 }
 
 int
@@ -465,7 +494,7 @@ acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 			struct acis_pipeline *p, char *err)
 {
 	struct ctx c = {.conf = conf, .p = p, .err = err};
-	struct acis_conf_section *sw = NULL, *l2 = NULL;
+	struct acis_conf_section *sw = NULL, *l2 = NULL, *coll = NULL;
 	unsigned int i;
 	int rc;
 
@@ -491,11 +520,20 @@ acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 				return fail(&c, s->line, "duplicate [l2] "
 					    "(first at line %d)", l2->line);
 			l2 = s;
+		} else if (strcmp(s->type, "collective") == 0) {
+			if (s->arg[0] != '\0')
+				return fail(&c, s->line, "expected "
+					    "'[collective]' with no name");
+			if (coll != NULL)
+				return fail(&c, s->line, "duplicate "
+					    "[collective] (first at line %d)",
+					    coll->line);
+			coll = s;
 		} else if (strcmp(s->type, "port") != 0 &&
 			   strcmp(s->type, "lcore") != 0) {
 			return fail(&c, s->line, "unknown section [%s] "
-				    "(expected [switch], [l2], [port NAME] or "
-				    "[lcore N])", s->type);
+				    "(expected [switch], [l2], [collective], "
+				    "[port NAME] or [lcore N])", s->type);
 		}
 	}
 	if (sw == NULL)
@@ -512,6 +550,8 @@ acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 		return fail(&c, 0, "no ports: declare at least one [port "
 			    "NAME] with dev = DEVICE");
 	if (l2 != NULL && (rc = read_l2(&c, l2)) != 0)
+		return rc;
+	if (coll != NULL && (rc = read_collective(&c, coll)) != 0)
 		return rc;
 	for (i = 0; i < conf->n_sections; i++) {
 		if (strcmp(conf->sections[i].type, "lcore") != 0)

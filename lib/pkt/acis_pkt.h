@@ -55,6 +55,22 @@ extern "C" {
 	X(LOCAL_UNSUPPORTED, "local_unsupported", "addressed to the switch, no service for it") \
 	X(NOT_ROUTED, "not_routed", "to the switch's MAC but another IP; the switch does not route") \
 	X(ACIS_UNHANDLED, "acis_unhandled", "ACiS message with no stage to handle it") \
+	X(ACIS_TRUNC, "acis_truncated", "ACiS header cut short or header length beyond the message") \
+	X(ACIS_BAD_VERSION, "acis_bad_version", "ACiS version is not 1") \
+	X(ACIS_BAD_TYPE, "acis_bad_type", "unknown ACiS message type") \
+	X(ACIS_BAD_OPCODE, "acis_bad_opcode", "unknown collective, algorithm or control operation") \
+	X(ACIS_BAD_DTYPE, "acis_bad_dtype", "unknown datatype") \
+	X(ACIS_BAD_OP, "acis_bad_op", "unknown op, or an op the datatype does not have") \
+	X(ACIS_BAD_LENGTH, "acis_bad_length", "payload length disagrees with the message") \
+	X(ACIS_BAD_CHUNK, "acis_bad_chunk", "chunk outside its message, or wrong size") \
+	X(ACIS_NO_JOB, "acis_no_job", "unknown job") \
+	X(ACIS_NO_COMM, "acis_no_comm", "unknown communicator (context id)") \
+	X(ACIS_NOT_MEMBER, "acis_not_member", "sender is not that rank of the communicator") \
+	X(ACIS_BAD_RANK, "acis_bad_rank", "rank or root outside the communicator, or the wrong sender for the collective") \
+	X(ACIS_MISMATCH, "acis_mismatch", "contribution disagrees with the others of its chunk") \
+	X(ACIS_DUPLICATE, "acis_duplicate", "contribution already counted (never added twice)") \
+	X(ACIS_BUSY, "acis_busy", "no free aggregation slot: refused with NACK BUSY, sender retries") \
+	X(ACIS_UNEXPECTED, "acis_unexpected", "message type a switch does not take (RESULT, ACK, NACK)") \
 	X(L2_SAME_PORT, "l2_same_port", "destination is on the ingress port") \
 	X(L2_UNKNOWN_DST, "l2_unknown_dst", "unknown unicast and flooding is off") \
 	X(L2_FLOOD_EMPTY, "l2_flood_empty", "flooding found no other port")   \

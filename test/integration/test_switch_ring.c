@@ -24,6 +24,7 @@
 
 #include "acis_conf.h"
 #include "acis_pipeline.h"
+#include "acis_proto.h"
 #include "frames.h"
 #include "switch.h"
 
@@ -421,23 +422,53 @@ test_icmp_echo_to_switch_gets_valid_reply(void **state)
 }
 
 static void
-test_acis_message_without_stage_is_counted_and_dropped(void **state)
+test_bad_acis_headers_are_counted_by_reason_and_not_forwarded(void **state)
 {
 	struct tf_addr a = tf_host(10), s = sw;
-	uint8_t f[256], payload[64] = {1, 2, 3};
+	uint8_t f[256], payload[64];
+	struct acis_hdr h = {
+		.version = 1, .type = ACIS_T_DATA,
+		.opcode = ACIS_OPCODE(ACIS_C_ALLREDUCE, 0),
+		.dtype = ACIS_FLOAT32, .op = ACIS_OP_SUM, .hdr_len = ACIS_HDR_LEN,
+		.job = 1, .comm = 12345, .rank = 0, .root = ACIS_RANK_NONE,
+		.msg_size = 8, .payload_len = 8, .chunk_size = 1416,
+	};
 	unsigned int l, p;
 
 	(void)state;
 	s.ip = sw_ip();
 	start_switch(NPORTS, NULL);
+	/* cut short */
+	memset(payload, 0, sizeof(payload));
+	l = tf_udp(f, &s, &a, 5000, ACIS_DEFAULT_UDP_PORT, payload, 20, -1);
+	inject(0, f, l);
+	/* a version we do not speak */
+	h.version = 9;
+	acis_hdr_encode(&h, payload);
 	l = tf_udp(f, &s, &a, 5000, ACIS_DEFAULT_UDP_PORT, payload,
-		   sizeof(payload), -1);
+		   ACIS_HDR_LEN + 8, -1);
+	inject(0, f, l);
+	/* a bitwise op on floats */
+	h.version = 1;
+	h.op = ACIS_OP_BXOR;
+	acis_hdr_encode(&h, payload);
+	l = tf_udp(f, &s, &a, 5000, ACIS_DEFAULT_UDP_PORT, payload,
+		   ACIS_HDR_LEN + 8, -1);
+	inject(0, f, l);
+	/* well formed, but for a communicator nobody created */
+	h.op = ACIS_OP_SUM;
+	acis_hdr_encode(&h, payload);
+	l = tf_udp(f, &s, &a, 5000, ACIS_DEFAULT_UDP_PORT, payload,
+		   ACIS_HDR_LEN + 8, -1);
 	inject(0, f, l);
 	run();
 	for (p = 0; p < NPORTS; p++)
 		expect_silent(p);
-	assert_int_equal(drops(ACIS_DROP_ACIS_UNHANDLED), 1);
-	assert_int_equal(delta().stage_pkts[ACIS_STAGE_COLL], 1);
+	assert_int_equal(drops(ACIS_DROP_ACIS_TRUNC), 1);
+	assert_int_equal(drops(ACIS_DROP_ACIS_BAD_VERSION), 1);
+	assert_int_equal(drops(ACIS_DROP_ACIS_BAD_OP), 1);
+	assert_int_equal(drops(ACIS_DROP_ACIS_NO_COMM), 1);
+	assert_int_equal(delta().stage_pkts[ACIS_STAGE_COLL], 4);
 	expect_no_leak();
 	stop_switch();
 }
@@ -567,7 +598,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_unknown_unicast_dropped_when_flooding_is_off, teardown),
 		cmocka_unit_test_teardown(test_arp_request_for_switch_is_answered_on_ingress_port, teardown),
 		cmocka_unit_test_teardown(test_icmp_echo_to_switch_gets_valid_reply, teardown),
-		cmocka_unit_test_teardown(test_acis_message_without_stage_is_counted_and_dropped, teardown),
+		cmocka_unit_test_teardown(test_bad_acis_headers_are_counted_by_reason_and_not_forwarded, teardown),
 		cmocka_unit_test_teardown(test_malformed_frames_are_dropped_with_their_reason, teardown),
 		cmocka_unit_test_teardown(test_garbage_to_other_hosts_is_forwarded_byte_identical, teardown),
 		cmocka_unit_test_teardown(test_rx_lcore_hands_off_to_worker_lcore, teardown),

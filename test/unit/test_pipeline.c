@@ -536,7 +536,7 @@ test_unknown_section_type_is_an_error_at_its_header(void **state)
 	(void)state;
 	expect_error(SWITCH PORT_P0 "[ports p1]\ndev = x\n", 6,
 		     "unknown section [ports] (expected [switch], [l2], "
-		     "[port NAME] or [lcore N])");
+		     "[collective], [port NAME] or [lcore N])");
 }
 
 static void

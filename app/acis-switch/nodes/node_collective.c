@@ -1,25 +1,683 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * acis_collective: where ACiS messages addressed to the switch go. Until
- * a message type has a stage to handle it, it is counted and dropped
- * (acis_unhandled), never forwarded blindly.
+ * acis_collective: the in-network collective stage (ACiS Type 1).
+ *
+ * Takes ACiS messages addressed to the switch on the worker that owns
+ * them (the parse stage hashes (comm, seq, chunk) to a worker, so every
+ * contribution to a slot meets on one lcore and no slot is ever shared).
+ *
+ *  - DATA of allreduce, reduce, reduce_scatter, barrier and small
+ *    gathers goes through an aggregation slot: the contributor bitmap
+ *    refuses duplicates, contributions are folded (float sum/prod in rank
+ *    order, early arrivals held as mbufs until their turn), and when every
+ *    rank is in the result is built and sent, exactly once;
+ *  - DATA of bcast, scatter and large gathers is forwarded block by block;
+ *  - CTRL (join, split, free, query) is handled on worker 0 under the
+ *    control lock.
+ * Every DATA chunk is answered by a RESULT or an ACK; a full slot pool
+ * answers NACK BUSY (doc/wire-format.md).
  */
+#include <arpa/inet.h>
+
+#include <rte_ip.h>
+
 #include "../switch.h"
+#include "acis_reduce.h"
+
+/* Everything a handler needs, gathered once per packet. */
+struct cctx {
+	struct rte_graph *graph;
+	struct rte_node *node;
+	struct acis_lcore_ctx *lc;
+	struct acis_coll_stats *st;
+	struct rte_mbuf *m;
+	const uint8_t *eth;
+	struct acis_pkt_info *pi;
+	struct acis_hdr h;
+	const uint8_t *payload;
+};
+
+static const uint8_t hdr_error_drop[ACIS_E_MAX] = {
+	[ACIS_E_TRUNCATED] = ACIS_DROP_ACIS_TRUNC,
+	[ACIS_E_VERSION] = ACIS_DROP_ACIS_BAD_VERSION,
+	[ACIS_E_TYPE] = ACIS_DROP_ACIS_BAD_TYPE,
+	[ACIS_E_OPCODE] = ACIS_DROP_ACIS_BAD_OPCODE,
+	[ACIS_E_DTYPE] = ACIS_DROP_ACIS_BAD_DTYPE,
+	[ACIS_E_OP] = ACIS_DROP_ACIS_BAD_OP,
+	[ACIS_E_LENGTH] = ACIS_DROP_ACIS_BAD_LENGTH,
+	[ACIS_E_CHUNK] = ACIS_DROP_ACIS_BAD_CHUNK,
+};
+
+static inline void
+drop(struct cctx *x, struct rte_mbuf *m, enum acis_drop_reason r)
+{
+	acis_set_drop(m, r);
+	rte_node_enqueue_x1(x->graph, x->node, ACIS_NEXT_DROP, m);
+}
+
+/*
+ * Build a frame to endpoint ep: Ethernet/IPv4/UDP from the switch, the
+ * header h and len payload bytes, copied from src unless src is NULL (then
+ * the caller fills them through the returned pointer). Returns NULL when
+ * no mbuf is free.
+ */
+static uint8_t *
+emit(struct cctx *x, const struct acis_endpoint *ep, const struct acis_hdr *h,
+     const void *src, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(g_sw.pool);
+	uint16_t ip_len = (uint16_t)(20 + 8 + ACIS_HDR_LEN + len);
+	struct rte_ipv4_hdr *ip;
+	uint8_t *f, *u;
+
+	if (unlikely(m == NULL)) {
+		x->st->nombuf++;
+		return NULL;
+	}
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + ip_len));
+	memcpy(f, ep->mac, 6);
+	memcpy(f + 6, g_sw.ccfg.mac, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	ip = (struct rte_ipv4_hdr *)(f + 14);
+	ip->version_ihl = 0x45;
+	ip->type_of_service = 0;
+	ip->total_length = htons(ip_len);
+	ip->packet_id = 0;
+	ip->fragment_offset = htons(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->hdr_checksum = 0;
+	ip->src_addr = g_sw.ccfg.ip;
+	ip->dst_addr = ep->ip;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	u = f + 34;
+	*(uint16_t *)u = htons(g_sw.ccfg.udp_port);
+	*(uint16_t *)(u + 2) = ep->udp_port;
+	*(uint16_t *)(u + 4) = htons((uint16_t)(ip_len - 20));
+	*(uint16_t *)(u + 6) = 0; /* no UDP checksum (IPv4 allows it) */
+	acis_hdr_encode(h, u + 8);
+	if (src != NULL && len != 0)
+		memcpy(u + 8 + ACIS_HDR_LEN, src, len);
+	acis_meta(m)->in_port = ep->port;
+	rte_node_enqueue_x1(x->graph, x->node, ACIS_NEXT_TX_BASE + ep->port, m);
+	return u + 8 + ACIS_HDR_LEN;
+}
+
+/* A header-only answer (ACK, NACK, CTRL_ACK) to endpoint ep. */
+static void
+answer(struct cctx *x, const struct acis_endpoint *ep, uint8_t type,
+       uint16_t status, const struct acis_hdr *about)
+{
+	struct acis_hdr h = *about;
+
+	h.type = type;
+	h.status = status;
+	h.payload_len = 0;
+	h.hdr_len = ACIS_HDR_LEN;
+	h.contributors = 0;
+	if (emit(x, ep, &h, NULL, 0) == NULL)
+		return;
+	if (type == ACIS_T_ACK)
+		x->st->acks++;
+	else if (type == ACIS_T_NACK)
+		x->st->nacks++;
+	else
+		x->st->ctrl_acks++;
+}
+
+/* The sender's endpoint as seen on this packet. */
+static void
+sender_ep(const struct cctx *x, struct acis_endpoint *ep)
+{
+	memset(ep, 0, sizeof(*ep));
+	ep->ip = x->pi->src_ip;
+	ep->udp_port = htons(x->pi->sport);
+	ep->port = acis_meta(x->m)->in_port;
+	memcpy(ep->mac, x->eth + 6, 6);
+	ep->valid = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Control                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+ctrl_join(struct cctx *x, const struct acis_endpoint *from)
+{
+	struct acis_comm_table *ct = g_sw.coll.ct;
+	struct acis_hdr h = x->h;
+	const struct acis_job *j;
+	uint16_t status;
+	uint32_t r;
+	enum acis_ct_outcome o;
+
+	o = acis_ct_join(ct, h.job, h.root, h.rank, from, &status);
+	h.type = ACIS_T_CTRL_ACK;
+	if (o == ACIS_CT_ERROR) {
+		answer(x, from, ACIS_T_CTRL_ACK, status, &h);
+		return;
+	}
+	if (o == ACIS_CT_WAIT)
+		return; /* the host asks again until everyone is in */
+	j = acis_ct_job(ct, h.job);
+	h.comm = j->world;
+	if (o == ACIS_CT_REPEAT) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
+		return;
+	}
+	for (r = 0; r < j->size; r++) {
+		h.rank = r;
+		answer(x, &j->ep[r], ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
+	}
+}
+
+/* Members of comm c: is the sender rank h.rank of it? */
+static int
+is_member(const struct acis_comm *c, uint32_t rank,
+	  const struct acis_endpoint *from)
+{
+	const struct acis_endpoint *ep;
+
+	if (rank >= c->size)
+		return 0;
+	ep = acis_comm_ep(c, rank);
+	return ep->ip == from->ip && ep->udp_port == from->udp_port;
+}
+
+static void
+ctrl_split(struct cctx *x, const struct acis_endpoint *from)
+{
+	struct acis_comm_table *ct = g_sw.coll.ct;
+	const struct acis_comm *c = acis_ct_lookup(ct, x->h.comm);
+	struct acis_hdr h = x->h;
+	uint16_t status;
+	uint32_t r;
+	enum acis_ct_outcome o;
+
+	h.type = ACIS_T_CTRL_ACK;
+	if (c == NULL || c->job != h.job) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NO_COMM, &h);
+		return;
+	}
+	if (!is_member(c, h.rank, from)) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NOT_MEMBER, &h);
+		return;
+	}
+	o = acis_ct_split(ct, h.comm, h.seq, h.rank, h.chunk, h.msg_size,
+			  &status);
+	if (o == ACIS_CT_WAIT)
+		return;
+	if (o == ACIS_CT_ERROR) {
+		answer(x, from, ACIS_T_CTRL_ACK, status, &h);
+		return;
+	}
+	for (r = 0; r < c->size; r++) {
+		if (o == ACIS_CT_REPEAT && r != h.rank)
+			continue;
+		h.rank = r;
+		h.msg_size = c->ctl.new_ctx[r]; /* new context id */
+		h.chunk = c->ctl.new_rank[r];
+		h.root = c->ctl.new_size[r];
+		answer(x, acis_comm_ep(c, r), ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
+	}
+}
+
+static void
+ctrl_free(struct cctx *x, const struct acis_endpoint *from)
+{
+	struct acis_comm_table *ct = g_sw.coll.ct;
+	const struct acis_comm *c = acis_ct_lookup(ct, x->h.comm);
+	struct acis_hdr h = x->h;
+	uint16_t status;
+	uint32_t r;
+
+	h.type = ACIS_T_CTRL_ACK;
+	if (c == NULL || c->job != h.job) {
+		/* gone: a repeat after the free completed, or never was */
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NO_COMM, &h);
+		return;
+	}
+	if (!is_member(c, h.rank, from)) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NOT_MEMBER, &h);
+		return;
+	}
+	switch (acis_ct_comm_free(ct, h.comm, h.seq, h.rank, &status)) {
+	case ACIS_CT_DONE:
+		/* c is retired but not reclaimed before this walk ends */
+		for (r = 0; r < c->size; r++) {
+			h.rank = r;
+			answer(x, acis_comm_ep(c, r), ACIS_T_CTRL_ACK,
+			       ACIS_S_OK, &h);
+		}
+		break;
+	case ACIS_CT_ERROR:
+		answer(x, from, ACIS_T_CTRL_ACK, status, &h);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+ctrl_query(struct cctx *x, const struct acis_endpoint *from)
+{
+	const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct, x->h.comm);
+	const struct acis_job *j = acis_ct_job(g_sw.coll.ct, x->h.job);
+	struct acis_hdr h = x->h;
+	uint32_t r;
+
+	h.type = ACIS_T_CTRL_ACK;
+	if (j == NULL || x->h.rank >= j->size || !j->ep[x->h.rank].valid ||
+	    j->ep[x->h.rank].ip != from->ip ||
+	    j->ep[x->h.rank].udp_port != from->udp_port) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NOT_MEMBER, &h);
+		return;
+	}
+	if (c == NULL || c->job != h.job) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NO_COMM, &h);
+		return;
+	}
+	r = acis_comm_rank_of(c, x->h.rank);
+	if (r == ACIS_RANK_NONE) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NOT_MEMBER, &h);
+		return;
+	}
+	h.rank = r;
+	h.root = c->size;
+	answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
+}
+
+static void
+handle_ctrl(struct cctx *x)
+{
+	struct acis_endpoint from;
+
+	sender_ep(x, &from);
+	x->st->ctrl++;
+	rte_spinlock_lock(&g_sw.coll.lock);
+	switch (x->h.opcode) {
+	case ACIS_CTRL_JOIN:
+		ctrl_join(x, &from);
+		break;
+	case ACIS_CTRL_LEAVE: {
+		uint16_t status;
+		struct acis_hdr h = x->h;
+
+		acis_ct_leave(g_sw.coll.ct, h.job, h.rank, &from, &status);
+		answer(x, &from, ACIS_T_CTRL_ACK, status, &h);
+		break;
+	}
+	case ACIS_CTRL_SPLIT:
+		ctrl_split(x, &from);
+		break;
+	case ACIS_CTRL_COMM_FREE:
+		ctrl_free(x, &from);
+		break;
+	case ACIS_CTRL_COMM_QUERY:
+		ctrl_query(x, &from);
+		break;
+	}
+	rte_spinlock_unlock(&g_sw.coll.lock);
+	rte_pktmbuf_free(x->m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Data: forwarding collectives                                         */
+/* ------------------------------------------------------------------ */
+
+/* Send this DATA's payload as a RESULT for block rank/chunk to rank dst. */
+static void
+forward_block(struct cctx *x, const struct acis_comm *c, uint32_t dst,
+	      uint32_t rank, uint32_t chunk)
+{
+	struct acis_hdr h = x->h;
+
+	h.type = ACIS_T_RESULT;
+	h.rank = rank;
+	h.chunk = chunk;
+	h.hdr_len = ACIS_HDR_LEN;
+	if (emit(x, acis_comm_ep(c, dst), &h, x->payload, h.payload_len)) {
+		x->st->results++;
+		x->st->forwarded++;
+	}
+}
+
+static void
+handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll)
+{
+	const struct acis_hdr *h = &x->h;
+	uint32_t r, me = h->rank;
+	const struct acis_endpoint *sender = acis_comm_ep(c, me);
+
+	switch (coll) {
+	case ACIS_C_BCAST:
+		if (me != h->root)
+			goto bad_rank;
+		for (r = 0; r < c->size; r++)
+			if (r != me)
+				forward_block(x, c, r, r, h->chunk);
+		break;
+	case ACIS_C_SCATTER: {
+		uint64_t cpr = acis_n_chunks(h->msg_size, h->chunk_size);
+		uint64_t b = h->chunk / cpr;
+
+		if (me != h->root)
+			goto bad_rank;
+		if (b >= c->size) {
+			drop(x, x->m, ACIS_DROP_ACIS_BAD_CHUNK);
+			return;
+		}
+		if (b != me)
+			forward_block(x, c, (uint32_t)b, (uint32_t)b,
+				      (uint32_t)(h->chunk % cpr));
+		break;
+	}
+	case ACIS_C_GATHER:
+		if (me == h->root)
+			goto bad_rank; /* the root keeps its own block */
+		forward_block(x, c, h->root, me, h->chunk);
+		break;
+	case ACIS_C_ALLGATHER:
+		for (r = 0; r < c->size; r++)
+			if (r != me)
+				forward_block(x, c, r, me, h->chunk);
+		break;
+	}
+	answer(x, sender, ACIS_T_ACK, ACIS_S_OK, h);
+	rte_pktmbuf_free(x->m);
+	return;
+bad_rank:
+	drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
+}
+
+/* ------------------------------------------------------------------ */
+/* Data: aggregating collectives                                        */
+/* ------------------------------------------------------------------ */
+
+static inline const uint8_t *
+payload_of(struct rte_mbuf *m)
+{
+	struct acis_mbuf_meta *mt = acis_meta(m);
+
+	return rte_pktmbuf_mtod(m, const uint8_t *) + mt->pi.payload_off +
+	       ACIS_HDR_LEN;
+}
+
+static inline void
+fold_in(struct acis_slot *s, const uint8_t *src)
+{
+	size_t n = s->payload_len / acis_dtype_size(s->dtype);
+
+	if (s->folded == 0)
+		acis_reduce_init(s->dtype, s->acc, src, n);
+	else
+		acis_reduce_fold(s->dtype, s->op, s->acc, src, n);
+	s->folded++;
+}
+
+/* Fold held contributions whose turn has come (rank order). */
+static void
+fold_held(struct cctx *x, struct acis_slot *s)
+{
+	struct rte_mbuf *m = s->held;
+
+	while (m != NULL && acis_meta(m)->hold_rank == s->next_rank) {
+		struct rte_mbuf *next = acis_meta(m)->hold_next;
+
+		fold_in(s, payload_of(m));
+		s->next_rank++;
+		s->n_held--;
+		x->st->held--;
+		rte_pktmbuf_free(m);
+		m = next;
+	}
+	s->held = m;
+}
+
+static void
+hold(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m, uint32_t rank)
+{
+	struct rte_mbuf **pp = (struct rte_mbuf **)&s->held;
+
+	acis_meta(m)->hold_rank = rank;
+	while (*pp != NULL && acis_meta(*pp)->hold_rank < rank)
+		pp = &acis_meta(*pp)->hold_next;
+	acis_meta(m)->hold_next = *pp;
+	*pp = m;
+	s->n_held++;
+	x->st->held++;
+	x->st->held_total++;
+}
+
+/* Every rank is in: send the result, answer the others, free the slot. */
+static void
+complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
+{
+	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
+	struct acis_hdr h = x->h;
+	uint32_t r, target = ACIS_RANK_NONE, block = h.rank;
+	uint16_t len = s->payload_len;
+	const uint8_t *first = NULL;
+	int packed = coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER;
+	size_t n = 0;
+
+	h.type = ACIS_T_RESULT;
+	h.hdr_len = ACIS_HDR_LEN;
+	h.contributors = (uint16_t)RTE_MIN(s->size, (uint32_t)UINT16_MAX);
+	if (packed) {
+		len = (uint16_t)(s->msg_size * s->size);
+		h.flags |= ACIS_F_PACKED;
+		h.rank = ACIS_RANK_NONE;
+	} else if (coll != ACIS_C_BARRIER) {
+		n = len / acis_dtype_size(s->dtype);
+	}
+	h.payload_len = len;
+	if (coll == ACIS_C_REDUCE || coll == ACIS_C_GATHER)
+		target = s->root;
+	if (coll == ACIS_C_REDUCE_SCATTER) {
+		uint64_t cpr = acis_n_chunks(s->msg_size, s->chunk_size);
+
+		block = (uint32_t)(s->key.chunk / cpr);
+		target = block;
+		h.rank = block;
+		h.chunk = (uint32_t)(s->key.chunk % cpr);
+	}
+	if (target == ACIS_RANK_NONE)
+		h.flags |= ACIS_F_MULTICAST;
+	for (r = 0; r < s->size; r++) {
+		uint8_t *dst;
+
+		if (target != ACIS_RANK_NONE && r != target) {
+			answer(x, acis_comm_ep(c, r), ACIS_T_ACK, ACIS_S_OK,
+			       &x->h);
+			continue;
+		}
+		if (coll != ACIS_C_REDUCE_SCATTER && !packed)
+			h.rank = r;
+		dst = emit(x, acis_comm_ep(c, r), &h,
+			   packed ? s->acc : first, len);
+		if (dst == NULL)
+			continue;
+		x->st->results++;
+		if (first == NULL && !packed && n != 0) {
+			acis_reduce_finish(s->dtype, dst, s->acc, n);
+			first = dst;
+		}
+	}
+	x->st->completed[coll]++;
+	acis_agg_close(x->lc->shard->agg, s, 1);
+}
+
+static int
+agrees(const struct acis_slot *s, const struct acis_hdr *h)
+{
+	return s->opcode == h->opcode && s->dtype == h->dtype &&
+	       s->op == h->op && s->root == h->root &&
+	       s->msg_size == h->msg_size && s->chunk_size == h->chunk_size &&
+	       s->payload_len == h->payload_len;
+}
+
+static void
+handle_slot(struct cctx *x, const struct acis_comm *c, unsigned int coll,
+	    int packed)
+{
+	struct acis_agg *agg = x->lc->shard->agg;
+	const struct acis_hdr *h = &x->h;
+	struct acis_slot_key key = {h->comm, h->seq, h->chunk};
+	struct acis_slot *s = acis_agg_find(agg, &key);
+
+	if (s == NULL) {
+		s = acis_agg_open(agg, &key, c->size);
+		if (s == NULL) {
+			answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK,
+			       ACIS_S_BUSY, h);
+			drop(x, x->m, ACIS_DROP_ACIS_BUSY);
+			return;
+		}
+		s->opcode = h->opcode;
+		s->dtype = h->dtype;
+		s->op = h->op;
+		s->root = h->root;
+		s->msg_size = h->msg_size;
+		s->chunk_size = h->chunk_size;
+		s->payload_len = h->payload_len;
+		s->order_free = packed || coll == ACIS_C_BARRIER ||
+				acis_reduce_order_free(h->dtype, h->op);
+		s->opened_tsc = rte_rdtsc();
+	} else if (!agrees(s, h)) {
+		answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK,
+		       ACIS_S_MISMATCH, h);
+		drop(x, x->m, ACIS_DROP_ACIS_MISMATCH);
+		return;
+	}
+	if (!acis_slot_mark(s, h->rank)) {
+		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
+		return;
+	}
+	x->st->payload_bytes += h->payload_len;
+	if (packed) {
+		memcpy(s->acc + (size_t)h->rank * h->msg_size, x->payload,
+		       h->payload_len);
+		rte_pktmbuf_free(x->m);
+	} else if (coll == ACIS_C_BARRIER) {
+		rte_pktmbuf_free(x->m);
+	} else if (s->order_free) {
+		fold_in(s, x->payload);
+		rte_pktmbuf_free(x->m);
+	} else if (h->rank == s->next_rank) {
+		fold_in(s, x->payload);
+		s->next_rank++;
+		rte_pktmbuf_free(x->m);
+		fold_held(x, s);
+	} else {
+		hold(x, s, x->m, h->rank);
+	}
+	if (s->arrived == s->size && s->n_held == 0)
+		complete(x, c, s);
+}
+
+static void
+handle_data(struct cctx *x)
+{
+	const struct acis_hdr *h = &x->h;
+	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
+	const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct, h->comm);
+	const struct acis_endpoint *ep;
+
+	x->st->data++;
+	if (unlikely(c == NULL || c->job != h->job)) {
+		drop(x, x->m, ACIS_DROP_ACIS_NO_COMM);
+		return;
+	}
+	if (unlikely(h->rank >= c->size ||
+		     (h->root != ACIS_RANK_NONE && h->root >= c->size))) {
+		drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
+		return;
+	}
+	ep = acis_comm_ep(c, h->rank);
+	if (unlikely(ep->ip != x->pi->src_ip ||
+		     ep->udp_port != htons(x->pi->sport))) {
+		drop(x, x->m, ACIS_DROP_ACIS_NOT_MEMBER);
+		return;
+	}
+	switch (coll) {
+	case ACIS_C_BCAST:
+	case ACIS_C_SCATTER:
+		handle_forward(x, c, coll);
+		return;
+	case ACIS_C_GATHER:
+	case ACIS_C_ALLGATHER:
+		if ((uint64_t)c->size * h->msg_size <= h->chunk_size &&
+		    (uint64_t)c->size * h->msg_size <= g_sw.coll.max_payload) {
+			handle_slot(x, c, coll, 1);
+			return;
+		}
+		handle_forward(x, c, coll);
+		return;
+	case ACIS_C_REDUCE_SCATTER:
+		if (h->chunk / acis_n_chunks(h->msg_size, h->chunk_size) >=
+		    c->size) {
+			drop(x, x->m, ACIS_DROP_ACIS_BAD_CHUNK);
+			return;
+		}
+		/* fall through */
+	default:
+		if ((coll == ACIS_C_REDUCE) && h->root == ACIS_RANK_NONE) {
+			drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
+			return;
+		}
+		handle_slot(x, c, coll, 0);
+	}
+}
 
 static uint16_t
 coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	     uint16_t cnt)
 {
 	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
+	struct cctx x = {.graph = graph, .node = node, .lc = lc};
 	uint16_t i;
 
-	for (i = 0; i < cnt; i++)
-		acis_set_drop(objs[i], ACIS_DROP_ACIS_UNHANDLED);
-	rte_node_next_stream_move(graph, node, ACIS_NEXT_DROP);
+	x.st = &lc->shard->st;
+	for (i = 0; i < cnt; i++) {
+		struct acis_mbuf_meta *mt;
+		enum acis_hdr_error e;
+		const uint8_t *udp_payload;
+
+		x.m = objs[i];
+		mt = acis_meta(x.m);
+		x.pi = &mt->pi;
+		x.eth = rte_pktmbuf_mtod(x.m, const uint8_t *);
+		udp_payload = x.eth + mt->pi.payload_off;
+		if (i + 1 < cnt)
+			rte_prefetch0(rte_pktmbuf_mtod(
+				(struct rte_mbuf *)objs[i + 1], void *));
+		e = acis_msg_parse(udp_payload, mt->pi.payload_len, &x.h);
+		if (unlikely(e != ACIS_E_OK)) {
+			drop(&x, x.m, hdr_error_drop[e]);
+			continue;
+		}
+		x.payload = udp_payload + x.h.hdr_len;
+		switch (x.h.type) {
+		case ACIS_T_DATA:
+			handle_data(&x);
+			break;
+		case ACIS_T_CTRL:
+			handle_ctrl(&x);
+			break;
+		case ACIS_T_LOOKASIDE:
+			drop(&x, x.m, ACIS_DROP_ACIS_UNHANDLED);
+			break;
+		default:
+			drop(&x, x.m, ACIS_DROP_ACIS_UNEXPECTED);
+		}
+	}
 	lc->stats.stage_pkts[ACIS_STAGE_COLL] += cnt;
 	return cnt;
 }
 
+/* Edges to every port's TX stage are added at start-up (switch.c). */
 static struct rte_node_register coll_node = {
 	.name = "acis_collective",
 	.process = coll_process,

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * acis_handoff and acis_ring_rx: the bridge between rx lcores and worker
- * lcores. An rx-only lcore spreads parsed packets over the workers by flow
- * hash, one single-producer/single-consumer ring per (rx lcore, worker)
- * pair, so no two lcores ever contend for a ring end. A worker polls its
- * rings and dispatches each packet by the class the parser stored.
+ * acis_handoff and acis_ring_rx: the bridge between lcores. The parse
+ * stage names the worker that must process a packet (meta->owner); the
+ * handoff stage puts it on the ring to that worker, one single-producer/
+ * single-consumer ring per (rx lcore, worker) pair, so no two lcores ever
+ * contend for a ring end. A worker polls its rings and dispatches each
+ * packet by the class the parser stored.
  */
 #include "../switch.h"
 
@@ -24,8 +25,7 @@ handoff_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = objs[done + i];
 
-			w = (uint16_t)(((uint64_t)acis_meta(m)->hash *
-					lc->n_out) >> 32);
+			w = acis_meta(m)->owner;
 			per[w][nper[w]++] = m;
 		}
 		for (w = 0; w < lc->n_out; w++) {
@@ -33,6 +33,15 @@ handoff_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 
 			if (nper[w] == 0)
 				continue;
+			if (unlikely(lc->out[w] == NULL)) { /* cannot happen */
+				for (i = 0; i < nper[w]; i++) {
+					acis_set_drop(per[w][i],
+						      ACIS_DROP_HANDOFF_FULL);
+					rte_node_enqueue_x1(graph, node, 0,
+							    per[w][i]);
+				}
+				continue;
+			}
 			sent = rte_ring_sp_enqueue_burst(lc->out[w],
 					(void **)per[w], nper[w], NULL);
 			for (i = (uint16_t)sent; i < nper[w]; i++) {

@@ -2,8 +2,10 @@
 /*
  * acis_parse: parse Ethernet/VLAN/IPv4/UDP(/ACiS) and classify. The result
  * lives in the mbuf's private area so later stages, possibly on another
- * lcore, do not parse again. On an rx-only lcore every packet that is not
- * dropped goes to the handoff stage; otherwise straight to its class.
+ * lcore, do not parse again. Each packet then goes to its class's stage
+ * here, or through the handoff stage to the worker that must see it:
+ * ACiS messages to the owner of their aggregation slot (control to worker
+ * 0), other traffic of an rx-only lcore to a worker chosen by flow.
  */
 #include "../switch.h"
 
@@ -29,12 +31,39 @@ flow_hash(const uint8_t *eth)
 	return (uint32_t)(a >> 32);
 }
 
+static inline uint32_t
+rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The worker owning an ACiS message: one per (comm, seq, chunk), so all
+ * contributions to a slot meet on one lcore; control goes to worker 0. */
+static inline uint16_t
+acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
+	   uint32_t n_workers)
+{
+	const uint8_t *a = eth + pi->payload_off;
+	uint64_t h;
+
+	if (n_workers == 1 || pi->payload_len < 32 || a[1] != ACIS_T_DATA)
+		return 0;
+	h = ((uint64_t)rd32(a + 12) << 32 | rd32(a + 24)) *
+		    0x9e3779b97f4a7c15ull ^
+	    (uint64_t)rd32(a + 28) * 0xc2b2ae3d27d4eb4full;
+	h ^= h >> 32;
+	return (uint16_t)(((h & 0xffffffffu) * n_workers) >> 32);
+}
+
 static uint16_t
 parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	      uint16_t cnt)
 {
 	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
-	int handoff = lc->n_out > 0;
+	int rx_only = lc->worker_index < 0;
+	uint32_t n_workers = g_sw.n_workers;
+	uint16_t self = (uint16_t)lc->worker_index;
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE * 4];
 	uint16_t i, done = 0;
 
@@ -57,12 +86,19 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 						rte_pktmbuf_data_len(m),
 						&meta->pi, &meta->drop_reason);
 			meta->cls = (uint8_t)cls;
-			if (handoff && cls != ACIS_CLASS_DROP) {
-				meta->hash = flow_hash(eth);
+			nexts[i] = class_next[cls];
+			if (cls == ACIS_CLASS_DROP || (!rx_only && n_workers == 1))
+				continue;
+			if (cls == ACIS_CLASS_ACIS)
+				meta->owner = acis_owner(eth, &meta->pi,
+							 n_workers);
+			else if (rx_only)
+				meta->owner = (uint16_t)(((uint64_t)flow_hash(eth) *
+							  n_workers) >> 32);
+			else
+				continue;
+			if (meta->owner != self)
 				nexts[i] = ACIS_NEXT_HANDOFF;
-			} else {
-				nexts[i] = class_next[cls];
-			}
 		}
 		acis_enqueue_runs(graph, node, &objs[done], nexts, n);
 		done += n;

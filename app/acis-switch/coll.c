@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The collective stage's control side: set-up of the communicator table,
+ * RCU reclamation of retired entries, the per-worker slot shards, and the
+ * management commands (/acis/collectives, /acis/jobs, /acis/comms,
+ * /acis/comm, /acis/comm_create, /acis/comm_free).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <rte_malloc.h>
+#include <rte_telemetry.h>
+
+#include "acis_reduce.h"
+#include "coll.h"
+#include "switch.h"
+
+struct retired {
+	void *obj;
+	void (*destroy)(void *);
+};
+
+static uint64_t retire_overflow;
+
+static void
+reclaim_one(void *p, void *e, unsigned int n)
+{
+	struct retired *r = e;
+	unsigned int i;
+
+	RTE_SET_USED(p);
+	for (i = 0; i < n; i++)
+		r[i].destroy(r[i].obj);
+}
+
+/* The table's retire hook: destroy after every worker passed a quiescent
+ * state. Called with the control lock held. */
+static void
+retire(void *obj, void (*destroy)(void *), void *arg)
+{
+	struct acis_coll_state *co = arg;
+	struct retired r = {.obj = obj, .destroy = destroy};
+
+	if (co->dq == NULL) { /* no readers (no workers yet / tests) */
+		destroy(obj);
+		return;
+	}
+	if (rte_rcu_qsbr_dq_enqueue(co->dq, &r) == 0)
+		return;
+	rte_rcu_qsbr_dq_reclaim(co->dq, UINT32_MAX, NULL, NULL, NULL);
+	if (rte_rcu_qsbr_dq_enqueue(co->dq, &r) != 0)
+		retire_overflow++; /* leak rather than free under a reader */
+}
+
+int
+acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
+{
+	struct acis_coll_state *co = &g_sw.coll;
+	struct acis_ct_limits lim = {
+		.max_comms = pl->max_comms,
+		.max_jobs = pl->max_jobs,
+		.max_ranks = pl->max_ranks,
+		.max_members = pl->max_members,
+		.retire = retire,
+		.retire_arg = co,
+	};
+	struct rte_rcu_qsbr_dq_parameters dqp;
+	unsigned int i;
+	size_t sz;
+
+	memset(co, 0, sizeof(*co));
+	rte_spinlock_init(&co->lock);
+	co->max_payload = ACIS_MAX_PAYLOAD(pl->mtu);
+	/* 16-bit floats accumulate in 32 bits: twice the payload. */
+	co->acc_bytes = 2 * co->max_payload + 64;
+	co->ct = acis_ct_create(&lim);
+	if (co->ct == NULL) {
+		snprintf(err, len, "%s: cannot create the communicator table "
+			 "(check [collective] limits)", pl->path);
+		return -ENOMEM;
+	}
+	sz = rte_rcu_qsbr_get_memsize(RTE_MAX(g_sw.n_workers, 1u));
+	co->qsbr = rte_zmalloc("acis_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (co->qsbr == NULL ||
+	    rte_rcu_qsbr_init(co->qsbr, RTE_MAX(g_sw.n_workers, 1u)) != 0) {
+		snprintf(err, len, "cannot set up RCU for %u workers",
+			 g_sw.n_workers);
+		return -ENOMEM;
+	}
+	memset(&dqp, 0, sizeof(dqp));
+	dqp.name = "acis_retire";
+	dqp.flags = RTE_RCU_QSBR_DQ_MT_UNSAFE; /* under the control lock */
+	dqp.size = 4 * (pl->max_comms + pl->max_jobs) + 64;
+	dqp.esize = sizeof(struct retired);
+	dqp.trigger_reclaim_limit = 0;
+	dqp.max_reclaim_size = dqp.size;
+	dqp.free_fn = reclaim_one;
+	dqp.v = co->qsbr;
+	co->dq = rte_rcu_qsbr_dq_create(&dqp);
+	if (co->dq == NULL) {
+		snprintf(err, len, "cannot create the RCU defer queue");
+		return -ENOMEM;
+	}
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		struct acis_lcore_ctx *lc = g_sw.lcores[i];
+		struct acis_coll_shard *sh;
+
+		if (lc->worker_index < 0)
+			continue;
+		sh = rte_zmalloc("acis_shard", sizeof(*sh), RTE_CACHE_LINE_SIZE);
+		if (sh == NULL)
+			return -ENOMEM;
+		sh->agg = acis_agg_create(pl->slots, pl->max_ranks,
+					  co->acc_bytes);
+		if (sh->agg == NULL) {
+			rte_free(sh);
+			snprintf(err, len, "%s: cannot allocate %u aggregation "
+				 "slots for lcore %u (lower [collective] slots "
+				 "or max_ranks)", pl->path, pl->slots,
+				 lc->lcore_id);
+			return -ENOMEM;
+		}
+		co->shards[lc->worker_index] = sh;
+		lc->shard = sh;
+	}
+	return 0;
+}
+
+void
+acis_coll_fini(void)
+{
+	struct acis_coll_state *co = &g_sw.coll;
+	unsigned int i;
+
+	if (co->dq != NULL) {
+		/* every worker is offline: everything is reclaimable */
+		rte_rcu_qsbr_dq_delete(co->dq);
+		co->dq = NULL;
+	}
+	acis_ct_free(co->ct);
+	co->ct = NULL;
+	for (i = 0; i < RTE_DIM(co->shards); i++) {
+		if (co->shards[i] == NULL)
+			continue;
+		acis_agg_free(co->shards[i]->agg);
+		rte_free(co->shards[i]);
+		co->shards[i] = NULL;
+	}
+	rte_free(co->qsbr);
+	co->qsbr = NULL;
+}
+
+void
+acis_coll_online(const struct acis_lcore_ctx *lc)
+{
+	if (g_sw.coll.qsbr == NULL || lc->worker_index < 0)
+		return;
+	rte_rcu_qsbr_thread_register(g_sw.coll.qsbr, lc->worker_index);
+	rte_rcu_qsbr_thread_online(g_sw.coll.qsbr, lc->worker_index);
+}
+
+void
+acis_coll_offline(const struct acis_lcore_ctx *lc)
+{
+	if (g_sw.coll.qsbr == NULL || lc->worker_index < 0)
+		return;
+	rte_rcu_qsbr_thread_offline(g_sw.coll.qsbr, lc->worker_index);
+	rte_rcu_qsbr_thread_unregister(g_sw.coll.qsbr, lc->worker_index);
+}
+
+void
+acis_coll_quiescent(const struct acis_lcore_ctx *lc)
+{
+	rte_rcu_qsbr_quiescent(g_sw.coll.qsbr, lc->worker_index);
+}
+
+void
+acis_coll_stats_sum(struct acis_coll_stats *out, struct acis_agg_stats *agg)
+{
+	unsigned int i, k;
+
+	memset(out, 0, sizeof(*out));
+	memset(agg, 0, sizeof(*agg));
+	for (i = 0; i < RTE_DIM(g_sw.coll.shards); i++) {
+		const struct acis_coll_shard *sh = g_sw.coll.shards[i];
+		struct acis_agg_stats a;
+		const uint64_t *src;
+		uint64_t *dst = (uint64_t *)out;
+
+		if (sh == NULL)
+			continue;
+		src = (const uint64_t *)&sh->st;
+		for (k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
+			dst[k] += src[k];
+		acis_agg_get_stats(sh->agg, &a);
+		agg->opened += a.opened;
+		agg->completed += a.completed;
+		agg->busy += a.busy;
+		agg->in_use += a.in_use;
+		agg->capacity += a.capacity;
+		agg->high_water += a.high_water;
+	}
+}
+
+/* ---- telemetry ---- */
+
+static int
+tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct acis_coll_stats s;
+	struct acis_agg_stats a;
+	struct acis_ct_stats c;
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	acis_coll_stats_sum(&s, &a);
+	rte_spinlock_lock(&g_sw.coll.lock);
+	acis_ct_stats(g_sw.coll.ct, &c);
+	rte_spinlock_unlock(&g_sw.coll.lock);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "reduce_isa", acis_reduce_isa());
+	rte_tel_data_add_dict_u64(d, "jobs", c.jobs);
+	rte_tel_data_add_dict_u64(d, "comms", c.comms);
+	rte_tel_data_add_dict_u64(d, "comm_members", c.members);
+	rte_tel_data_add_dict_u64(d, "comms_created", c.created);
+	rte_tel_data_add_dict_u64(d, "comms_freed", c.freed);
+	rte_tel_data_add_dict_u64(d, "slots_capacity", a.capacity);
+	rte_tel_data_add_dict_u64(d, "slots_in_use", a.in_use);
+	rte_tel_data_add_dict_u64(d, "slots_high_water", a.high_water);
+	rte_tel_data_add_dict_u64(d, "slots_opened", a.opened);
+	rte_tel_data_add_dict_u64(d, "slots_completed", a.completed);
+	rte_tel_data_add_dict_u64(d, "slots_busy", a.busy);
+	rte_tel_data_add_dict_u64(d, "data_msgs", s.data);
+	rte_tel_data_add_dict_u64(d, "ctrl_msgs", s.ctrl);
+	rte_tel_data_add_dict_u64(d, "payload_bytes", s.payload_bytes);
+	rte_tel_data_add_dict_u64(d, "results_sent", s.results);
+	rte_tel_data_add_dict_u64(d, "acks_sent", s.acks);
+	rte_tel_data_add_dict_u64(d, "nacks_sent", s.nacks);
+	rte_tel_data_add_dict_u64(d, "ctrl_acks_sent", s.ctrl_acks);
+	rte_tel_data_add_dict_u64(d, "blocks_forwarded", s.forwarded);
+	rte_tel_data_add_dict_u64(d, "held_now", s.held);
+	rte_tel_data_add_dict_u64(d, "held_total", s.held_total);
+	rte_tel_data_add_dict_u64(d, "tx_nombuf", s.nombuf);
+	rte_tel_data_add_dict_u64(d, "retire_overflow", retire_overflow);
+	for (i = 1; i < ACIS_C_MAX; i++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "completed_%s", acis_coll_name(i));
+		rte_tel_data_add_dict_u64(d, name, s.completed[i]);
+	}
+	return 0;
+}
+
+static void
+job_cb(const struct acis_job *j, void *arg)
+{
+	struct rte_tel_data *d = arg;
+	char name[32], val[96];
+
+	snprintf(name, sizeof(name), "job%u", j->id);
+	snprintf(val, sizeof(val), "size=%u joined=%u world=%s%u", j->size,
+		 j->joined, j->world == ACIS_CTX_NONE ? "none/" : "",
+		 j->world == ACIS_CTX_NONE ? 0 : j->world);
+	rte_tel_data_add_dict_string(d, name, val);
+}
+
+static int
+tel_jobs(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&g_sw.coll.lock);
+	acis_ct_foreach_job(g_sw.coll.ct, job_cb, d);
+	rte_spinlock_unlock(&g_sw.coll.lock);
+	return 0;
+}
+
+static void
+partners_str(const uint32_t *p, uint32_t n, char *buf, size_t len)
+{
+	size_t o = 0;
+	uint32_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && o + 12 < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%u", i ? "," : "",
+				      p[i]);
+}
+
+static void
+comm_cb(const struct acis_comm *c, void *arg)
+{
+	struct rte_tel_data *d = arg;
+	char name[32], val[RTE_TEL_MAX_STRING_LEN], ps[64];
+
+	snprintf(name, sizeof(name), "%u", c->id);
+	partners_str(c->partners, c->n_partners, ps, sizeof(ps));
+	snprintf(val, sizeof(val), "job=%u size=%u parent=%d partners={%s}",
+		 c->job, c->size,
+		 c->parent == ACIS_CTX_NONE ? -1 : (int)c->parent, ps);
+	rte_tel_data_add_dict_string(d, name, val);
+}
+
+static int
+tel_comms(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&g_sw.coll.lock);
+	acis_ct_foreach(g_sw.coll.ct, comm_cb, d);
+	rte_spinlock_unlock(&g_sw.coll.lock);
+	return 0;
+}
+
+/* /acis/comm,CTX[:RANK] */
+static int
+tel_comm(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static const char *const algos[] = {"", "binomial",
+		"recursive_doubling", "recursive_halving", "ring"};
+	const struct acis_comm *c;
+	unsigned long ctx, rank = 0;
+	char *end, buf[RTE_TEL_MAX_STRING_LEN];
+	struct rte_tel_data *m;
+	unsigned int a, i;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	ctx = strtoul(params, &end, 0);
+	if (*end == ':')
+		rank = strtoul(end + 1, &end, 0);
+	if (*end != '\0')
+		return -EINVAL;
+	m = rte_tel_data_alloc();
+	if (m == NULL)
+		return -ENOMEM;
+	rte_spinlock_lock(&g_sw.coll.lock);
+	c = acis_ct_lookup(g_sw.coll.ct, (uint32_t)ctx);
+	if (c == NULL || rank >= c->size) {
+		rte_spinlock_unlock(&g_sw.coll.lock);
+		rte_tel_data_free(m);
+		return -ENOENT;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "id", c->id);
+	rte_tel_data_add_dict_u64(d, "job", c->job);
+	rte_tel_data_add_dict_u64(d, "size", c->size);
+	rte_tel_data_add_dict_int(d, "parent",
+		c->parent == ACIS_CTX_NONE ? -1 : (int)c->parent);
+	rte_tel_data_add_dict_u64(d, "rank", rank);
+	for (a = ACIS_A_BINOMIAL; a < ACIS_A_MAX; a++) {
+		uint32_t set[ACIS_ALGO_MAX_PARTNERS];
+		unsigned int n = acis_algo_partner_set(a, c->size,
+					(uint32_t)rank, 0, set, RTE_DIM(set));
+		char name[48];
+
+		partners_str(set, n, buf, sizeof(buf));
+		snprintf(name, sizeof(name), "partners_%s", algos[a]);
+		rte_tel_data_add_dict_string(d, name, buf);
+	}
+	rte_tel_data_start_array(m, RTE_TEL_STRING_VAL);
+	for (i = 0; i < c->size && i < RTE_TEL_MAX_ARRAY_ENTRIES; i++) {
+		const struct acis_endpoint *ep = acis_comm_ep(c, i);
+		char ip[INET_ADDRSTRLEN];
+		struct in_addr in = {.s_addr = ep->ip};
+
+		inet_ntop(AF_INET, &in, ip, sizeof(ip));
+		snprintf(buf, sizeof(buf), "rank %u = world %u at %s:%u port %s",
+			 i, c->global[i], ip, ntohs(ep->udp_port),
+			 ep->port < g_sw.n_ports ?
+				 g_sw.pl->ports[ep->port].name : "?");
+		rte_tel_data_add_array_string(m, buf);
+	}
+	rte_spinlock_unlock(&g_sw.coll.lock);
+	rte_tel_data_add_dict_container(d, "members", m, 0);
+	return 0;
+}
+
+/* "0-3,5,7" into ranks[]; returns the count or -1. */
+static int
+parse_ranks(const char *s, uint32_t *out, uint32_t max)
+{
+	uint32_t n = 0;
+
+	while (*s != '\0') {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a, x;
+
+		if (end == s)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (end == s || b < a)
+				return -1;
+		}
+		for (x = a; x <= b; x++) {
+			if (n == max)
+				return -1;
+			out[n++] = (uint32_t)x;
+		}
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s != '\0')
+			return -1;
+	}
+	return (int)n;
+}
+
+/* /acis/comm_create,JOB:RANKS (world ranks, e.g. 7:0-3 or 7:0,2,4) */
+static int
+tel_comm_create(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static uint32_t ranks[65536];
+	unsigned long job;
+	char *end;
+	int n;
+	uint16_t status;
+	uint32_t id;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL)
+		return -EINVAL;
+	job = strtoul(params, &end, 10);
+	if (end == params || *end != ':')
+		return -EINVAL;
+	rte_spinlock_lock(&g_sw.coll.lock);
+	n = parse_ranks(end + 1, ranks, RTE_DIM(ranks));
+	if (n <= 0) {
+		rte_spinlock_unlock(&g_sw.coll.lock);
+		return -EINVAL;
+	}
+	id = acis_ct_comm_create(g_sw.coll.ct, (uint32_t)job, (uint32_t)n,
+				 ranks, &status);
+	rte_spinlock_unlock(&g_sw.coll.lock);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "status", status);
+	if (id != ACIS_CTX_NONE)
+		rte_tel_data_add_dict_u64(d, "id", id);
+	rte_tel_data_add_dict_u64(d, "size", (uint64_t)n);
+	return 0;
+}
+
+/* /acis/comm_free,CTX */
+static int
+tel_comm_free(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned long ctx;
+	char *end;
+	int rc;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	ctx = strtoul(params, &end, 0);
+	if (*end != '\0')
+		return -EINVAL;
+	rte_spinlock_lock(&g_sw.coll.lock);
+	rc = acis_ct_comm_remove(g_sw.coll.ct, (uint32_t)ctx);
+	rte_spinlock_unlock(&g_sw.coll.lock);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "freed", rc == 0);
+	return 0;
+}
+
+int
+acis_coll_telemetry_register(void)
+{
+	int rc = 0;
+
+	rc |= rte_telemetry_register_cmd("/acis/collectives", tel_collectives,
+		"Aggregation slots, messages and completions. No parameters");
+	rc |= rte_telemetry_register_cmd("/acis/jobs", tel_jobs,
+		"Jobs: size, ranks joined, world communicator. No parameters");
+	rc |= rte_telemetry_register_cmd("/acis/comms", tel_comms,
+		"Communicators: job, size, parent, partner set. No parameters");
+	rc |= rte_telemetry_register_cmd("/acis/comm", tel_comm,
+		"One communicator: members and partner sets. Parameters: CTX[:RANK]");
+	rc |= rte_telemetry_register_cmd("/acis/comm_create", tel_comm_create,
+		"Make a communicator of world ranks. Parameters: JOB:RANKS (e.g. 7:0-3)");
+	rc |= rte_telemetry_register_cmd("/acis/comm_free", tel_comm_free,
+		"Free a communicator at once. Parameters: CTX");
+	return rc;
+}

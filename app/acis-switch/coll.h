@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The collective stage's state: the communicator table (shared, one
+ * control writer at a time, lock-free readers reclaimed with QSBR RCU) and
+ * one shard of aggregation slots per worker lcore (owned, lock-free).
+ */
+#ifndef ACIS_COLL_H
+#define ACIS_COLL_H
+
+#include <stdint.h>
+
+#include <rte_rcu_qsbr.h>
+#include <rte_spinlock.h>
+
+#include "acis_agg.h"
+#include "acis_comm.h"
+#include "acis_proto.h"
+
+struct acis_coll_stats {
+	uint64_t data;          /**< DATA messages taken */
+	uint64_t ctrl;          /**< CTRL messages taken */
+	uint64_t results;       /**< RESULT frames sent */
+	uint64_t acks;          /**< ACK frames sent */
+	uint64_t nacks;         /**< NACK frames sent */
+	uint64_t ctrl_acks;     /**< CTRL_ACK frames sent */
+	uint64_t forwarded;     /**< blocks forwarded (bcast/scatter/gather) */
+	uint64_t held;          /**< contributions held for rank order now */
+	uint64_t held_total;    /**< ... ever */
+	uint64_t nombuf;        /**< frames not sent: mbuf pool empty */
+	uint64_t completed[ACIS_C_MAX];
+	uint64_t payload_bytes; /**< contribution payload folded */
+} __rte_cache_aligned;
+
+struct acis_coll_shard {
+	struct acis_agg *agg;
+	struct acis_coll_stats st;
+} __rte_cache_aligned;
+
+struct acis_coll_state {
+	struct acis_comm_table *ct;
+	rte_spinlock_t lock; /* control writers: control lcore, telemetry */
+	struct rte_rcu_qsbr *qsbr;
+	struct rte_rcu_qsbr_dq *dq;
+	uint32_t acc_bytes;
+	uint32_t max_payload; /**< largest ACiS payload for the MTU */
+	struct acis_coll_shard *shards[64];
+};
+
+struct acis_pipeline;
+struct acis_lcore_ctx;
+
+int acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len);
+void acis_coll_fini(void);
+/** Called by each worker after every graph walk (RCU quiescent state). */
+void acis_coll_quiescent(const struct acis_lcore_ctx *lc);
+void acis_coll_online(const struct acis_lcore_ctx *lc);
+void acis_coll_offline(const struct acis_lcore_ctx *lc);
+int acis_coll_telemetry_register(void);
+void acis_coll_stats_sum(struct acis_coll_stats *out,
+			 struct acis_agg_stats *agg);
+
+#endif /* ACIS_COLL_H */

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acis_agg: aggregation slots (thesis section 3.4.3: the gather/reduction
+ * tables with count, counter and a contributor bitmap).
+ *
+ * A slot holds one chunk of one collective in progress: its key (context
+ * id, collective sequence number, chunk index), what every contribution
+ * must agree on, a bitmap of the ranks that contributed (so a duplicate is
+ * never added twice), the accumulator, and for rank-ordered folding the
+ * next rank due. Slots come from a fixed pool: when it is empty the caller
+ * refuses the contribution with BUSY and the sender tries again, so a full
+ * pool slows senders down instead of losing data.
+ *
+ * One table per worker lcore (a shard), touched only by that lcore: no
+ * locks, no atomics. Pure C; the switch's collective stage drives it.
+ */
+#ifndef ACIS_AGG_H
+#define ACIS_AGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct acis_slot_key {
+	uint32_t ctx;
+	uint32_t seq;
+	uint32_t chunk;
+};
+
+struct acis_slot {
+	struct acis_slot_key key;
+	/* what every contribution must agree on */
+	uint8_t opcode;
+	uint8_t dtype;
+	uint8_t op;
+	uint8_t order_free;  /**< fold on arrival (else in rank order) */
+	uint16_t chunk_size;
+	uint16_t payload_len;
+	uint32_t root;
+	uint64_t msg_size;
+	uint32_t size;       /**< contributions expected (P) */
+	uint32_t arrived;    /**< distinct contributors seen */
+	uint32_t folded;     /**< contributions folded into acc */
+	uint32_t next_rank;  /**< rank-ordered folding: next rank due */
+	void *held;          /**< caller's list of early contributions */
+	uint32_t n_held;
+	uint32_t index;      /**< in the pool */
+	uint64_t opened_tsc; /**< when the first contribution arrived */
+	uint64_t *bitmap;    /**< [ceil(max_ranks/64)] contributors */
+	uint8_t *acc;        /**< accumulator, acc_bytes, 64-byte aligned */
+};
+
+struct acis_agg;
+
+/** Counters of one table. */
+struct acis_agg_stats {
+	uint64_t opened;
+	uint64_t completed;
+	uint64_t busy;       /**< refused: pool empty */
+	uint32_t in_use;
+	uint32_t capacity;
+	uint32_t high_water;
+};
+
+/**
+ * Create a table of n_slots slots, each with a bitmap for max_ranks
+ * contributors and acc_bytes of accumulator. NULL on bad sizes or no memory.
+ */
+struct acis_agg *acis_agg_create(uint32_t n_slots, uint32_t max_ranks,
+				 uint32_t acc_bytes);
+void acis_agg_free(struct acis_agg *a);
+
+/** The open slot for key, or NULL. */
+struct acis_slot *acis_agg_find(struct acis_agg *a,
+				const struct acis_slot_key *key);
+
+/** Open a slot for key (which must not be open) expecting size
+ * contributions; NULL when the pool is empty (counted as busy). */
+struct acis_slot *acis_agg_open(struct acis_agg *a,
+				const struct acis_slot_key *key, uint32_t size);
+
+/** Return a slot to the pool (its key is forgotten). */
+void acis_agg_close(struct acis_agg *a, struct acis_slot *s, int completed);
+
+/** Mark rank as a contributor; 1 if new, 0 if it had contributed. */
+static inline int
+acis_slot_mark(struct acis_slot *s, uint32_t rank)
+{
+	uint64_t bit = 1ull << (rank & 63);
+	uint64_t *w = &s->bitmap[rank >> 6];
+
+	if (*w & bit)
+		return 0;
+	*w |= bit;
+	s->arrived++;
+	return 1;
+}
+
+/** Slot by pool index (for walking), NULL if free. */
+struct acis_slot *acis_agg_slot(struct acis_agg *a, uint32_t index);
+
+void acis_agg_get_stats(const struct acis_agg *a, struct acis_agg_stats *s);
+
+/** Largest contributor count a slot can track. */
+uint32_t acis_agg_max_ranks(const struct acis_agg *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACIS_AGG_H */

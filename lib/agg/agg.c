@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Aggregation slot pool and its hash index; see acis_agg.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "acis_agg.h"
+
+#define EMPTY UINT32_MAX
+
+struct acis_agg {
+	uint32_t n_slots;
+	uint32_t max_ranks;
+	uint32_t words;      /* bitmap words per slot */
+	uint32_t acc_bytes;
+	struct acis_slot *slots;
+	uint32_t *free_list; /* stack of free slot indexes */
+	uint32_t n_free;
+	uint32_t *index;     /* open addressing: slot index or EMPTY */
+	uint32_t mask;
+	uint8_t *used;       /* [n_slots] */
+	uint64_t *bitmaps;
+	uint8_t *accs;
+	struct acis_agg_stats st;
+};
+
+static inline uint32_t
+key_hash(const struct acis_slot_key *k)
+{
+	uint64_t h = ((uint64_t)k->ctx << 32 | k->seq) * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)k->chunk * 0xc2b2ae3d27d4eb4full;
+	h ^= h >> 29;
+	return (uint32_t)h;
+}
+
+static inline int
+key_eq(const struct acis_slot_key *a, const struct acis_slot_key *b)
+{
+	return a->ctx == b->ctx && a->seq == b->seq && a->chunk == b->chunk;
+}
+
+struct acis_agg *
+acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
+{
+	struct acis_agg *a;
+	uint32_t i, ib = 1;
+
+	if (n_slots == 0 || n_slots > (1u << 22) || max_ranks == 0 ||
+	    acc_bytes == 0 || acc_bytes > (1u << 20))
+		return NULL;
+	while (ib < 2 * n_slots)
+		ib <<= 1;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return NULL;
+	a->n_slots = n_slots;
+	a->max_ranks = max_ranks;
+	a->words = (max_ranks + 63) / 64;
+	a->acc_bytes = (acc_bytes + 63) & ~63u;
+	a->slots = calloc(n_slots, sizeof(*a->slots));
+	a->free_list = malloc(n_slots * sizeof(uint32_t));
+	a->index = malloc(ib * sizeof(uint32_t));
+	a->used = calloc(n_slots, 1);
+	a->bitmaps = calloc((size_t)n_slots * a->words, sizeof(uint64_t));
+	a->accs = aligned_alloc(64, (size_t)n_slots * a->acc_bytes);
+	if (a->slots == NULL || a->free_list == NULL || a->index == NULL ||
+	    a->used == NULL || a->bitmaps == NULL || a->accs == NULL) {
+		acis_agg_free(a);
+		return NULL;
+	}
+	a->mask = ib - 1;
+	memset(a->index, 0xff, ib * sizeof(uint32_t));
+	for (i = 0; i < n_slots; i++) {
+		a->slots[i].index = i;
+		a->slots[i].bitmap = &a->bitmaps[(size_t)i * a->words];
+		a->slots[i].acc = &a->accs[(size_t)i * a->acc_bytes];
+		a->free_list[i] = n_slots - 1 - i;
+	}
+	a->n_free = n_slots;
+	a->st.capacity = n_slots;
+	return a;
+}
+
+void
+acis_agg_free(struct acis_agg *a)
+{
+	if (a == NULL)
+		return;
+	free(a->slots);
+	free(a->free_list);
+	free(a->index);
+	free(a->used);
+	free(a->bitmaps);
+	free(a->accs);
+	free(a);
+}
+
+struct acis_slot *
+acis_agg_find(struct acis_agg *a, const struct acis_slot_key *key)
+{
+	uint32_t i = key_hash(key) & a->mask;
+
+	for (;;) {
+		uint32_t s = a->index[i];
+
+		if (s == EMPTY)
+			return NULL;
+		if (key_eq(&a->slots[s].key, key))
+			return &a->slots[s];
+		i = (i + 1) & a->mask;
+	}
+}
+
+struct acis_slot *
+acis_agg_open(struct acis_agg *a, const struct acis_slot_key *key,
+	      uint32_t size)
+{
+	struct acis_slot *s;
+	uint32_t i, idx;
+
+	if (a->n_free == 0 || size == 0 || size > a->max_ranks) {
+		a->st.busy += a->n_free == 0;
+		return NULL;
+	}
+	idx = a->free_list[--a->n_free];
+	s = &a->slots[idx];
+	memset(s->bitmap, 0, ((size + 63) / 64) * sizeof(uint64_t));
+	s->key = *key;
+	s->size = size;
+	s->arrived = 0;
+	s->folded = 0;
+	s->next_rank = 0;
+	s->held = NULL;
+	s->n_held = 0;
+	a->used[idx] = 1;
+	for (i = key_hash(key) & a->mask; a->index[i] != EMPTY;
+	     i = (i + 1) & a->mask)
+		;
+	a->index[i] = idx;
+	a->st.opened++;
+	a->st.in_use++;
+	if (a->st.in_use > a->st.high_water)
+		a->st.high_water = a->st.in_use;
+	return s;
+}
+
+void
+acis_agg_close(struct acis_agg *a, struct acis_slot *s, int completed)
+{
+	uint32_t i = key_hash(&s->key) & a->mask, j;
+
+	while (a->index[i] != s->index)
+		i = (i + 1) & a->mask;
+	/* Backward-shift deletion keeps every probe chain unbroken without
+	 * tombstones. */
+	a->index[i] = EMPTY;
+	for (j = (i + 1) & a->mask; a->index[j] != EMPTY;
+	     j = (j + 1) & a->mask) {
+		uint32_t home = key_hash(&a->slots[a->index[j]].key) & a->mask;
+
+		/* Move j back to i if its home is not in (i, j]. */
+		if (((j - home) & a->mask) >= ((j - i) & a->mask)) {
+			a->index[i] = a->index[j];
+			a->index[j] = EMPTY;
+			i = j;
+		}
+	}
+	a->used[s->index] = 0;
+	a->free_list[a->n_free++] = s->index;
+	a->st.in_use--;
+	if (completed)
+		a->st.completed++;
+}
+
+struct acis_slot *
+acis_agg_slot(struct acis_agg *a, uint32_t index)
+{
+	return index < a->n_slots && a->used[index] ? &a->slots[index] : NULL;
+}
+
+void
+acis_agg_get_stats(const struct acis_agg *a, struct acis_agg_stats *s)
+{
+	*s = a->st;
+}
+
+uint32_t
+acis_agg_max_ranks(const struct acis_agg *a)
+{
+	return a->max_ranks;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libacis: run MPI-style collectives through an acis switch.
+ *
+ * A host process joins a job with its world rank, gets the world
+ * communicator, splits communicators, and calls collectives with MPI's
+ * argument order (send buffer, receive buffer, count, datatype, op, root,
+ * communicator). The switch does the reduction, gathering and multicast;
+ * each host sends its data once and receives the result once. Transport is
+ * ordinary UDP sockets (no DPDK on hosts), batched with sendmmsg/recvmmsg
+ * and a window of chunks in flight.
+ *
+ * Every call returns ACIS_OK (0) or a negative ACIS_ERR_* code;
+ * acis_strerror() names it and acis_last_error() explains the last failure.
+ * Every blocking call gives up after the configured timeout: no call waits
+ * forever. One acis_ctx per thread: the library takes no locks.
+ *
+ * Datatypes (ACIS_INT32 ... ACIS_BFLOAT16) and ops (ACIS_OP_SUM ...) are
+ * the wire protocol's codes from acis_proto.h.
+ */
+#ifndef ACIS_H
+#define ACIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acis_proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ACIS_OK 0
+#define ACIS_ERR_INVAL (-1)   /**< bad argument */
+#define ACIS_ERR_NOMEM (-2)   /**< out of memory */
+#define ACIS_ERR_SYS (-3)     /**< a system call failed (errno kept) */
+#define ACIS_ERR_TIMEOUT (-4) /**< no answer before the deadline */
+#define ACIS_ERR_REFUSED (-5) /**< the switch refused (see acis_last_error) */
+#define ACIS_ERR_STATE (-6)   /**< object not usable (freed, not joined) */
+
+/** Split color meaning "not in any new communicator" (MPI_UNDEFINED). */
+#define ACIS_UNDEFINED (-1)
+/** Send buffer meaning "the receive buffer holds my contribution". */
+#define ACIS_IN_PLACE ((const void *)1)
+
+typedef struct acis_ctx acis_ctx_t;
+typedef struct acis_comm acis_comm_t;
+typedef struct acis_req acis_req_t;
+
+struct acis_config {
+	const char *switch_ip;   /**< the switch's IPv4 address */
+	uint16_t switch_port;    /**< ACiS UDP port; 0: 47000 */
+	uint32_t job;            /**< job id shared by all ranks */
+	uint32_t rank;           /**< my world rank */
+	uint32_t size;           /**< world size */
+	const char *bind_ip;     /**< local address; NULL: any */
+	uint16_t bind_port;      /**< local UDP port; 0: any */
+	unsigned int timeout_ms; /**< per blocking call; 0: 10000 */
+	unsigned int window;     /**< chunks in flight; 0: 128 */
+	unsigned int mtu;        /**< IPv4 MTU toward the switch; 0: 1500 */
+};
+
+/**
+ * Defaults, then the environment: ACIS_SWITCH (ip[:port]), ACIS_JOB,
+ * ACIS_RANK, ACIS_SIZE, ACIS_TIMEOUT_MS, ACIS_WINDOW, ACIS_MTU.
+ */
+void acis_config_default(struct acis_config *cfg);
+
+/** Join the job; returns when every rank has joined (or on timeout). */
+int acis_init(const struct acis_config *cfg, acis_ctx_t **ctx);
+/** Leave the job and release everything (comms included). */
+int acis_finalize(acis_ctx_t *ctx);
+
+acis_comm_t *acis_comm_world(acis_ctx_t *ctx);
+int acis_comm_rank(const acis_comm_t *comm);
+int acis_comm_size(const acis_comm_t *comm);
+/** The switch's context id of a communicator. */
+uint32_t acis_comm_id(const acis_comm_t *comm);
+
+/** Collective over comm, like MPI_Comm_split: ranks with one color form a
+ * communicator, ordered by (key, rank). *newcomm is NULL for color
+ * ACIS_UNDEFINED. */
+int acis_comm_split(acis_comm_t *comm, int color, int key,
+		    acis_comm_t **newcomm);
+/** Use a communicator made through management (acisctl comm-create). */
+int acis_comm_attach(acis_ctx_t *ctx, uint32_t id, acis_comm_t **comm);
+/** Collective free; *comm becomes NULL. The world cannot be freed. */
+int acis_comm_free(acis_comm_t **comm);
+
+/* ---- blocking collectives ---- */
+int acis_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+		   enum acis_dtype dt, enum acis_op op, acis_comm_t *comm);
+int acis_reduce(const void *sendbuf, void *recvbuf, size_t count,
+		enum acis_dtype dt, enum acis_op op, int root,
+		acis_comm_t *comm);
+int acis_bcast(void *buf, size_t count, enum acis_dtype dt, int root,
+	       acis_comm_t *comm);
+/** count elements per rank; sendbuf (root) holds size * count. */
+int acis_scatter(const void *sendbuf, void *recvbuf, size_t count,
+		 enum acis_dtype dt, int root, acis_comm_t *comm);
+/** count elements per rank; recvbuf (root) holds size * count, in rank order. */
+int acis_gather(const void *sendbuf, void *recvbuf, size_t count,
+		enum acis_dtype dt, int root, acis_comm_t *comm);
+int acis_allgather(const void *sendbuf, void *recvbuf, size_t count,
+		   enum acis_dtype dt, acis_comm_t *comm);
+/** MPI_Reduce_scatter_block: sendbuf holds size * recvcount elements. */
+int acis_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
+			enum acis_dtype dt, enum acis_op op,
+			acis_comm_t *comm);
+int acis_barrier(acis_comm_t *comm);
+
+/* ---- non-blocking collectives: start now, finish in acis_wait/test ---- */
+int acis_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
+		    enum acis_dtype dt, enum acis_op op, acis_comm_t *comm,
+		    acis_req_t **req);
+int acis_ireduce(const void *sendbuf, void *recvbuf, size_t count,
+		 enum acis_dtype dt, enum acis_op op, int root,
+		 acis_comm_t *comm, acis_req_t **req);
+int acis_ibcast(void *buf, size_t count, enum acis_dtype dt, int root,
+		acis_comm_t *comm, acis_req_t **req);
+int acis_iscatter(const void *sendbuf, void *recvbuf, size_t count,
+		  enum acis_dtype dt, int root, acis_comm_t *comm,
+		  acis_req_t **req);
+int acis_igather(const void *sendbuf, void *recvbuf, size_t count,
+		 enum acis_dtype dt, int root, acis_comm_t *comm,
+		 acis_req_t **req);
+int acis_iallgather(const void *sendbuf, void *recvbuf, size_t count,
+		    enum acis_dtype dt, acis_comm_t *comm, acis_req_t **req);
+int acis_ireduce_scatter(const void *sendbuf, void *recvbuf,
+			 size_t recvcount, enum acis_dtype dt, enum acis_op op,
+			 acis_comm_t *comm, acis_req_t **req);
+int acis_ibarrier(acis_comm_t *comm, acis_req_t **req);
+
+/** Wait for a request to finish; frees it and sets *req to NULL. */
+int acis_wait(acis_req_t **req);
+/** Progress; *done = 1 (and *req freed, NULL) when it finished. */
+int acis_test(acis_req_t **req, int *done);
+/** Wait for n requests; returns the first error, all are freed. */
+int acis_waitall(size_t n, acis_req_t **reqs);
+
+const char *acis_strerror(int err);
+/** What went wrong last in this context, in words. */
+const char *acis_last_error(const acis_ctx_t *ctx);
+
+/** Counters of a context (for tools and tests). */
+struct acis_client_stats {
+	uint64_t msgs_sent, msgs_received, bytes_sent, bytes_received;
+	uint64_t busy_retries;  /**< chunks sent again after NACK BUSY */
+	uint64_t ctrl_retries;  /**< control requests sent again */
+	uint64_t stray;         /**< messages for no request (late, foreign) */
+	uint64_t unexpected;    /**< results kept until their collective began */
+	uint64_t send_batches, recv_batches;
+};
+void acis_get_stats(const acis_ctx_t *ctx, struct acis_client_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACIS_H */

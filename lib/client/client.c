@@ -1,0 +1,1356 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libacis: the host side of the ACiS protocol (doc/wire-format.md).
+ *
+ * A request is one collective in progress. Its chunks go out in batches
+ * (sendmmsg) while fewer than `window` of them wait for an answer; answers
+ * (RESULT or ACK) and forwarded blocks come in in batches (recvmmsg) and
+ * are placed straight into the user's buffer. All requests progress
+ * whenever the application is inside the library (wait, test, a blocking
+ * call), as in MPI. Nothing waits without a deadline.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "acis.h"
+
+#define BATCH 64
+#define RX_BUF 9216
+#define CTRL_RESEND_MS 100
+#define BUSY_BACKOFF_NS 200000ull /* 200 us */
+/* Results that arrive before their collective was started here (the root
+ * of a bcast can be ahead of us) wait in the unexpected-message queue, as
+ * in MPI's UMQ; this bounds its memory. */
+#define UMQ_MAX_BYTES (256ull << 20)
+
+struct umsg {
+	struct umsg *next;
+	uint32_t comm, seq;
+	size_t len;
+	uint8_t data[];
+};
+
+struct acis_comm {
+	acis_ctx_t *ctx;
+	uint32_t id;
+	uint32_t rank;
+	uint32_t size;
+	uint32_t seq; /* next collective sequence number */
+	int is_world;
+	struct acis_comm *next;
+};
+
+struct acis_req {
+	acis_ctx_t *ctx;
+	acis_comm_t *comm;
+	struct acis_req *next;
+	uint8_t coll, dtype, op, packed;
+	uint32_t root, seq;
+	uint64_t msg_size; /* bytes of one rank's block */
+	uint32_t cs;       /* chunk size */
+	uint32_t cpr;      /* chunks per block */
+	const uint8_t *sbuf;
+	uint8_t *rbuf;
+	/* sending */
+	uint32_t n_send, next_send, answered, outstanding;
+	uint8_t *ans;      /* [n_send] 1 = answered */
+	uint32_t *retry;   /* chunks refused BUSY, to send again */
+	uint32_t n_retry;
+	uint64_t retry_at;
+	/* receiving */
+	uint64_t n_recv, got;
+	uint8_t *rcv;      /* [recv index space] 1 = received */
+	uint64_t rcv_space;
+	uint64_t deadline;
+	int status;
+	int done;
+};
+
+struct acis_ctx {
+	int fd;
+	struct sockaddr_in sw;
+	struct acis_config cfg;
+	uint32_t chunk_size;
+	acis_comm_t *world;
+	acis_comm_t *comms;
+	acis_req_t *active;
+	struct umsg *umq, **umq_tail;
+	uint64_t umq_bytes;
+	char err[256];
+	struct acis_client_stats st;
+	struct {
+		int waiting, got;
+		uint8_t opcode;
+		uint32_t job, comm, seq;
+		struct acis_hdr reply;
+	} ctl;
+	struct mmsghdr rx_msgs[BATCH];
+	struct iovec rx_iov[BATCH];
+	struct sockaddr_in rx_from[BATCH];
+	uint8_t *rx_bufs;
+	struct mmsghdr tx_msgs[BATCH];
+	struct iovec tx_iov[BATCH][2];
+	uint8_t tx_hdr[BATCH][ACIS_HDR_LEN];
+	unsigned int tx_n;
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int
+fail(acis_ctx_t *ctx, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(ctx->err, sizeof(ctx->err), fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+const char *
+acis_strerror(int err)
+{
+	switch (err) {
+	case ACIS_OK:
+		return "success";
+	case ACIS_ERR_INVAL:
+		return "invalid argument";
+	case ACIS_ERR_NOMEM:
+		return "out of memory";
+	case ACIS_ERR_SYS:
+		return "system call failed";
+	case ACIS_ERR_TIMEOUT:
+		return "timed out waiting for the switch or other ranks";
+	case ACIS_ERR_REFUSED:
+		return "refused by the switch";
+	case ACIS_ERR_STATE:
+		return "object not in a usable state";
+	default:
+		return "unknown error";
+	}
+}
+
+const char *
+acis_last_error(const acis_ctx_t *ctx)
+{
+	return ctx != NULL && ctx->err[0] ? ctx->err : "no error";
+}
+
+static const char *
+status_name(unsigned int s)
+{
+	static const char *const n[ACIS_S_MAX] = {
+		"ok", "busy", "unknown job", "unknown communicator",
+		"not a member", "bad arguments", "mismatch with other ranks",
+		"rank taken by another host", "world size mismatch",
+		"switch table full", "deadline passed",
+	};
+
+	return s < ACIS_S_MAX ? n[s] : "unknown status";
+}
+
+void
+acis_get_stats(const acis_ctx_t *ctx, struct acis_client_stats *s)
+{
+	*s = ctx->st;
+}
+
+static unsigned long
+env_ul(const char *name, unsigned long dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long x;
+
+	if (v == NULL || *v == '\0')
+		return dflt;
+	x = strtoul(v, &end, 0);
+	return *end == '\0' ? x : dflt;
+}
+
+void
+acis_config_default(struct acis_config *cfg)
+{
+	static char sw[64];
+	const char *v = getenv("ACIS_SWITCH");
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->switch_ip = "10.77.0.1";
+	if (v != NULL && *v != '\0') {
+		char *colon;
+
+		snprintf(sw, sizeof(sw), "%s", v);
+		colon = strchr(sw, ':');
+		if (colon != NULL) {
+			*colon = '\0';
+			cfg->switch_port = (uint16_t)strtoul(colon + 1, NULL, 10);
+		}
+		cfg->switch_ip = sw;
+	}
+	cfg->job = (uint32_t)env_ul("ACIS_JOB", 1);
+	cfg->rank = (uint32_t)env_ul("ACIS_RANK", 0);
+	cfg->size = (uint32_t)env_ul("ACIS_SIZE", 1);
+	cfg->timeout_ms = (unsigned int)env_ul("ACIS_TIMEOUT_MS", 0);
+	cfg->window = (unsigned int)env_ul("ACIS_WINDOW", 0);
+	cfg->mtu = (unsigned int)env_ul("ACIS_MTU", 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sending                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+flush(acis_ctx_t *ctx)
+{
+	unsigned int off = 0;
+
+	while (off < ctx->tx_n) {
+		int n = sendmmsg(ctx->fd, &ctx->tx_msgs[off], ctx->tx_n - off, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == ENOBUFS) {
+				struct pollfd p = {.fd = ctx->fd, .events = POLLOUT};
+
+				poll(&p, 1, 10);
+				continue;
+			}
+			ctx->tx_n = 0;
+			return fail(ctx, ACIS_ERR_SYS, "sendmmsg: %s",
+				    strerror(errno));
+		}
+		ctx->st.send_batches++;
+		off += (unsigned int)n;
+	}
+	ctx->tx_n = 0;
+	return ACIS_OK;
+}
+
+/* Queue one message: header h, payload len bytes at data (not copied:
+ * it must stay valid until the next flush). */
+static int
+queue_msg(acis_ctx_t *ctx, const struct acis_hdr *h, const void *data,
+	  size_t len)
+{
+	unsigned int i;
+	int rc;
+
+	if (ctx->tx_n == BATCH && (rc = flush(ctx)) != ACIS_OK)
+		return rc;
+	i = ctx->tx_n++;
+	acis_hdr_encode(h, ctx->tx_hdr[i]);
+	ctx->tx_iov[i][0].iov_base = ctx->tx_hdr[i];
+	ctx->tx_iov[i][0].iov_len = ACIS_HDR_LEN;
+	ctx->tx_iov[i][1].iov_base = (void *)(uintptr_t)data;
+	ctx->tx_iov[i][1].iov_len = len;
+	memset(&ctx->tx_msgs[i], 0, sizeof(ctx->tx_msgs[i]));
+	ctx->tx_msgs[i].msg_hdr.msg_name = &ctx->sw;
+	ctx->tx_msgs[i].msg_hdr.msg_namelen = sizeof(ctx->sw);
+	ctx->tx_msgs[i].msg_hdr.msg_iov = ctx->tx_iov[i];
+	ctx->tx_msgs[i].msg_hdr.msg_iovlen = len ? 2 : 1;
+	ctx->st.msgs_sent++;
+	ctx->st.bytes_sent += ACIS_HDR_LEN + len;
+	return ACIS_OK;
+}
+
+static void
+base_hdr(const acis_req_t *r, struct acis_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->version = ACIS_PROTO_VERSION;
+	h->type = ACIS_T_DATA;
+	h->opcode = ACIS_OPCODE(r->coll, ACIS_A_DEFAULT);
+	h->dtype = r->coll == ACIS_C_BARRIER ? 0 : r->dtype;
+	h->op = r->op;
+	h->hdr_len = ACIS_HDR_LEN;
+	h->job = r->ctx->cfg.job;
+	h->comm = r->comm->id;
+	h->rank = r->comm->rank;
+	h->root = r->root;
+	h->seq = r->seq;
+	h->msg_size = r->msg_size;
+	h->chunk_size = (uint16_t)r->cs;
+	h->contributors = 1;
+}
+
+/* Wire chunk index, payload and length of send index k. */
+static void
+send_chunk(const acis_req_t *r, uint32_t k, uint32_t *chunk,
+	   const uint8_t **src, size_t *len)
+{
+	uint32_t b = 0, c = k;
+
+	if (r->packed || r->coll == ACIS_C_BARRIER) {
+		*chunk = 0;
+		*src = r->sbuf;
+		*len = r->msg_size;
+		return;
+	}
+	if (r->coll == ACIS_C_SCATTER) {
+		b = k / r->cpr;
+		c = k % r->cpr;
+		if (b >= r->root)
+			b++; /* the root keeps its own block */
+		*chunk = b * r->cpr + c;
+	} else if (r->coll == ACIS_C_REDUCE_SCATTER) {
+		b = k / r->cpr;
+		c = k % r->cpr;
+		*chunk = k;
+	} else {
+		*chunk = k;
+	}
+	*src = r->sbuf + (uint64_t)b * r->msg_size + (uint64_t)c * r->cs;
+	*len = r->msg_size - (uint64_t)c * r->cs < r->cs ?
+		       r->msg_size - (uint64_t)c * r->cs : r->cs;
+}
+
+/* Send index of a wire chunk index (for ACK and NACK), or UINT32_MAX. */
+static uint32_t
+send_index(const acis_req_t *r, uint32_t chunk)
+{
+	uint32_t k = chunk;
+
+	if (r->coll == ACIS_C_SCATTER) {
+		uint32_t b = chunk / r->cpr;
+
+		if (b == r->root || b >= r->comm->size)
+			return UINT32_MAX;
+		k = (b > r->root ? b - 1 : b) * r->cpr + chunk % r->cpr;
+	}
+	return k < r->n_send ? k : UINT32_MAX;
+}
+
+static int
+send_one(acis_req_t *r, uint32_t k, int retrans)
+{
+	struct acis_hdr h;
+	const uint8_t *src;
+	size_t len;
+
+	base_hdr(r, &h);
+	send_chunk(r, k, &h.chunk, &src, &len);
+	h.payload_len = (uint16_t)len;
+	if (retrans)
+		h.flags |= ACIS_F_RETRANS;
+	if (k + 1 == r->n_send)
+		h.flags |= ACIS_F_LAST;
+	return queue_msg(r->ctx, &h, src, len);
+}
+
+/* Send what the window allows, and BUSY retries that are due. */
+static int
+pump(acis_req_t *r, uint64_t now)
+{
+	unsigned int window = r->ctx->cfg.window;
+	int rc;
+
+	if (r->n_retry && now >= r->retry_at) {
+		uint32_t i;
+
+		for (i = 0; i < r->n_retry; i++) {
+			if (!r->ans[r->retry[i]] &&
+			    (rc = send_one(r, r->retry[i], 1)) != ACIS_OK)
+				return rc;
+			r->ctx->st.busy_retries++;
+		}
+		r->n_retry = 0;
+	}
+	while (r->next_send < r->n_send && r->outstanding < window) {
+		if ((rc = send_one(r, r->next_send, 0)) != ACIS_OK)
+			return rc;
+		r->next_send++;
+		r->outstanding++;
+	}
+	return ACIS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiving                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+finish_if_done(acis_req_t *r)
+{
+	if (!r->done && r->answered == r->n_send && r->got == r->n_recv)
+		r->done = 1;
+}
+
+static void
+answer_send(acis_req_t *r, uint32_t k)
+{
+	if (k == UINT32_MAX || r->ans[k])
+		return;
+	r->ans[k] = 1;
+	r->answered++;
+	r->outstanding--;
+}
+
+/* Place a RESULT; returns 0 or -1 when it does not fit the request. */
+static int
+take_result(acis_req_t *r, const struct acis_hdr *h, const uint8_t *p)
+{
+	uint64_t idx, off;
+	uint32_t me = r->comm->rank, P = r->comm->size;
+	uint32_t ans = UINT32_MAX;
+	size_t want;
+
+	if (r->packed) {
+		if (!(h->flags & ACIS_F_PACKED) ||
+		    h->payload_len != r->msg_size * P)
+			return -1;
+		idx = 0;
+		off = 0;
+		ans = 0;
+	} else if (r->coll == ACIS_C_BARRIER) {
+		idx = 0;
+		off = 0;
+		ans = 0;
+	} else {
+		uint32_t blk = h->rank, c = h->chunk;
+
+		if (c >= r->cpr)
+			return -1;
+		switch (r->coll) {
+		case ACIS_C_ALLREDUCE:
+		case ACIS_C_REDUCE:
+			idx = c;
+			off = (uint64_t)c * r->cs;
+			ans = c;
+			break;
+		case ACIS_C_REDUCE_SCATTER:
+			if (blk != me)
+				return -1;
+			idx = c;
+			off = (uint64_t)c * r->cs;
+			ans = me * r->cpr + c;
+			break;
+		case ACIS_C_BCAST:
+		case ACIS_C_SCATTER:
+			if (blk != me)
+				return -1;
+			idx = c;
+			off = (uint64_t)c * r->cs;
+			break;
+		default: /* gather, allgather: rank-ordered blocks */
+			if (blk >= P || blk == me)
+				return -1;
+			idx = (uint64_t)blk * r->cpr + c;
+			off = (uint64_t)blk * r->msg_size + (uint64_t)c * r->cs;
+		}
+		want = r->msg_size - (uint64_t)c * r->cs < r->cs ?
+			       r->msg_size - (uint64_t)c * r->cs : r->cs;
+		if (h->payload_len != want)
+			return -1;
+	}
+	if (idx >= r->rcv_space)
+		return -1;
+	if (!r->rcv[idx]) {
+		r->rcv[idx] = 1;
+		r->got++;
+		if (h->payload_len)
+			memcpy(r->rbuf + off, p, h->payload_len);
+	}
+	if (ans != UINT32_MAX)
+		answer_send(r, ans);
+	return 0;
+}
+
+static acis_req_t *
+find_req(acis_ctx_t *ctx, uint32_t comm, uint32_t seq)
+{
+	acis_req_t *r;
+
+	for (r = ctx->active; r != NULL; r = r->next)
+		if (r->comm->id == comm && r->seq == seq)
+			return r;
+	return NULL;
+}
+
+static acis_comm_t *
+find_comm(acis_ctx_t *ctx, uint32_t id)
+{
+	acis_comm_t *c;
+
+	for (c = ctx->comms; c != NULL; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+/* Keep a RESULT for a collective this rank has not started yet. */
+static int
+umq_stash(acis_ctx_t *ctx, const struct acis_hdr *h, const uint8_t *p,
+	  size_t len)
+{
+	acis_comm_t *c = find_comm(ctx, h->comm);
+	struct umsg *u;
+
+	/* seq - c->seq as signed: ahead of us, within reason */
+	if (c == NULL || (int32_t)(h->seq - c->seq) < 0 ||
+	    (int32_t)(h->seq - c->seq) > (1 << 20) ||
+	    ctx->umq_bytes + len > UMQ_MAX_BYTES)
+		return -1;
+	u = malloc(sizeof(*u) + len);
+	if (u == NULL)
+		return -1;
+	u->next = NULL;
+	u->comm = h->comm;
+	u->seq = h->seq;
+	u->len = len;
+	memcpy(u->data, p, len);
+	if (ctx->umq == NULL)
+		ctx->umq_tail = &ctx->umq;
+	*ctx->umq_tail = u;
+	ctx->umq_tail = &u->next;
+	ctx->umq_bytes += len;
+	ctx->st.unexpected++;
+	return 0;
+}
+
+static void dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
+		     const struct sockaddr_in *from);
+
+/* A request just started: hand it what came early, in arrival order. */
+static void
+umq_replay(acis_ctx_t *ctx, const acis_req_t *r)
+{
+	struct umsg **pp = &ctx->umq, *u;
+
+	while ((u = *pp) != NULL) {
+		if (u->comm != r->comm->id || u->seq != r->seq) {
+			pp = &u->next;
+			continue;
+		}
+		*pp = u->next;
+		if (ctx->umq_tail == &u->next)
+			ctx->umq_tail = pp;
+		ctx->umq_bytes -= u->len;
+		dispatch(ctx, u->data, u->len, &ctx->sw);
+		free(u);
+	}
+}
+
+static void
+umq_clear(acis_ctx_t *ctx)
+{
+	while (ctx->umq != NULL) {
+		struct umsg *u = ctx->umq;
+
+		ctx->umq = u->next;
+		free(u);
+	}
+	ctx->umq_bytes = 0;
+}
+
+static void
+dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
+	 const struct sockaddr_in *from)
+{
+	struct acis_hdr h;
+	acis_req_t *r;
+
+	if (from->sin_addr.s_addr != ctx->sw.sin_addr.s_addr ||
+	    acis_msg_parse(p, len, &h) != ACIS_E_OK) {
+		ctx->st.stray++;
+		return;
+	}
+	if (h.type == ACIS_T_CTRL_ACK) {
+		if (ctx->ctl.waiting && !ctx->ctl.got &&
+		    h.opcode == ctx->ctl.opcode && h.job == ctx->ctl.job &&
+		    (h.opcode == ACIS_CTRL_JOIN || h.opcode == ACIS_CTRL_LEAVE ||
+		     (h.comm == ctx->ctl.comm && h.seq == ctx->ctl.seq))) {
+			ctx->ctl.reply = h;
+			ctx->ctl.got = 1;
+		} else {
+			ctx->st.stray++;
+		}
+		return;
+	}
+	if (h.job != ctx->cfg.job) {
+		ctx->st.stray++;
+		return;
+	}
+	r = find_req(ctx, h.comm, h.seq);
+	if (r == NULL) {
+		if (h.type != ACIS_T_RESULT || umq_stash(ctx, &h, p, len) != 0)
+			ctx->st.stray++;
+		return;
+	}
+	if (r->done) {
+		ctx->st.stray++;
+		return;
+	}
+	switch (h.type) {
+	case ACIS_T_RESULT:
+		if (ACIS_OPCODE_COLL(h.opcode) != r->coll ||
+		    take_result(r, &h, p + h.hdr_len) != 0)
+			ctx->st.stray++;
+		break;
+	case ACIS_T_ACK:
+		answer_send(r, send_index(r, h.chunk));
+		break;
+	case ACIS_T_NACK:
+		if (h.status == ACIS_S_BUSY) {
+			uint32_t k = send_index(r, h.chunk);
+
+			if (k != UINT32_MAX && !r->ans[k] &&
+			    r->n_retry < r->n_send) {
+				r->retry[r->n_retry++] = k;
+				r->retry_at = now_ns() + BUSY_BACKOFF_NS;
+			}
+		} else {
+			r->status = fail(ctx, ACIS_ERR_REFUSED, "switch refused "
+					 "%s chunk %u: %s", acis_coll_name(r->coll),
+					 h.chunk, status_name(h.status));
+			r->done = 1;
+		}
+		return;
+	default:
+		ctx->st.stray++;
+	}
+	finish_if_done(r);
+}
+
+/* Receive whatever is there; wait up to wait_ms for the first message. */
+static int
+receive(acis_ctx_t *ctx, int wait_ms)
+{
+	int n, i, first = 1;
+
+	for (;;) {
+		if (first && wait_ms > 0) {
+			struct pollfd p = {.fd = ctx->fd, .events = POLLIN};
+
+			if (poll(&p, 1, wait_ms) <= 0)
+				return ACIS_OK;
+		}
+		for (i = 0; i < BATCH; i++) {
+			ctx->rx_msgs[i].msg_hdr.msg_namelen = sizeof(ctx->rx_from[i]);
+			ctx->rx_msgs[i].msg_hdr.msg_flags = 0;
+		}
+		n = recvmmsg(ctx->fd, ctx->rx_msgs, BATCH, MSG_DONTWAIT, NULL);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return ACIS_OK;
+			return fail(ctx, ACIS_ERR_SYS, "recvmmsg: %s",
+				    strerror(errno));
+		}
+		ctx->st.recv_batches++;
+		for (i = 0; i < n; i++) {
+			ctx->st.msgs_received++;
+			ctx->st.bytes_received += ctx->rx_msgs[i].msg_len;
+			dispatch(ctx, ctx->rx_iov[i].iov_base,
+				 ctx->rx_msgs[i].msg_len, &ctx->rx_from[i]);
+		}
+		if (n < BATCH)
+			return ACIS_OK;
+		first = 0;
+	}
+}
+
+/* One round of progress on every active request. */
+static int
+progress(acis_ctx_t *ctx, int wait_ms)
+{
+	uint64_t now = now_ns();
+	acis_req_t *r;
+	int rc, pending = 0;
+
+	for (r = ctx->active; r != NULL; r = r->next) {
+		if (r->done)
+			continue;
+		if (now > r->deadline) {
+			r->status = fail(ctx, ACIS_ERR_TIMEOUT, "%s on comm %u "
+					 "(seq %u): %u of %u chunks answered, "
+					 "%llu of %llu received before the "
+					 "deadline", acis_coll_name(r->coll),
+					 r->comm->id, r->seq, r->answered,
+					 r->n_send, (unsigned long long)r->got,
+					 (unsigned long long)r->n_recv);
+			r->done = 1;
+			continue;
+		}
+		if ((rc = pump(r, now)) != ACIS_OK)
+			return rc;
+		pending |= r->n_retry != 0;
+	}
+	if ((rc = flush(ctx)) != ACIS_OK)
+		return rc;
+	return receive(ctx, pending ? 0 : wait_ms);
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                             */
+/* ------------------------------------------------------------------ */
+
+static void
+req_free(acis_req_t *r)
+{
+	acis_req_t **pp;
+
+	if (r == NULL)
+		return;
+	for (pp = &r->ctx->active; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	free(r->ans);
+	free(r->retry);
+	free(r->rcv);
+	free(r);
+}
+
+static int
+start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
+      size_t count, enum acis_dtype dt, enum acis_op op, int root,
+      acis_req_t **out)
+{
+	acis_ctx_t *ctx;
+	acis_req_t *r, **tail;
+	uint32_t P, me;
+	unsigned int ds;
+
+	if (out == NULL)
+		return ACIS_ERR_INVAL;
+	*out = NULL;
+	if (comm == NULL || comm->ctx == NULL)
+		return ACIS_ERR_INVAL;
+	ctx = comm->ctx;
+	P = comm->size;
+	me = comm->rank;
+	ds = coll == ACIS_C_BARRIER ? 1 : acis_dtype_size(dt);
+	if (ds == 0)
+		return fail(ctx, ACIS_ERR_INVAL, "unknown datatype %d", dt);
+	if ((coll == ACIS_C_ALLREDUCE || coll == ACIS_C_REDUCE ||
+	     coll == ACIS_C_REDUCE_SCATTER) && !acis_op_valid(op, dt))
+		return fail(ctx, ACIS_ERR_INVAL, "op %s is not defined on %s",
+			    acis_op_name(op), acis_dtype_name(dt));
+	if ((coll == ACIS_C_REDUCE || coll == ACIS_C_BCAST ||
+	     coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) &&
+	    (root < 0 || (uint32_t)root >= P))
+		return fail(ctx, ACIS_ERR_INVAL, "root %d outside 0..%u", root,
+			    P - 1);
+	if (count > ACIS_MAX_MSG_SIZE / 8)
+		return fail(ctx, ACIS_ERR_INVAL, "count %zu too large", count);
+	if (sbuf == ACIS_IN_PLACE)
+		sbuf = rbuf;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return ACIS_ERR_NOMEM;
+	r->ctx = ctx;
+	r->comm = comm;
+	r->coll = coll;
+	r->dtype = (uint8_t)dt;
+	r->op = (uint8_t)(coll == ACIS_C_ALLREDUCE || coll == ACIS_C_REDUCE ||
+			  coll == ACIS_C_REDUCE_SCATTER ? op : ACIS_OP_NONE);
+	r->root = (coll == ACIS_C_REDUCE || coll == ACIS_C_BCAST ||
+		   coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) ?
+			  (uint32_t)root : ACIS_RANK_NONE;
+	r->msg_size = coll == ACIS_C_BARRIER ? 0 : (uint64_t)count * ds;
+	r->cs = ctx->chunk_size;
+	r->cpr = (uint32_t)acis_n_chunks(r->msg_size, r->cs);
+	r->sbuf = sbuf;
+	r->rbuf = rbuf;
+	r->packed = (coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER) &&
+		    (uint64_t)P * r->msg_size <= r->cs;
+	r->seq = comm->seq++;
+	r->deadline = now_ns() + (uint64_t)ctx->cfg.timeout_ms * 1000000ull;
+	/* what this rank sends and receives */
+	switch (coll) {
+	case ACIS_C_ALLREDUCE:
+		r->n_send = r->cpr;
+		r->n_recv = r->rcv_space = r->cpr;
+		break;
+	case ACIS_C_REDUCE:
+		r->n_send = r->cpr;
+		r->n_recv = r->rcv_space = me == r->root ? r->cpr : 0;
+		break;
+	case ACIS_C_BCAST:
+		r->sbuf = rbuf;
+		r->n_send = me == r->root ? r->cpr : 0;
+		r->n_recv = r->rcv_space = me == r->root ? 0 : r->cpr;
+		break;
+	case ACIS_C_SCATTER:
+		r->n_send = me == r->root ? (P - 1) * r->cpr : 0;
+		r->n_recv = r->rcv_space = me == r->root ? 0 : r->cpr;
+		break;
+	case ACIS_C_GATHER:
+		if (r->packed) {
+			r->n_send = 1;
+			r->n_recv = r->rcv_space = me == r->root;
+		} else {
+			r->n_send = me == r->root ? 0 : r->cpr;
+			r->n_recv = me == r->root ? (uint64_t)(P - 1) * r->cpr : 0;
+			r->rcv_space = me == r->root ? (uint64_t)P * r->cpr : 0;
+		}
+		break;
+	case ACIS_C_ALLGATHER:
+		if (r->packed) {
+			r->n_send = 1;
+			r->n_recv = r->rcv_space = 1;
+		} else {
+			r->n_send = r->cpr;
+			r->n_recv = (uint64_t)(P - 1) * r->cpr;
+			r->rcv_space = (uint64_t)P * r->cpr;
+		}
+		break;
+	case ACIS_C_REDUCE_SCATTER:
+		r->n_send = P * r->cpr;
+		r->n_recv = r->rcv_space = r->cpr;
+		break;
+	case ACIS_C_BARRIER:
+		r->n_send = 1;
+		r->n_recv = r->rcv_space = 1;
+		break;
+	}
+	r->ans = calloc(r->n_send + 1, 1);
+	r->retry = calloc(r->n_send + 1, sizeof(uint32_t));
+	r->rcv = calloc(r->rcv_space + 1, 1);
+	if (r->ans == NULL || r->retry == NULL || r->rcv == NULL) {
+		free(r->ans);
+		free(r->retry);
+		free(r->rcv);
+		free(r);
+		return ACIS_ERR_NOMEM;
+	}
+	/* Blocks a rank keeps for itself never cross the network. */
+	if ((coll == ACIS_C_SCATTER && me == r->root) ||
+	    (((coll == ACIS_C_GATHER && me == r->root) ||
+	      coll == ACIS_C_ALLGATHER) && !r->packed)) {
+		const uint8_t *own = coll == ACIS_C_SCATTER ?
+			(const uint8_t *)sbuf + (uint64_t)me * r->msg_size : sbuf;
+		uint8_t *dst = coll == ACIS_C_SCATTER ?
+			(uint8_t *)rbuf : (uint8_t *)rbuf + (uint64_t)me * r->msg_size;
+
+		if (r->msg_size != 0 && dst != own)
+			memmove(dst, own, r->msg_size);
+	}
+	if (coll == ACIS_C_GATHER && me != r->root && !r->packed)
+		r->rbuf = NULL;
+	for (tail = &ctx->active; *tail != NULL; tail = &(*tail)->next)
+		;
+	*tail = r;
+	if (ctx->umq != NULL)
+		umq_replay(ctx, r);
+	finish_if_done(r);
+	*out = r;
+	/* Get the first window out at once. */
+	return progress(ctx, 0);
+}
+
+int
+acis_test(acis_req_t **req, int *done)
+{
+	acis_req_t *r;
+	int rc;
+
+	if (req == NULL || *req == NULL || done == NULL)
+		return ACIS_ERR_INVAL;
+	r = *req;
+	*done = 0;
+	if (!r->done && (rc = progress(r->ctx, 0)) != ACIS_OK)
+		return rc;
+	if (!r->done)
+		return ACIS_OK;
+	*done = 1;
+	rc = r->status;
+	req_free(r);
+	*req = NULL;
+	return rc;
+}
+
+int
+acis_wait(acis_req_t **req)
+{
+	acis_req_t *r;
+	int rc;
+
+	if (req == NULL || *req == NULL)
+		return ACIS_ERR_INVAL;
+	r = *req;
+	while (!r->done) {
+		if ((rc = progress(r->ctx, 5)) != ACIS_OK) {
+			req_free(r);
+			*req = NULL;
+			return rc;
+		}
+	}
+	rc = r->status;
+	req_free(r);
+	*req = NULL;
+	return rc;
+}
+
+int
+acis_waitall(size_t n, acis_req_t **reqs)
+{
+	size_t i;
+	int rc, first = ACIS_OK;
+
+	for (i = 0; i < n; i++) {
+		if (reqs[i] == NULL)
+			continue;
+		rc = acis_wait(&reqs[i]);
+		if (rc != ACIS_OK && first == ACIS_OK)
+			first = rc;
+	}
+	return first;
+}
+
+static int
+run(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
+    size_t count, enum acis_dtype dt, enum acis_op op, int root)
+{
+	acis_req_t *r;
+	int rc = start(comm, coll, sbuf, rbuf, count, dt, op, root, &r);
+
+	if (rc != ACIS_OK) {
+		req_free(r);
+		return rc;
+	}
+	return acis_wait(&r);
+}
+
+int
+acis_allreduce(const void *s, void *r, size_t n, enum acis_dtype dt,
+	       enum acis_op op, acis_comm_t *c)
+{
+	return run(c, ACIS_C_ALLREDUCE, s, r, n, dt, op, 0);
+}
+
+int
+acis_reduce(const void *s, void *r, size_t n, enum acis_dtype dt,
+	    enum acis_op op, int root, acis_comm_t *c)
+{
+	return run(c, ACIS_C_REDUCE, s, r, n, dt, op, root);
+}
+
+int
+acis_bcast(void *b, size_t n, enum acis_dtype dt, int root, acis_comm_t *c)
+{
+	return run(c, ACIS_C_BCAST, b, b, n, dt, ACIS_OP_NONE, root);
+}
+
+int
+acis_scatter(const void *s, void *r, size_t n, enum acis_dtype dt, int root,
+	     acis_comm_t *c)
+{
+	return run(c, ACIS_C_SCATTER, s, r, n, dt, ACIS_OP_NONE, root);
+}
+
+int
+acis_gather(const void *s, void *r, size_t n, enum acis_dtype dt, int root,
+	    acis_comm_t *c)
+{
+	return run(c, ACIS_C_GATHER, s, r, n, dt, ACIS_OP_NONE, root);
+}
+
+int
+acis_allgather(const void *s, void *r, size_t n, enum acis_dtype dt,
+	       acis_comm_t *c)
+{
+	return run(c, ACIS_C_ALLGATHER, s, r, n, dt, ACIS_OP_NONE, 0);
+}
+
+int
+acis_reduce_scatter(const void *s, void *r, size_t n, enum acis_dtype dt,
+		    enum acis_op op, acis_comm_t *c)
+{
+	return run(c, ACIS_C_REDUCE_SCATTER, s, r, n, dt, op, 0);
+}
+
+int
+acis_barrier(acis_comm_t *c)
+{
+	return run(c, ACIS_C_BARRIER, NULL, NULL, 0, ACIS_INT32, ACIS_OP_NONE,
+		   0);
+}
+
+int
+acis_iallreduce(const void *s, void *r, size_t n, enum acis_dtype dt,
+		enum acis_op op, acis_comm_t *c, acis_req_t **q)
+{
+	return start(c, ACIS_C_ALLREDUCE, s, r, n, dt, op, 0, q);
+}
+
+int
+acis_ireduce(const void *s, void *r, size_t n, enum acis_dtype dt,
+	     enum acis_op op, int root, acis_comm_t *c, acis_req_t **q)
+{
+	return start(c, ACIS_C_REDUCE, s, r, n, dt, op, root, q);
+}
+
+int
+acis_ibcast(void *b, size_t n, enum acis_dtype dt, int root, acis_comm_t *c,
+	    acis_req_t **q)
+{
+	return start(c, ACIS_C_BCAST, b, b, n, dt, ACIS_OP_NONE, root, q);
+}
+
+int
+acis_iscatter(const void *s, void *r, size_t n, enum acis_dtype dt, int root,
+	      acis_comm_t *c, acis_req_t **q)
+{
+	return start(c, ACIS_C_SCATTER, s, r, n, dt, ACIS_OP_NONE, root, q);
+}
+
+int
+acis_igather(const void *s, void *r, size_t n, enum acis_dtype dt, int root,
+	     acis_comm_t *c, acis_req_t **q)
+{
+	return start(c, ACIS_C_GATHER, s, r, n, dt, ACIS_OP_NONE, root, q);
+}
+
+int
+acis_iallgather(const void *s, void *r, size_t n, enum acis_dtype dt,
+		acis_comm_t *c, acis_req_t **q)
+{
+	return start(c, ACIS_C_ALLGATHER, s, r, n, dt, ACIS_OP_NONE, 0, q);
+}
+
+int
+acis_ireduce_scatter(const void *s, void *r, size_t n, enum acis_dtype dt,
+		     enum acis_op op, acis_comm_t *c, acis_req_t **q)
+{
+	return start(c, ACIS_C_REDUCE_SCATTER, s, r, n, dt, op, 0, q);
+}
+
+int
+acis_ibarrier(acis_comm_t *c, acis_req_t **q)
+{
+	return start(c, ACIS_C_BARRIER, NULL, NULL, 0, ACIS_INT32,
+		     ACIS_OP_NONE, 0, q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Control                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Send a control request until its CTRL_ACK arrives or time runs out. */
+static int
+ctrl_call(acis_ctx_t *ctx, struct acis_hdr *h, struct acis_hdr *reply)
+{
+	uint64_t deadline = now_ns() + (uint64_t)ctx->cfg.timeout_ms * 1000000ull;
+	uint64_t next = 0;
+	int rc;
+
+	ctx->ctl.waiting = 1;
+	ctx->ctl.got = 0;
+	ctx->ctl.opcode = h->opcode;
+	ctx->ctl.job = h->job;
+	ctx->ctl.comm = h->comm;
+	ctx->ctl.seq = h->seq;
+	while (!ctx->ctl.got) {
+		uint64_t now = now_ns();
+
+		if (now > deadline) {
+			ctx->ctl.waiting = 0;
+			return fail(ctx, ACIS_ERR_TIMEOUT, "no answer from the "
+				    "switch at %s:%u to %s within %u ms",
+				    inet_ntoa(ctx->sw.sin_addr),
+				    ntohs(ctx->sw.sin_port),
+				    h->opcode == ACIS_CTRL_JOIN ? "join (are all "
+				    "ranks started, and the switch up?)" :
+				    "a control request", ctx->cfg.timeout_ms);
+		}
+		if (now >= next) {
+			if (next != 0)
+				ctx->st.ctrl_retries++;
+			if ((rc = queue_msg(ctx, h, NULL, 0)) != ACIS_OK ||
+			    (rc = flush(ctx)) != ACIS_OK) {
+				ctx->ctl.waiting = 0;
+				return rc;
+			}
+			next = now + CTRL_RESEND_MS * 1000000ull;
+		}
+		if ((rc = progress(ctx, 10)) != ACIS_OK) {
+			ctx->ctl.waiting = 0;
+			return rc;
+		}
+	}
+	ctx->ctl.waiting = 0;
+	*reply = ctx->ctl.reply;
+	if (reply->status != ACIS_S_OK)
+		return fail(ctx, ACIS_ERR_REFUSED, "switch refused the request: "
+			    "%s", status_name(reply->status));
+	return ACIS_OK;
+}
+
+static void
+ctrl_hdr(acis_ctx_t *ctx, uint8_t opcode, struct acis_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->version = ACIS_PROTO_VERSION;
+	h->type = ACIS_T_CTRL;
+	h->opcode = opcode;
+	h->hdr_len = ACIS_HDR_LEN;
+	h->job = ctx->cfg.job;
+	h->root = ACIS_RANK_NONE;
+}
+
+static acis_comm_t *
+comm_new(acis_ctx_t *ctx, uint32_t id, uint32_t rank, uint32_t size)
+{
+	acis_comm_t *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->ctx = ctx;
+	c->id = id;
+	c->rank = rank;
+	c->size = size;
+	c->next = ctx->comms;
+	ctx->comms = c;
+	return c;
+}
+
+static void
+comm_unlink(acis_comm_t *c)
+{
+	acis_comm_t **pp;
+
+	for (pp = &c->ctx->comms; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	free(c);
+}
+
+int
+acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
+{
+	acis_ctx_t *ctx;
+	struct acis_hdr h, reply;
+	struct sockaddr_in me;
+	int rc, i, big = 8 << 20;
+
+	if (cfg_in == NULL || out == NULL || cfg_in->switch_ip == NULL ||
+	    cfg_in->size == 0 || cfg_in->rank >= cfg_in->size)
+		return ACIS_ERR_INVAL;
+	*out = NULL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL)
+		return ACIS_ERR_NOMEM;
+	ctx->fd = -1;
+	ctx->cfg = *cfg_in;
+	if (ctx->cfg.switch_port == 0)
+		ctx->cfg.switch_port = 47000;
+	if (ctx->cfg.timeout_ms == 0)
+		ctx->cfg.timeout_ms = 10000;
+	if (ctx->cfg.window == 0)
+		ctx->cfg.window = 128;
+	if (ctx->cfg.mtu == 0)
+		ctx->cfg.mtu = 1500;
+	if (ctx->cfg.mtu < 576 || ctx->cfg.mtu > 9000) {
+		free(ctx);
+		return ACIS_ERR_INVAL;
+	}
+	ctx->chunk_size = ACIS_MAX_PAYLOAD(ctx->cfg.mtu) & ~7u;
+	ctx->rx_bufs = malloc((size_t)BATCH * RX_BUF);
+	if (ctx->rx_bufs == NULL) {
+		free(ctx);
+		return ACIS_ERR_NOMEM;
+	}
+	for (i = 0; i < BATCH; i++) {
+		ctx->rx_iov[i].iov_base = ctx->rx_bufs + (size_t)i * RX_BUF;
+		ctx->rx_iov[i].iov_len = RX_BUF;
+		ctx->rx_msgs[i].msg_hdr.msg_iov = &ctx->rx_iov[i];
+		ctx->rx_msgs[i].msg_hdr.msg_iovlen = 1;
+		ctx->rx_msgs[i].msg_hdr.msg_name = &ctx->rx_from[i];
+	}
+	memset(&ctx->sw, 0, sizeof(ctx->sw));
+	ctx->sw.sin_family = AF_INET;
+	ctx->sw.sin_port = htons(ctx->cfg.switch_port);
+	if (inet_pton(AF_INET, ctx->cfg.switch_ip, &ctx->sw.sin_addr) != 1) {
+		rc = fail(ctx, ACIS_ERR_INVAL, "bad switch address '%s'",
+			  ctx->cfg.switch_ip);
+		goto out_free;
+	}
+	ctx->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	if (ctx->fd < 0) {
+		rc = ACIS_ERR_SYS;
+		goto out_free;
+	}
+	/* Room for a window of results from every peer. */
+	if (setsockopt(ctx->fd, SOL_SOCKET, SO_RCVBUFFORCE, &big,
+		       sizeof(big)) != 0)
+		setsockopt(ctx->fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	if (setsockopt(ctx->fd, SOL_SOCKET, SO_SNDBUFFORCE, &big,
+		       sizeof(big)) != 0)
+		setsockopt(ctx->fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	memset(&me, 0, sizeof(me));
+	me.sin_family = AF_INET;
+	me.sin_port = htons(ctx->cfg.bind_port);
+	if (ctx->cfg.bind_ip != NULL &&
+	    inet_pton(AF_INET, ctx->cfg.bind_ip, &me.sin_addr) != 1) {
+		rc = fail(ctx, ACIS_ERR_INVAL, "bad bind address '%s'",
+			  ctx->cfg.bind_ip);
+		goto out_free;
+	}
+	if (bind(ctx->fd, (struct sockaddr *)&me, sizeof(me)) != 0) {
+		rc = ACIS_ERR_SYS;
+		goto out_free;
+	}
+	ctrl_hdr(ctx, ACIS_CTRL_JOIN, &h);
+	h.rank = ctx->cfg.rank;
+	h.root = ctx->cfg.size;
+	rc = ctrl_call(ctx, &h, &reply);
+	if (rc != ACIS_OK)
+		goto out_keep_err;
+	ctx->world = comm_new(ctx, reply.comm, ctx->cfg.rank, ctx->cfg.size);
+	if (ctx->world == NULL) {
+		rc = ACIS_ERR_NOMEM;
+		goto out_free;
+	}
+	ctx->world->is_world = 1;
+	*out = ctx;
+	return ACIS_OK;
+out_keep_err:
+	fprintf(stderr, "acis_init: %s\n", ctx->err);
+out_free:
+	if (ctx->fd >= 0)
+		close(ctx->fd);
+	free(ctx->rx_bufs);
+	free(ctx);
+	return rc;
+}
+
+int
+acis_finalize(acis_ctx_t *ctx)
+{
+	struct acis_hdr h, reply;
+	int rc;
+
+	if (ctx == NULL)
+		return ACIS_ERR_INVAL;
+	while (ctx->active != NULL)
+		req_free(ctx->active);
+	ctrl_hdr(ctx, ACIS_CTRL_LEAVE, &h);
+	h.rank = ctx->cfg.rank;
+	rc = ctrl_call(ctx, &h, &reply);
+	while (ctx->comms != NULL)
+		comm_unlink(ctx->comms);
+	umq_clear(ctx);
+	close(ctx->fd);
+	free(ctx->rx_bufs);
+	free(ctx);
+	return rc;
+}
+
+acis_comm_t *
+acis_comm_world(acis_ctx_t *ctx)
+{
+	return ctx != NULL ? ctx->world : NULL;
+}
+
+int
+acis_comm_rank(const acis_comm_t *c)
+{
+	return c != NULL ? (int)c->rank : ACIS_ERR_INVAL;
+}
+
+int
+acis_comm_size(const acis_comm_t *c)
+{
+	return c != NULL ? (int)c->size : ACIS_ERR_INVAL;
+}
+
+uint32_t
+acis_comm_id(const acis_comm_t *c)
+{
+	return c != NULL ? c->id : ACIS_CTX_NONE;
+}
+
+int
+acis_comm_split(acis_comm_t *comm, int color, int key, acis_comm_t **newcomm)
+{
+	acis_ctx_t *ctx;
+	struct acis_hdr h, reply;
+	int rc;
+
+	if (comm == NULL || newcomm == NULL || (color < 0 && color != ACIS_UNDEFINED))
+		return ACIS_ERR_INVAL;
+	ctx = comm->ctx;
+	*newcomm = NULL;
+	ctrl_hdr(ctx, ACIS_CTRL_SPLIT, &h);
+	h.comm = comm->id;
+	h.seq = comm->seq++;
+	h.rank = comm->rank;
+	h.chunk = color == ACIS_UNDEFINED ? ACIS_CTX_NONE : (uint32_t)color;
+	/* keys order members; offset so negative keys sort first */
+	h.msg_size = (uint64_t)((int64_t)key + (1ll << 31));
+	rc = ctrl_call(ctx, &h, &reply);
+	if (rc != ACIS_OK)
+		return rc;
+	if ((uint32_t)reply.msg_size == ACIS_CTX_NONE)
+		return ACIS_OK;
+	*newcomm = comm_new(ctx, (uint32_t)reply.msg_size, reply.chunk,
+			    reply.root);
+	return *newcomm != NULL ? ACIS_OK : ACIS_ERR_NOMEM;
+}
+
+int
+acis_comm_attach(acis_ctx_t *ctx, uint32_t id, acis_comm_t **comm)
+{
+	struct acis_hdr h, reply;
+	int rc;
+
+	if (ctx == NULL || comm == NULL)
+		return ACIS_ERR_INVAL;
+	*comm = NULL;
+	ctrl_hdr(ctx, ACIS_CTRL_COMM_QUERY, &h);
+	h.comm = id;
+	h.rank = ctx->cfg.rank;
+	rc = ctrl_call(ctx, &h, &reply);
+	if (rc != ACIS_OK)
+		return rc;
+	*comm = comm_new(ctx, id, reply.rank, reply.root);
+	return *comm != NULL ? ACIS_OK : ACIS_ERR_NOMEM;
+}
+
+int
+acis_comm_free(acis_comm_t **comm)
+{
+	acis_comm_t *c;
+	struct acis_hdr h, reply;
+	int rc;
+
+	if (comm == NULL || *comm == NULL)
+		return ACIS_ERR_INVAL;
+	c = *comm;
+	if (c->is_world)
+		return fail(c->ctx, ACIS_ERR_STATE, "the world communicator "
+			    "cannot be freed");
+	ctrl_hdr(c->ctx, ACIS_CTRL_COMM_FREE, &h);
+	h.comm = c->id;
+	h.seq = c->seq++;
+	h.rank = c->rank;
+	rc = ctrl_call(c->ctx, &h, &reply);
+	/* already gone means the free happened */
+	if (rc == ACIS_ERR_REFUSED && reply.status == ACIS_S_NO_COMM)
+		rc = ACIS_OK;
+	comm_unlink(c);
+	*comm = NULL;
+	return rc;
+}

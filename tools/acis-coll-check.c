@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acis-coll-check: run every collective through the switch from one host
+ * (one rank) and check each result against a reference computed locally.
+ *
+ * Every rank can compute every other rank's contribution (a function of
+ * rank, element index and datatype), so each rank checks its own result
+ * bit for bit: reductions are folded in rank order with the scalar
+ * reference kernels, exactly the order the switch promises.
+ *
+ *   acis-coll-check --switch 10.77.0.1 --job 7 --rank R --size P
+ *                   [--sizes 4,64,4096] [--colls allreduce,bcast,...]
+ *                   [--dtypes float32,int32] [--split] [--nonblocking]
+ *
+ * Prints one line per failure and "N passed, M failed" at the end; exits
+ * 0 only when nothing failed.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acis.h"
+#include "acis_reduce.h"
+
+static unsigned int passed, failed;
+
+static void
+value(unsigned int dt, uint32_t rank, uint64_t i, void *out)
+{
+	uint64_t x = (rank + 1) * 0x9e3779b97f4a7c15ull ^ (i * 0xc2b2ae3d27d4eb4full);
+	float f;
+	double d;
+
+	x ^= x >> 31;
+	switch (dt) {
+	case ACIS_INT32:
+	case ACIS_UINT32: {
+		uint32_t v = (uint32_t)x;
+
+		memcpy(out, &v, 4);
+		break;
+	}
+	case ACIS_INT64:
+	case ACIS_UINT64:
+		memcpy(out, &x, 8);
+		break;
+	case ACIS_FLOAT32:
+		/* many magnitudes, so rounding order matters */
+		f = (float)((int64_t)(x % 2000001) - 1000000) /
+		    (float)(1u << (x >> 60));
+		memcpy(out, &f, 4);
+		break;
+	case ACIS_FLOAT64:
+		d = (double)((int64_t)(x % 2000000001) - 1000000000) /
+		    (double)(1ull << (x >> 58));
+		memcpy(out, &d, 8);
+		break;
+	case ACIS_FLOAT16: {
+		uint16_t h = acis_f32_to_f16((float)((int)(x % 2001) - 1000) / 64.0f);
+
+		memcpy(out, &h, 2);
+		break;
+	}
+	case ACIS_BFLOAT16: {
+		uint16_t h = acis_f32_to_bf16((float)((int)(x % 20001) - 10000) / 16.0f);
+
+		memcpy(out, &h, 2);
+		break;
+	}
+	}
+}
+
+static void
+fill(unsigned int dt, uint32_t rank, uint64_t first, size_t n, uint8_t *buf)
+{
+	unsigned int ds = acis_dtype_size(dt);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		value(dt, rank, first + i, buf + i * ds);
+}
+
+/* Rank-order reduction of elements [first, first+n) of every rank. */
+static void
+reference_reduce(unsigned int dt, unsigned int op, uint32_t P, uint64_t first,
+		 size_t n, uint8_t *out)
+{
+	unsigned int ds = acis_dtype_size(dt), as = acis_acc_size(dt);
+	uint8_t *acc = malloc(n * as + 8), *tmp = malloc(n * ds + 8);
+	uint32_t r;
+
+	for (r = 0; r < P; r++) {
+		fill(dt, r, first, n, tmp);
+		if (r == 0)
+			acis_reduce_init_scalar(dt, acc, tmp, n);
+		else
+			acis_reduce_fold_scalar(dt, op, acc, tmp, n);
+	}
+	acis_reduce_finish_scalar(dt, out, acc, n);
+	free(acc);
+	free(tmp);
+}
+
+static void
+check(const char *what, int rc, const void *got, const void *want, size_t len,
+      acis_ctx_t *ctx)
+{
+	if (rc != ACIS_OK) {
+		printf("FAIL %s: %s (%s)\n", what, acis_strerror(rc),
+		       acis_last_error(ctx));
+		failed++;
+		return;
+	}
+	if (len != 0 && memcmp(got, want, len) != 0) {
+		size_t i;
+
+		for (i = 0; i < len && ((const uint8_t *)got)[i] ==
+					       ((const uint8_t *)want)[i]; i++)
+			;
+		printf("FAIL %s: result differs from the reference at byte "
+		       "%zu of %zu\n", what, i, len);
+		failed++;
+		return;
+	}
+	passed++;
+}
+
+struct opts {
+	const char *colls;
+	const char *dtypes;
+	size_t sizes[64];
+	unsigned int n_sizes;
+	int split;
+	int nonblocking;
+};
+
+static int
+want(const char *list, const char *name)
+{
+	const char *p = list;
+	size_t n = strlen(name);
+
+	if (list == NULL)
+		return 1;
+	while ((p = strstr(p, name)) != NULL) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+static unsigned int
+op_for(unsigned int dt, unsigned int k)
+{
+	static const unsigned int int_ops[] = {ACIS_OP_SUM, ACIS_OP_BXOR,
+					       ACIS_OP_MAX, ACIS_OP_PROD};
+	static const unsigned int fp_ops[] = {ACIS_OP_SUM, ACIS_OP_MIN,
+					      ACIS_OP_PROD};
+
+	if (dt >= ACIS_FLOAT32)
+		return fp_ops[k % 3];
+	return int_ops[k % 4];
+}
+
+/* All collectives at one size and datatype on comm; world ranks of the
+ * comm's members are comm ranks * stride + offset (for split comms). */
+static void
+run_size(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
+	 unsigned int dt, size_t bytes, unsigned int k, const char *tag)
+{
+	unsigned int ds = acis_dtype_size(dt);
+	size_t n = bytes / ds ? bytes / ds : 1;
+	uint32_t P = (uint32_t)acis_comm_size(comm);
+	uint32_t me = (uint32_t)acis_comm_rank(comm);
+	uint32_t root = (k + 1) % P, r;
+	unsigned int op = op_for(dt, k);
+	size_t big = n * ds * P;
+	uint8_t *s = malloc(big + 64), *g = malloc(big + 64),
+		*w = malloc(big + 64);
+	char what[160];
+	int rc;
+
+	fill(dt, me, 0, n, s);
+#define WHAT(c) snprintf(what, sizeof(what), "%s %s %s %zu B%s", tag, c, \
+			 acis_dtype_name(dt), n * ds, "")
+	if (want(o->colls, "allreduce")) {
+		WHAT("allreduce");
+		reference_reduce(dt, op, P, 0, n, w);
+		memset(g, 0xa5, n * ds);
+		if (o->nonblocking) {
+			acis_req_t *q[2];
+			uint8_t *g2 = malloc(n * ds + 8);
+
+			rc = acis_iallreduce(s, g, n, dt, op, comm, &q[0]);
+			if (rc == ACIS_OK)
+				rc = acis_iallreduce(s, g2, n, dt, op, comm, &q[1]);
+			if (rc == ACIS_OK)
+				rc = acis_waitall(2, q);
+			if (rc == ACIS_OK && memcmp(g, g2, n * ds) != 0)
+				rc = ACIS_ERR_STATE;
+			free(g2);
+		} else {
+			rc = acis_allreduce(s, g, n, dt, op, comm);
+		}
+		check(what, rc, g, w, n * ds, ctx);
+	}
+	if (want(o->colls, "reduce")) {
+		WHAT("reduce");
+		reference_reduce(dt, op, P, 0, n, w);
+		rc = acis_reduce(s, g, n, dt, op, (int)root, comm);
+		check(what, rc, g, w, me == root ? n * ds : 0, ctx);
+	}
+	if (want(o->colls, "bcast")) {
+		WHAT("bcast");
+		fill(dt, root, 0, n, w);
+		if (me == root)
+			memcpy(g, w, n * ds);
+		else
+			memset(g, 0, n * ds);
+		rc = acis_bcast(g, n, dt, (int)root, comm);
+		check(what, rc, g, w, n * ds, ctx);
+	}
+	if (want(o->colls, "scatter")) {
+		WHAT("scatter");
+		if (me == root)
+			fill(dt, root, 0, n * P, w);
+		rc = acis_scatter(w, g, n, dt, (int)root, comm);
+		fill(dt, root, (uint64_t)me * n, n, w);
+		check(what, rc, g, w, n * ds, ctx);
+	}
+	if (want(o->colls, "gather")) {
+		WHAT("gather");
+		for (r = 0; r < P; r++)
+			fill(dt, r, 0, n, w + (size_t)r * n * ds);
+		memset(g, 0, big);
+		rc = acis_gather(s, g, n, dt, (int)root, comm);
+		check(what, rc, g, w, me == root ? big : 0, ctx);
+	}
+	if (want(o->colls, "allgather")) {
+		WHAT("allgather");
+		for (r = 0; r < P; r++)
+			fill(dt, r, 0, n, w + (size_t)r * n * ds);
+		memset(g, 0, big);
+		rc = acis_allgather(s, g, n, dt, comm);
+		check(what, rc, g, w, big, ctx);
+	}
+	if (want(o->colls, "reduce_scatter")) {
+		uint8_t *s2 = malloc(big + 64);
+
+		WHAT("reduce_scatter");
+		fill(dt, me, 0, n * P, s2);
+		reference_reduce(dt, op, P, (uint64_t)me * n, n, w);
+		rc = acis_reduce_scatter(s2, g, n, dt, op, comm);
+		check(what, rc, g, w, n * ds, ctx);
+		free(s2);
+	}
+	if (want(o->colls, "barrier")) {
+		WHAT("barrier");
+		check(what, acis_barrier(comm), NULL, NULL, 0, ctx);
+	}
+	free(s);
+	free(g);
+	free(w);
+}
+
+static void
+run_all(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
+	const char *tag)
+{
+	static const unsigned int dts[] = {ACIS_FLOAT32, ACIS_INT32,
+		ACIS_FLOAT64, ACIS_INT64, ACIS_UINT32, ACIS_UINT64,
+		ACIS_FLOAT16, ACIS_BFLOAT16};
+	unsigned int i, d, k = 0;
+
+	for (d = 0; d < sizeof(dts) / sizeof(dts[0]); d++) {
+		if (!want(o->dtypes, acis_dtype_name(dts[d])))
+			continue;
+		for (i = 0; i < o->n_sizes; i++)
+			run_size(ctx, comm, o, dts[d], o->sizes[i], k++, tag);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"switch", required_argument, NULL, 's'},
+		{"job", required_argument, NULL, 'j'},
+		{"rank", required_argument, NULL, 'r'},
+		{"size", required_argument, NULL, 'n'},
+		{"sizes", required_argument, NULL, 'z'},
+		{"colls", required_argument, NULL, 'c'},
+		{"dtypes", required_argument, NULL, 'd'},
+		{"timeout", required_argument, NULL, 't'},
+		{"split", no_argument, NULL, 'S'},
+		{"nonblocking", no_argument, NULL, 'N'},
+		{NULL, 0, NULL, 0},
+	};
+	struct acis_config cfg;
+	struct opts o = {.colls = NULL, .dtypes = "float32,int32"};
+	acis_ctx_t *ctx;
+	int c, rc;
+	char *tok, *save;
+
+	acis_config_default(&cfg);
+	o.sizes[0] = 4;
+	o.sizes[1] = 4096;
+	o.n_sizes = 2;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			cfg.switch_ip = optarg;
+			break;
+		case 'j':
+			cfg.job = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			cfg.rank = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			cfg.size = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			cfg.timeout_ms = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'z':
+			o.n_sizes = 0;
+			for (tok = strtok_r(optarg, ",", &save); tok && o.n_sizes < 64;
+			     tok = strtok_r(NULL, ",", &save))
+				o.sizes[o.n_sizes++] = strtoull(tok, NULL, 0);
+			break;
+		case 'c':
+			o.colls = optarg;
+			break;
+		case 'd':
+			o.dtypes = optarg;
+			break;
+		case 'S':
+			o.split = 1;
+			break;
+		case 'N':
+			o.nonblocking = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: see the comment in acis-coll-check.c\n");
+			return 2;
+		}
+	}
+	rc = acis_init(&cfg, &ctx);
+	if (rc != ACIS_OK) {
+		fprintf(stderr, "rank %u: acis_init: %s\n", cfg.rank,
+			acis_strerror(rc));
+		printf("0 passed, 1 failed\n");
+		return 1;
+	}
+	run_all(ctx, acis_comm_world(ctx), &o, "world");
+	if (o.split && cfg.size >= 2) {
+		acis_comm_t *half = NULL, *none = NULL;
+
+		/* Even and odd world ranks, reversed order by key. */
+		rc = acis_comm_split(acis_comm_world(ctx), (int)(cfg.rank % 2),
+				     -(int)cfg.rank, &half);
+		check("split even/odd", rc, NULL, NULL, 0, ctx);
+		if (rc == ACIS_OK && half != NULL) {
+			uint32_t want_size = (cfg.size + 1 - cfg.rank % 2) / 2;
+
+			if ((uint32_t)acis_comm_size(half) != want_size) {
+				printf("FAIL split size %d, want %u\n",
+				       acis_comm_size(half), want_size);
+				failed++;
+			}
+			run_all(ctx, half, &o, cfg.rank % 2 ? "odd" : "even");
+			check("comm free", acis_comm_free(&half), NULL, NULL,
+			      0, ctx);
+		}
+		/* Only rank 0 gets a communicator; the rest get none. */
+		rc = acis_comm_split(acis_comm_world(ctx),
+				     cfg.rank == 0 ? 5 : ACIS_UNDEFINED, 0, &none);
+		check("split with undefined color", rc, NULL, NULL, 0, ctx);
+		if (rc == ACIS_OK && (cfg.rank == 0) != (none != NULL)) {
+			printf("FAIL undefined color gave the wrong comm\n");
+			failed++;
+		}
+		if (none != NULL) {
+			check("single-rank allreduce", acis_allreduce(
+				      (int32_t[]){7}, (int32_t[]){0}, 1, ACIS_INT32,
+				      ACIS_OP_SUM, none), NULL, NULL, 0, ctx);
+			acis_comm_free(&none);
+		}
+	}
+	acis_finalize(ctx);
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
