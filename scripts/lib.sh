@@ -84,3 +84,21 @@ acis_counter() {
 	"$ACIS_BUILD/app/acisctl/acisctl" -f "$1" --raw "$2" |
 		grep -o "\"$3\": *[0-9]*" | head -1 | grep -o '[0-9]*$'
 }
+
+# Run acis-coll-check as ranks 0..P-1 of one job, one per testbed host.
+#   acis_run_ranks PREFIX P JOB LOGDIR [acis-coll-check options...]
+# Each rank's output goes to LOGDIR/rankR.log; fails if any rank failed.
+acis_run_ranks() {
+	local prefix=$1 P=$2 job=$3 dir=$4; shift 4
+	local r rc=0 pids=()
+	for ((r = 0; r < P; r++)); do
+		ip netns exec "$prefix-h$r" "$ACIS_BUILD/tools/acis-coll-check" \
+			--switch 10.77.0.1 --job "$job" --rank "$r" --size "$P" \
+			"$@" >"$dir/rank$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for r in "${!pids[@]}"; do
+		wait "${pids[$r]}" || rc=1
+	done
+	return $rc
+}

@@ -11,6 +11,7 @@
  *   acis-coll-check --switch 10.77.0.1 --job 7 --rank R --size P
  *                   [--sizes 4,64,4096] [--colls allreduce,bcast,...]
  *                   [--dtypes float32,int32] [--split] [--nonblocking]
+ *                   [--show]   (print results beside the reference)
  *
  * Prints one line per failure and "N passed, M failed" at the end; exits
  * 0 only when nothing failed.
@@ -24,6 +25,26 @@
 #include "acis_reduce.h"
 
 static unsigned int passed, failed;
+static int show;
+static unsigned int show_dtype;
+
+/* A few elements of a buffer, for people. */
+static void
+print_elems(const char *label, const void *buf, size_t len)
+{
+	size_t i, n = len / acis_dtype_size(show_dtype);
+
+	printf("    %-9s [", label);
+	for (i = 0; i < n && i < 4; i++) {
+		if (show_dtype == ACIS_FLOAT32)
+			printf("%s%.6g", i ? ", " : "", ((const float *)buf)[i]);
+		else if (show_dtype == ACIS_INT32)
+			printf("%s%d", i ? ", " : "", ((const int32_t *)buf)[i]);
+		else
+			printf("%s0x%02x", i ? ", " : "", ((const uint8_t *)buf)[i]);
+	}
+	printf("%s] (%zu elements)\n", n > 4 ? ", ..." : "", n);
+}
 
 static void
 value(unsigned int dt, uint32_t rank, uint64_t i, void *out)
@@ -112,6 +133,11 @@ check(const char *what, int rc, const void *got, const void *want, size_t len,
 		failed++;
 		return;
 	}
+	if (show && len != 0) {
+		printf("%s:\n", what);
+		print_elems("result", got, len);
+		print_elems("reference", want, len);
+	}
 	if (len != 0 && memcmp(got, want, len) != 0) {
 		size_t i;
 
@@ -182,6 +208,7 @@ run_size(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
 	char what[160];
 	int rc;
 
+	show_dtype = dt;
 	fill(dt, me, 0, n, s);
 #define WHAT(c) snprintf(what, sizeof(what), "%s %s %s %zu B%s", tag, c, \
 			 acis_dtype_name(dt), n * ds, "")
@@ -296,6 +323,7 @@ main(int argc, char **argv)
 		{"timeout", required_argument, NULL, 't'},
 		{"split", no_argument, NULL, 'S'},
 		{"nonblocking", no_argument, NULL, 'N'},
+		{"show", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	struct acis_config cfg;
@@ -342,6 +370,9 @@ main(int argc, char **argv)
 			break;
 		case 'N':
 			o.nonblocking = 1;
+			break;
+		case 'V':
+			show = 1;
 			break;
 		default:
 			fprintf(stderr, "usage: see the comment in acis-coll-check.c\n");
