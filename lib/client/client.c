@@ -1143,7 +1143,7 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	acis_ctx_t *ctx;
 	struct acis_hdr h, reply;
 	struct sockaddr_in me;
-	int rc, i, big = 8 << 20;
+	int rc, i, big = 64 << 20;
 
 	if (cfg_in == NULL || out == NULL || cfg_in->switch_ip == NULL ||
 	    cfg_in->size == 0 || cfg_in->rank >= cfg_in->size)
