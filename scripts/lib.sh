@@ -49,7 +49,8 @@ acis_wait_for() {
 acis_switch_start() {
 	local prefix=$1 pipeline=$2 log=$3; shift 3
 	local lcore mem
-	lcore=$(( $(nproc) > 1 ? $(nproc) - 1 : 0 ))
+	# ACIS_SW_LCORES: the EAL lcore list (default: the last core)
+	lcore=${ACIS_SW_LCORES:-$(( $(nproc) > 1 ? $(nproc) - 1 : 0 ))}
 	mem=$(acis_eal_mem_args)
 	# shellcheck disable=SC2086
 	ip netns exec "$prefix-sw" "$ACIS_BUILD/app/acis-switch/acis-switch" \

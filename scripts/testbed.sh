@@ -4,7 +4,7 @@
 # joined to the switch namespace by a veth pair. acis-switch runs in the
 # switch namespace and attaches to sw0..swN-1 with AF_PACKET or AF_XDP.
 #
-#   scripts/testbed.sh up   [-n HOSTS] [-p PREFIX]
+#   scripts/testbed.sh up   [-n HOSTS] [-p PREFIX] [-m MTU]
 #   scripts/testbed.sh down [-p PREFIX]
 #   scripts/testbed.sh exec [-p PREFIX] sw|hI COMMAND...
 #   scripts/testbed.sh status [-p PREFIX]
@@ -17,10 +17,12 @@ cmd=${1:-}
 [ -n "$cmd" ] && shift
 prefix=acis
 hosts=4
-while getopts "n:p:" o; do
+mtu=1500
+while getopts "n:p:m:" o; do
 	case $o in
 	n) hosts=$OPTARG ;;
 	p) prefix=$OPTARG ;;
+	m) mtu=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -50,7 +52,8 @@ up() {
 	for ((i = 0; i < hosts; i++)); do
 		local ns="$prefix-h$i"
 		ip netns add "$ns"
-		ip link add "$prefix-v$i" type veth peer name "sw$i" netns "$prefix-sw"
+		ip link add "$prefix-v$i" mtu "$mtu" type veth peer name "sw$i" \
+			mtu "$mtu" netns "$prefix-sw"
 		ip link set "$prefix-v$i" netns "$ns"
 		ip -n "$ns" link set "$prefix-v$i" name eth0
 		ip -n "$ns" link set eth0 address "$(host_mac "$i")"

@@ -12,11 +12,15 @@
  *                   [--sizes 4,64,4096] [--colls allreduce,bcast,...]
  *                   [--dtypes float32,int32] [--split] [--nonblocking]
  *                   [--show]   (print results beside the reference)
+ *                   [--attach FILE]  (after joining, wait for FILE to
+ *                    hold "ID RANKS" of a communicator made through
+ *                    management, e.g. "65538 0,2", and run on it too)
  *
  * Prints one line per failure and "N passed, M failed" at the end; exits
  * 0 only when nothing failed.
  */
 #include <getopt.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +163,7 @@ struct opts {
 	unsigned int n_sizes;
 	int split;
 	int nonblocking;
+	const char *attach;
 };
 
 static int
@@ -309,6 +314,53 @@ run_all(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
 	}
 }
 
+/* Wait for the management-made communicator named in the file, then use
+ * it if this world rank is a member. */
+static void
+run_attached(acis_ctx_t *ctx, const struct acis_config *cfg,
+	     const struct opts *o)
+{
+	char ranks[4096], *tok, *save;
+	unsigned int id = 0;
+	int member = 0, tries, rc;
+	acis_comm_t *c = NULL;
+	FILE *f = NULL;
+
+	for (tries = 0; tries < 300 && f == NULL; tries++) {
+		f = fopen(o->attach, "r");
+		if (f == NULL) {
+			struct timespec ts = {0, 100000000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (f == NULL || fscanf(f, "%u %4095s", &id, ranks) != 2) {
+		printf("FAIL attach: no communicator in %s\n", o->attach);
+		failed++;
+		if (f != NULL)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	for (tok = strtok_r(ranks, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save))
+		member |= (uint32_t)strtoul(tok, NULL, 10) == cfg->rank;
+	rc = acis_comm_attach(ctx, id, &c);
+	if (!member) {
+		/* the switch must say we are not in it */
+		check("attach as a non-member is refused",
+		      rc == ACIS_ERR_REFUSED ? ACIS_OK : ACIS_ERR_STATE, NULL,
+		      NULL, 0, ctx);
+		return;
+	}
+	check("attach to the management-made communicator", rc, NULL, NULL,
+	      0, ctx);
+	if (rc == ACIS_OK)
+		run_all(ctx, c, o, "attached");
+	/* the management side frees it; the handle is ours to drop */
+	acis_comm_detach(&c);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -324,6 +376,7 @@ main(int argc, char **argv)
 		{"split", no_argument, NULL, 'S'},
 		{"nonblocking", no_argument, NULL, 'N'},
 		{"show", no_argument, NULL, 'V'},
+		{"attach", required_argument, NULL, 'A'},
 		{NULL, 0, NULL, 0},
 	};
 	struct acis_config cfg;
@@ -374,6 +427,9 @@ main(int argc, char **argv)
 		case 'V':
 			show = 1;
 			break;
+		case 'A':
+			o.attach = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: see the comment in acis-coll-check.c\n");
 			return 2;
@@ -387,6 +443,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	run_all(ctx, acis_comm_world(ctx), &o, "world");
+	if (o.attach != NULL)
+		run_attached(ctx, &cfg, &o);
 	if (o.split && cfg.size >= 2) {
 		acis_comm_t *half = NULL, *none = NULL;
 

@@ -350,8 +350,9 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	g_sw.pool = rte_pktmbuf_pool_create("acis_mbufs", pl->mbufs,
 			RTE_MIN(pl->mbuf_cache, (uint32_t)RTE_MEMPOOL_CACHE_MAX_SIZE),
 			ACIS_MBUF_PRIV_SIZE,
-			(uint16_t)RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
-					  max_frame + RTE_PKTMBUF_HEADROOM),
+			(uint16_t)(RTE_MAX(RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM,
+						   max_frame), pl->mbuf_size) +
+				   RTE_PKTMBUF_HEADROOM),
 			(int)rte_socket_id());
 	if (g_sw.pool == NULL)
 		return errf(err, len, -rte_errno, "cannot create a pool of %u "

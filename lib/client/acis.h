@@ -84,6 +84,9 @@ int acis_comm_split(acis_comm_t *comm, int color, int key,
 		    acis_comm_t **newcomm);
 /** Use a communicator made through management (acisctl comm-create). */
 int acis_comm_attach(acis_ctx_t *ctx, uint32_t id, acis_comm_t **comm);
+/** Forget a communicator made through management without freeing it on
+ * the switch (management frees it); *comm becomes NULL. */
+int acis_comm_detach(acis_comm_t **comm);
 /** Collective free; *comm becomes NULL. The world cannot be freed. */
 int acis_comm_free(acis_comm_t **comm);
 

@@ -1330,6 +1330,16 @@ acis_comm_attach(acis_ctx_t *ctx, uint32_t id, acis_comm_t **comm)
 }
 
 int
+acis_comm_detach(acis_comm_t **comm)
+{
+	if (comm == NULL || *comm == NULL || (*comm)->is_world)
+		return ACIS_ERR_INVAL;
+	comm_unlink(*comm);
+	*comm = NULL;
+	return ACIS_OK;
+}
+
+int
 acis_comm_free(acis_comm_t **comm)
 {
 	acis_comm_t *c;

@@ -286,8 +286,12 @@ acis_ct_join(struct acis_comm_table *ct, uint32_t job, uint32_t size,
 			g[i] = i;
 		c = comm_make(ct, j, size, g, ACIS_CTX_NONE, status);
 		free(g);
-		if (c == NULL)
+		if (c == NULL) {
+			/* undo, so the rank can ask again once there is room */
+			j->ep[rank].valid = 0;
+			j->joined--;
 			return ACIS_CT_ERROR;
+		}
 		j->world = c->id;
 	}
 	return ACIS_CT_DONE;
@@ -454,7 +458,9 @@ acis_ct_split(struct acis_comm_table *ct, uint32_t comm, uint32_t seq,
 		*status = ACIS_S_NOT_MEMBER;
 		return ACIS_CT_ERROR;
 	}
-	if (c->ctl.done && c->ctl.done_seq == seq && c->ctl.count == 0)
+	/* A finished split's seq is never reopened; its outcome stays in
+	 * ctl.new_* until the next split completes. */
+	if (c->ctl.done && c->ctl.done_seq == seq)
 		return ACIS_CT_REPEAT;
 	m = ctl_mark(c, ACIS_CTRL_SPLIT, seq, rank);
 	if (m < 0) {

@@ -69,6 +69,7 @@ struct acis_pipeline {
 	uint16_t mtu;
 	uint32_t mbufs;
 	uint32_t mbuf_cache;
+	uint32_t mbuf_size; /**< mbuf data room; 0: fit one frame of the MTU */
 	uint32_t ring_size;
 	/* [l2] */
 	uint8_t learning;

@@ -161,7 +161,7 @@ read_switch(struct ctx *c, struct acis_conf_section *s)
 	int rc;
 
 	rc = check_keys(c, s, "name mac ip udp_port burst mtu mbufs "
-			      "mbuf_cache ring_size");
+			      "mbuf_cache mbuf_size ring_size");
 	if (rc != 0)
 		return rc;
 	if ((rc = get_once(c, s, "name", &e)) != 0)
@@ -203,6 +203,8 @@ read_switch(struct ctx *c, struct acis_conf_section *s)
 	if ((rc = get_uint(c, s, "mbufs", 511, 16u << 20, &p->mbufs)) != 0)
 		return rc;
 	if ((rc = get_uint(c, s, "mbuf_cache", 0, 512, &p->mbuf_cache)) != 0)
+		return rc;
+	if ((rc = get_uint(c, s, "mbuf_size", 1024, 65000, &p->mbuf_size)) != 0)
 		return rc;
 	e = acis_conf_get(s, "ring_size", NULL);
 	if ((rc = get_uint(c, s, "ring_size", 64, 65536, &p->ring_size)) != 0)

@@ -4,8 +4,12 @@
 # testbed, 2, 3 and 4 hosts, 4 B to 4 MiB, every datatype, communicator
 # split and free, non-blocking calls; each rank checks its results bit for
 # bit against a locally computed rank-order reference (acis-coll-check).
-# Afterwards the switch must hold no slot, no held contribution and have
-# dropped nothing. Exit 77 (skip) without root; cleans up pass or fail.
+# Two jobs run at once (multi-tenancy) and one job uses a communicator made
+# through management. Afterwards the switch must hold no slot, no held
+# contribution and have dropped nothing. Exit 77 (skip) without root;
+# cleans up pass or fail.
+#   E2E_SHORT=1   fewer sizes and datatypes (for the variants)
+#   ACIS_MTU=9000 jumbo frames end to end (testbed, switch, hosts)
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
@@ -45,19 +49,54 @@ run_job() {
 	check "$name: $(tail -n 1 "$DIR/rank0.log")" [ "$ok" -eq 0 ]
 }
 
-"$TB" up -n 4 -p "$PREFIX" >/dev/null
+"$TB" up -n 4 -p "$PREFIX" -m "${ACIS_MTU:-1500}" >/dev/null
 acis_switch_start "$PREFIX" "$PIPELINE" "$LOG"
+export ACIS_MTU=${ACIS_MTU:-1500}
 
 LADDER=4,64,1000,4096,65536,1048576,4194304
-run_job "4 hosts, float32+int32, 4 B..4 MiB, split, non-blocking" 4 101 \
-	--sizes $LADDER --dtypes float32,int32 --split --nonblocking
-run_job "4 hosts, every other datatype" 4 102 \
-	--sizes 4,1000,65536,1048576 \
-	--dtypes float64,int64,uint32,uint64,float16,bfloat16
-run_job "3 hosts (not a power of two), 4 B..4 MiB, split" 3 103 \
-	--sizes $LADDER --dtypes float32,int32,float16 --split
-run_job "2 hosts, 4 B..4 MiB, split, non-blocking" 2 104 \
-	--sizes $LADDER --dtypes float32,int64,bfloat16 --split --nonblocking
+run_job "4 hosts, float32+int32, 4 B..4 MiB, split, non-blocking (MTU $ACIS_MTU)" \
+	4 101 --sizes $LADDER --dtypes float32,int32 --split --nonblocking
+if [ -z "${E2E_SHORT:-}" ]; then
+	run_job "4 hosts, every other datatype" 4 102 \
+		--sizes 4,1000,65536,1048576 \
+		--dtypes float64,int64,uint32,uint64,float16,bfloat16
+	run_job "3 hosts (not a power of two), 4 B..4 MiB, split" 3 103 \
+		--sizes $LADDER --dtypes float32,int32,float16 --split
+	run_job "2 hosts, 4 B..4 MiB, split, non-blocking" 2 104 \
+		--sizes $LADDER --dtypes float32,int64,bfloat16 --split --nonblocking
+fi
+
+# Two jobs of four ranks at once, one process of each per host.
+mkdir -p "$DIR/a" "$DIR/b"
+acis_run_ranks "$PREFIX" 4 201 "$DIR/a" --timeout 30000 \
+	--sizes 4,4096,1048576 --dtypes float32,int32 &
+ja=$!
+acis_run_ranks "$PREFIX" 4 202 "$DIR/b" --timeout 30000 \
+	--sizes 4,4096,1048576 --dtypes float64,uint32 --split &
+jb=$!
+ra=0 rb=0
+wait $ja || ra=1
+wait $jb || rb=1
+check "two jobs at once: $(tail -n 1 "$DIR/a/rank0.log") / $(tail -n 1 "$DIR/b/rank0.log")" \
+	[ $ra -eq 0 ] && [ $rb -eq 0 ]
+
+# A communicator made through management, used by world ranks 0 and 2.
+rm -f "$DIR/attach"
+acis_run_ranks "$PREFIX" 4 301 "$DIR" --timeout 30000 --sizes 4,65536 \
+	--dtypes float32 --colls allreduce,bcast,gather,barrier \
+	--attach "$DIR/attach" &
+jm=$!
+job_joined() {
+	acis_ctl "$PREFIX" --raw /acis/jobs | grep -qE "\"job$1\": ?\"size=$2 joined=$2 "
+}
+if acis_wait_for 100 job_joined 301 4; then
+	id=$(acis_counter "$PREFIX" "/acis/comm_create,301:0,2" id)
+	echo "$id 0,2" >"$DIR/attach.tmp" && mv "$DIR/attach.tmp" "$DIR/attach"
+fi
+rm_ok=0
+wait $jm || rm_ok=1
+check "management communicator {0,2} (id ${id:-none}): $(tail -n 1 "$DIR/rank0.log")" [ $rm_ok -eq 0 ]
+[ -n "${id:-}" ] && acis_ctl "$PREFIX" comm-free "$id" >/dev/null
 
 in_use=$(acis_counter "$PREFIX" /acis/collectives slots_in_use)
 held=$(acis_counter "$PREFIX" /acis/collectives held_now)

@@ -1,217 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Integration: the real switch (pipeline file, ports, graph of stages) on
- * net_ring ports. The test owns both ends of every port's rings: it puts
- * frames on a port's RX ring, walks the lcore graphs, and reads what each
- * port transmitted, frame by frame, with the drop counters alongside.
+ * net_ring ports as an L2 switch and a host: learning, flooding, ARP, ICMP,
+ * and what it drops and why. The harness (harness.h) owns both ends of
+ * every port's rings.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
-#include <rte_eal.h>
-#include <rte_eth_ring.h>
-#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
-#include <rte_ring.h>
 
-#include "acis_conf.h"
 #include "acis_pipeline.h"
 #include "acis_proto.h"
 #include "frames.h"
-#include "switch.h"
-
-#define NPORTS 4
-#define SW_MAC "02:ac:15:00:00:01"
-#define SW_IP "10.77.0.1"
-
-static struct {
-	unsigned int gen; /* makes ring and port names unique per test */
-	unsigned int nports;
-	struct rte_ring *in[NPORTS];  /* we enqueue: the port receives */
-	struct rte_ring *out[NPORTS]; /* the port transmits: we dequeue */
-	struct acis_pipeline pl;
-	struct acis_lcore_stats base;
-	int running;
-} h;
-
-static const struct tf_addr sw = {
-	.mac = {0x02, 0xac, 0x15, 0, 0, 1},
-	.ip = 0, /* filled in setup */
-};
-
-static uint32_t
-sw_ip(void)
-{
-	uint32_t ip;
-
-	acis_parse_ipv4(SW_IP, &ip);
-	return ip;
-}
-
-/* Create ports and start the switch from pipeline text (with %s for the
- * devices, filled with this test's ring port names). */
-static void
-start_switch(unsigned int nports, const char *extra)
-{
-	char text[4096], name[64];
-	char err[ACIS_CONF_ERR_LEN];
-	struct acis_conf *conf;
-	unsigned int i;
-	int n;
-
-	h.gen++;
-	h.nports = nports;
-	n = snprintf(text, sizeof(text),
-		     "[switch]\nmac = " SW_MAC "\nip = " SW_IP "\n"
-		     "mbufs = 4095\nmbuf_cache = 32\n");
-	for (i = 0; i < nports; i++) {
-		snprintf(name, sizeof(name), "rin%u_%u", h.gen, i);
-		h.in[i] = rte_ring_create(name, 1024, SOCKET_ID_ANY,
-					  RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "rout%u_%u", h.gen, i);
-		h.out[i] = rte_ring_create(name, 1024, SOCKET_ID_ANY,
-					   RING_F_SP_ENQ | RING_F_SC_DEQ);
-		assert_non_null(h.in[i]);
-		assert_non_null(h.out[i]);
-		/* rte_eth_from_rings names the ethdev "net_ring_" + name */
-		snprintf(name, sizeof(name), "t%u_%u", h.gen, i);
-		assert_true(rte_eth_from_rings(name, &h.in[i], 1, &h.out[i], 1,
-					       (unsigned int)rte_socket_id()) >= 0);
-		snprintf(name, sizeof(name), "net_ring_t%u_%u", h.gen, i);
-		n += snprintf(text + n, sizeof(text) - n,
-			      "[port p%u]\ndev = %s\nrxd = 128\ntxd = 128\n",
-			      i, name);
-	}
-	snprintf(text + n, sizeof(text) - n, "%s", extra ? extra : "");
-	conf = acis_conf_parse("test.ini", text, err);
-	assert_non_null(conf);
-	if (acis_pipeline_from_conf(conf, rte_get_main_lcore(), &h.pl, err) != 0)
-		fail_msg("pipeline: %s", err);
-	acis_conf_free(conf);
-	if (acis_switch_init(&h.pl, err, sizeof(err)) != 0)
-		fail_msg("switch init: %s", err);
-	acis_stats_sum(&h.base);
-	h.running = 1;
-}
-
-static void
-stop_switch(void)
-{
-	unsigned int i;
-
-	if (!h.running)
-		return;
-	h.running = 0;
-	acis_switch_fini();
-	for (i = 0; i < h.nports; i++) {
-		rte_ring_free(h.in[i]);
-		rte_ring_free(h.out[i]);
-	}
-}
-
-static void
-inject(unsigned int port, const uint8_t *frame, unsigned int len)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(g_sw.pool);
-
-	assert_non_null(m);
-	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
-	assert_int_equal(rte_ring_enqueue(h.in[port], m), 0);
-}
-
-/* Walk every lcore's graph a few times, in pipeline order (rx lcores
- * before the workers they feed), on this one thread. */
-static void
-run(void)
-{
-	unsigned int round, i;
-
-	for (round = 0; round < 4; round++)
-		for (i = 0; i < g_sw.n_lcores; i++)
-			if (g_sw.lcores[i]->graph != NULL)
-				rte_graph_walk(g_sw.lcores[i]->graph);
-}
-
-/* Take the next frame a port sent; NULL when it sent nothing more. */
-static struct rte_mbuf *
-sent(unsigned int port)
-{
-	void *m;
-
-	if (rte_ring_dequeue(h.out[port], &m) != 0)
-		return NULL;
-	return m;
-}
-
-static void
-expect_frame(unsigned int port, const uint8_t *frame, unsigned int len)
-{
-	struct rte_mbuf *m = sent(port);
-
-	if (m == NULL)
-		fail_msg("port %u sent nothing; expected a %u-byte frame",
-			 port, len);
-	assert_int_equal(rte_pktmbuf_pkt_len(m), len);
-	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *), frame, len);
-	rte_pktmbuf_free(m);
-}
-
-static void
-expect_silent(unsigned int port)
-{
-	struct rte_mbuf *m = sent(port);
-
-	if (m != NULL) {
-		rte_pktmbuf_free(m);
-		fail_msg("port %u sent a frame it should not have", port);
-	}
-}
-
-static uint64_t
-drops(enum acis_drop_reason r)
-{
-	struct acis_lcore_stats s;
-
-	acis_stats_sum(&s);
-	return s.drops[r] - h.base.drops[r];
-}
-
-static struct acis_lcore_stats
-delta(void)
-{
-	struct acis_lcore_stats s;
-	uint64_t *a = (uint64_t *)&s;
-	const uint64_t *b = (const uint64_t *)&h.base;
-	size_t k;
-
-	acis_stats_sum(&s);
-	for (k = 0; k < sizeof(s) / sizeof(uint64_t); k++)
-		a[k] -= b[k];
-	return s;
-}
-
-static void
-expect_no_leak(void)
-{
-	assert_int_equal(rte_mempool_in_use_count(g_sw.pool), 0);
-}
-
-/* A failed assertion leaves the test early: stop the switch here. */
-static int
-teardown(void **state)
-{
-	(void)state;
-	stop_switch();
-	return 0;
-}
+#include "harness.h"
 
 /* ---- tests ---- */
 
@@ -587,9 +394,6 @@ test_rx_lcore_hands_off_to_worker_lcore(void **state)
 int
 main(int argc, char **argv)
 {
-	char *eal[] = {argv[0], "-l", "0-1", "--no-huge", "-m", "512",
-		       "--no-pci", "--no-telemetry", "--log-level", "error",
-		       "--no-shconf"};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_unknown_unicast_floods_then_learned_reply_is_unicast, teardown),
 		cmocka_unit_test_teardown(test_broadcast_floods_to_every_other_port, teardown),
@@ -606,12 +410,10 @@ main(int argc, char **argv)
 	int rc;
 
 	(void)argc;
-	if (rte_eal_init((int)RTE_DIM(eal), eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
+	if (harness_eal_init(argv[0]) != 0)
 		return 1;
-	}
 	rc = cmocka_run_group_tests_name("switch on net_ring ports", tests,
 					 NULL, NULL);
-	rte_eal_cleanup();
+	harness_eal_cleanup();
 	return rc;
 }

@@ -182,7 +182,7 @@ is_member(const struct acis_comm *c, uint32_t rank,
 	if (rank >= c->size)
 		return 0;
 	ep = acis_comm_ep(c, rank);
-	return ep->ip == from->ip && ep->udp_port == from->udp_port;
+	return ep->valid && ep->ip == from->ip && ep->udp_port == from->udp_port;
 }
 
 static void
@@ -596,7 +596,7 @@ handle_data(struct cctx *x)
 		return;
 	}
 	ep = acis_comm_ep(c, h->rank);
-	if (unlikely(ep->ip != x->pi->src_ip ||
+	if (unlikely(!ep->valid || ep->ip != x->pi->src_ip ||
 		     ep->udp_port != htons(x->pi->sport))) {
 		drop(x, x->m, ACIS_DROP_ACIS_NOT_MEMBER);
 		return;

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Integration harness: the real switch (pipeline text, ports, graph of
+ * stages) on net_ring ports. The test owns both ends of every port's
+ * rings: it puts frames on a port's RX ring, walks the lcore graphs on its
+ * own thread, and reads what each port transmitted, frame by frame, with
+ * the drop counters alongside. Nothing runs on another thread, so every
+ * test is deterministic.
+ *
+ * The helpers assert with cmocka; a failed assertion leaves the test
+ * early, and the teardown() given to cmocka stops the switch.
+ */
+#ifndef ACIS_TEST_HARNESS_H
+#define ACIS_TEST_HARNESS_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "acis_pkt.h"
+#include "frames.h"
+#include "switch.h"
+
+#define NPORTS 4
+#define SW_MAC "02:ac:15:00:00:01"
+#define SW_IP "10.77.0.1"
+
+/* The switch's MAC; ip is 0 (sw_ip() gives it, parsed from SW_IP). */
+extern const struct tf_addr sw;
+
+/* SW_IP in network order. */
+uint32_t sw_ip(void);
+
+/* Create nports ring ports and start the switch on them, with extra
+ * appended to the pipeline text (sections such as [l2] or [lcore N]). */
+void start_switch(unsigned int nports, const char *extra);
+
+/* Stop the switch and free the rings; harmless when it is not running. */
+void stop_switch(void);
+
+/* Put a copy of frame on port's RX ring. */
+void inject(unsigned int port, const uint8_t *frame, unsigned int len);
+
+/* Walk every lcore's graph, in pipeline order, until every frame put on
+ * the ports' RX rings and on the handoff rings has been taken in. */
+void run(void);
+
+/* Take the next frame a port sent (the caller frees it); NULL when it sent
+ * nothing more. */
+struct rte_mbuf *sent(unsigned int port);
+
+/* The next frame port sent is exactly frame. */
+void expect_frame(unsigned int port, const uint8_t *frame, unsigned int len);
+
+/* Port sent nothing (more). */
+void expect_silent(unsigned int port);
+
+/* Drops for reason r since the switch started. */
+uint64_t drops(enum acis_drop_reason r);
+
+/* Every lcore counter summed, less its value when the switch started. */
+struct acis_lcore_stats delta(void);
+
+/* Every mbuf is back in the pool. */
+void expect_no_leak(void);
+
+/* cmocka teardown: stop the switch a failed test left running. */
+int teardown(void **state);
+
+/* Start the EAL the way every integration test runs it (two lcores, no
+ * huge pages, no PCI); 0 on success. */
+int harness_eal_init(const char *prog);
+void harness_eal_cleanup(void);
+
+#endif /* ACIS_TEST_HARNESS_H */

@@ -1,0 +1,1393 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Integration: the collective stage of the real switch on four net_ring
+ * ports (doc/wire-format.md). Four emulated hosts, host i on port i with
+ * MAC 02:00:00:00:00:(10+i), IP 10.77.0.(10+i) and UDP source port
+ * 40000+i, join job 7 and run collectives. Every frame the switch sends is
+ * checked as a frame (addresses, IPv4 checksum, UDP checksum 0) and
+ * decoded with the protocol's own parser before a test looks at its header
+ * and payload.
+ *
+ * Arrival order is the test's to choose: a frame is injected and the graph
+ * walked before the next one, since one walk polls the ports in index
+ * order. Every test ends with nothing unsent, every mbuf back in the pool,
+ * no aggregation slot open and no contribution held.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_mbuf.h>
+
+#include "acis_pipeline.h"
+#include "acis_proto.h"
+#include "frames.h"
+#include "harness.h"
+
+#define JOB 7
+#define WORLD NPORTS      /* one rank per port */
+#define HOST_BASE 10      /* host i is tf_host(HOST_BASE + i) */
+#define SPORT_BASE 40000  /* host i sends from UDP port SPORT_BASE + i */
+#define CHUNK 1416        /* chunk_size at MTU 1500 */
+#define MAX_PAYLOAD ACIS_MAX_PAYLOAD(1500)
+#define ORDERS 24         /* arrival orders of four ranks */
+#define INBOX 64          /* frames one port may send between drains */
+#define QNAN64 UINT64_C(0x7ff8000000000000)
+
+/* What every DATA of one collective call carries. */
+struct coll_spec {
+	uint8_t coll;
+	uint8_t dtype;
+	uint8_t op;
+	uint32_t root;
+	uint64_t msg_size; /* one rank's block */
+	uint16_t chunk_size;
+};
+
+/* A frame the switch sent, decoded. */
+struct reply {
+	struct acis_hdr h;
+	uint16_t dport; /* UDP destination port, host order */
+	uint8_t payload[MAX_PAYLOAD];
+};
+
+/* What each port sent since the last drain(). */
+static struct {
+	unsigned int n;
+	struct reply r[INBOX];
+} inbox[NPORTS];
+
+static struct tf_addr
+host(unsigned int i)
+{
+	return tf_host(HOST_BASE + i);
+}
+
+static uint16_t
+rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static const char *
+type_name(unsigned int t)
+{
+	static const char *const names[ACIS_T_MAX] = {
+		[ACIS_T_DATA] = "DATA", [ACIS_T_RESULT] = "RESULT",
+		[ACIS_T_ACK] = "ACK", [ACIS_T_NACK] = "NACK",
+		[ACIS_T_CTRL] = "CTRL", [ACIS_T_CTRL_ACK] = "CTRL_ACK",
+		[ACIS_T_LOOKASIDE] = "LOOKASIDE",
+	};
+
+	return t < ACIS_T_MAX && names[t] != NULL ? names[t] : "?";
+}
+
+/* ---- sending ---- */
+
+/* An ACiS message from src (on port, UDP port sport) to the switch. */
+static void
+send_from(unsigned int port, const struct tf_addr *src, uint16_t sport,
+	  const struct acis_hdr *h, const void *payload)
+{
+	static uint8_t msg[ACIS_HDR_LEN + MAX_PAYLOAD], f[2048];
+	struct tf_addr s = sw;
+	unsigned int l;
+
+	assert_true(h->payload_len <= MAX_PAYLOAD);
+	s.ip = sw_ip();
+	acis_hdr_encode(h, msg);
+	if (h->payload_len != 0)
+		memcpy(msg + ACIS_HDR_LEN, payload, h->payload_len);
+	l = tf_udp(f, &s, src, sport, ACIS_DEFAULT_UDP_PORT, msg,
+		   ACIS_HDR_LEN + h->payload_len, -1);
+	inject(port, f, l);
+}
+
+/* The same from host i, on its own port and UDP port. */
+static void
+send_as(unsigned int i, const struct acis_hdr *h, const void *payload)
+{
+	struct tf_addr a = host(i);
+
+	send_from(i, &a, (uint16_t)(SPORT_BASE + i), h, payload);
+}
+
+static struct acis_hdr
+ctrl_hdr(uint8_t opcode, uint32_t comm, uint32_t rank, uint32_t seq)
+{
+	struct acis_hdr h = {
+		.version = ACIS_PROTO_VERSION, .type = ACIS_T_CTRL,
+		.opcode = opcode, .hdr_len = ACIS_HDR_LEN, .job = JOB,
+		.comm = comm, .rank = rank, .root = ACIS_RANK_NONE, .seq = seq,
+	};
+
+	return h;
+}
+
+static void
+send_join(unsigned int i, uint32_t size)
+{
+	struct acis_hdr h = ctrl_hdr(ACIS_CTRL_JOIN, 0, i, 0);
+
+	h.root = size;
+	send_as(i, &h, NULL);
+}
+
+static uint64_t
+chunks_per_block(const struct coll_spec *o)
+{
+	return acis_n_chunks(o->msg_size, o->chunk_size);
+}
+
+static int
+rank_major(const struct coll_spec *o)
+{
+	return o->coll == ACIS_C_SCATTER || o->coll == ACIS_C_REDUCE_SCATTER;
+}
+
+/* Where chunk starts in a rank's send buffer (P blocks when rank-major). */
+static uint64_t
+chunk_offset(const struct coll_spec *o, uint32_t chunk)
+{
+	uint64_t cpr = chunks_per_block(o);
+
+	if (rank_major(o))
+		return chunk / cpr * o->msg_size +
+		       chunk % cpr * o->chunk_size;
+	return (uint64_t)chunk * o->chunk_size;
+}
+
+/* Host i, rank `rank` of comm, sends chunk of its buffer buf. */
+static void
+contribute(unsigned int i, const struct coll_spec *o, uint32_t comm,
+	   uint32_t rank, uint32_t seq, uint32_t chunk, const void *buf)
+{
+	uint64_t cpr = chunks_per_block(o);
+	uint64_t c = rank_major(o) ? chunk % cpr : chunk;
+	struct acis_hdr h = {
+		.version = ACIS_PROTO_VERSION, .type = ACIS_T_DATA,
+		.opcode = ACIS_OPCODE(o->coll, ACIS_A_DEFAULT),
+		.dtype = o->dtype, .op = o->op, .hdr_len = ACIS_HDR_LEN,
+		.job = JOB, .comm = comm, .rank = rank, .root = o->root,
+		.seq = seq, .chunk = chunk, .msg_size = o->msg_size,
+		.chunk_size = o->chunk_size, .contributors = 1,
+	};
+
+	if (o->msg_size != 0)
+		h.payload_len = (uint16_t)RTE_MIN((uint64_t)o->chunk_size,
+					o->msg_size - c * o->chunk_size);
+	if (c == cpr - 1)
+		h.flags = ACIS_F_LAST;
+	send_as(i, &h, buf == NULL ? NULL :
+		(const uint8_t *)buf + chunk_offset(o, chunk));
+}
+
+/* ---- receiving ---- */
+
+/*
+ * Check that frame f of len bytes, sent on port, is an ACiS message from
+ * the switch to the host on that port as doc/wire-format.md frames it,
+ * and decode it into r.
+ */
+static void
+decode_reply(unsigned int port, const uint8_t *f, uint32_t len,
+	     struct reply *r)
+{
+	struct tf_addr a = host(port);
+	uint32_t ip = sw_ip();
+
+	assert_true(len >= ACIS_FRAME_OVERHEAD);
+	assert_memory_equal(f, a.mac, 6);
+	assert_memory_equal(f + 6, sw.mac, 6);
+	assert_int_equal(rd16(f + 12), ACIS_ETHERTYPE_IPV4);
+	assert_int_equal(f[14], 0x45);
+	assert_int_equal(rd16(f + 16), len - 14);
+	assert_int_equal(f[23], ACIS_IPPROTO_UDP);
+	assert_int_equal(acis_csum(f + 14, 20), 0);
+	assert_memory_equal(f + 26, &ip, 4);
+	assert_memory_equal(f + 30, &a.ip, 4);
+	assert_int_equal(rd16(f + 34), ACIS_DEFAULT_UDP_PORT);
+	assert_int_equal(rd16(f + 38), len - 34);
+	assert_int_equal(rd16(f + 40), 0); /* no UDP checksum */
+	assert_int_equal(acis_msg_parse(f + 42, len - 42, &r->h), ACIS_E_OK);
+	assert_int_equal(r->h.hdr_len, ACIS_HDR_LEN);
+	assert_true(r->h.payload_len <= MAX_PAYLOAD);
+	r->dport = rd16(f + 36);
+	memcpy(r->payload, f + ACIS_FRAME_OVERHEAD, r->h.payload_len);
+}
+
+/* Read everything every port sent into the (emptied) inboxes. */
+static void
+drain(void)
+{
+	static uint8_t f[2048];
+	struct rte_mbuf *m;
+	unsigned int p;
+	uint32_t len;
+
+	for (p = 0; p < NPORTS; p++) {
+		inbox[p].n = 0;
+		while ((m = sent(p)) != NULL) {
+			/* Copy and free first: a failed check leaks nothing. */
+			len = rte_pktmbuf_pkt_len(m);
+			assert_true(len <= sizeof(f));
+			assert_int_equal(rte_pktmbuf_data_len(m), len);
+			memcpy(f, rte_pktmbuf_mtod(m, const uint8_t *), len);
+			rte_pktmbuf_free(m);
+			if (inbox[p].n == INBOX)
+				fail_msg("port %u sent more than %u frames",
+					 p, INBOX);
+			decode_reply(p, f, len, &inbox[p].r[inbox[p].n++]);
+		}
+	}
+}
+
+/* Nothing was sent on any port. */
+static void
+expect_quiet(void)
+{
+	unsigned int p;
+
+	drain();
+	for (p = 0; p < NPORTS; p++) {
+		const struct acis_hdr *h = &inbox[p].r[0].h;
+
+		if (inbox[p].n != 0)
+			fail_msg("port %u sent %u frame(s) it should not have "
+				 "(first: %s status %u seq %u chunk %u)", p,
+				 inbox[p].n, type_name(h->type), h->status,
+				 h->seq, h->chunk);
+	}
+}
+
+/* Walk the graph; nothing may come out. */
+static void
+run_quiet(void)
+{
+	run();
+	expect_quiet();
+}
+
+static void
+expect_count(unsigned int port, unsigned int n)
+{
+	if (inbox[port].n != n)
+		fail_msg("port %u sent %u frame(s), expected %u", port,
+			 inbox[port].n, n);
+}
+
+/* The one frame port sent, of type t, to its host's own UDP port. */
+static const struct reply *
+only(unsigned int port, uint8_t t)
+{
+	const struct reply *r = &inbox[port].r[0];
+
+	expect_count(port, 1);
+	if (r->h.type != t)
+		fail_msg("port %u sent a %s, expected a %s", port,
+			 type_name(r->h.type), type_name(t));
+	assert_int_equal(r->dport, SPORT_BASE + port);
+	assert_int_equal(r->h.job, JOB);
+	return r;
+}
+
+/* The one frame of type t for chunk that port sent. */
+static const struct reply *
+one(unsigned int port, uint8_t t, uint32_t chunk)
+{
+	const struct reply *found = NULL;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < inbox[port].n; i++) {
+		const struct reply *r = &inbox[port].r[i];
+
+		if (r->h.type == t && r->h.chunk == chunk) {
+			found = r;
+			n++;
+		}
+	}
+	if (n != 1)
+		fail_msg("port %u sent %u %s(s) for chunk %u, expected one",
+			 port, n, type_name(t), chunk);
+	assert_int_equal(found->dport, SPORT_BASE + port);
+	assert_int_equal(found->h.job, JOB);
+	return found;
+}
+
+/* A RESULT of collective o on comm, seq, chunk, addressed as rank. */
+static void
+expect_result_hdr(const struct reply *r, const struct coll_spec *o,
+		  uint32_t comm, uint32_t seq, uint32_t chunk, uint32_t rank)
+{
+	assert_int_equal(r->h.type, ACIS_T_RESULT);
+	assert_int_equal(r->h.opcode, ACIS_OPCODE(o->coll, ACIS_A_DEFAULT));
+	assert_int_equal(r->h.dtype, o->dtype);
+	assert_int_equal(r->h.op, o->op);
+	assert_int_equal(r->h.comm, comm);
+	assert_int_equal(r->h.seq, seq);
+	assert_int_equal(r->h.chunk, chunk);
+	assert_int_equal(r->h.rank, rank);
+	assert_int_equal(r->h.msg_size, o->msg_size);
+	assert_int_equal(r->h.status, ACIS_S_OK);
+}
+
+/* port's DATA chunk of collective o on comm, seq was acknowledged. */
+static void
+expect_ack(unsigned int port, const struct coll_spec *o, uint32_t comm,
+	   uint32_t seq, uint32_t chunk)
+{
+	const struct reply *r = one(port, ACIS_T_ACK, chunk);
+
+	assert_int_equal(r->h.opcode, ACIS_OPCODE(o->coll, ACIS_A_DEFAULT));
+	assert_int_equal(r->h.comm, comm);
+	assert_int_equal(r->h.seq, seq);
+	assert_int_equal(r->h.status, ACIS_S_OK);
+	assert_int_equal(r->h.payload_len, 0);
+}
+
+static void
+expect_payload(const struct reply *r, const void *want, uint16_t len)
+{
+	unsigned int i;
+
+	assert_int_equal(r->h.payload_len, len);
+	for (i = 0; i < len; i++)
+		if (r->payload[i] != ((const uint8_t *)want)[i])
+			fail_msg("%s seq %u chunk %u: payload byte %u is "
+				 "0x%02x, expected 0x%02x",
+				 type_name(r->h.type), r->h.seq, r->h.chunk, i,
+				 r->payload[i],
+				 ((const uint8_t *)want)[i]);
+}
+
+/* ---- switch state ---- */
+
+static struct acis_agg_stats
+slot_stats(void)
+{
+	struct acis_coll_stats cs;
+	struct acis_agg_stats as;
+
+	acis_coll_stats_sum(&cs, &as);
+	return as;
+}
+
+static struct acis_coll_stats
+coll_stats(void)
+{
+	struct acis_coll_stats cs;
+	struct acis_agg_stats as;
+
+	acis_coll_stats_sum(&cs, &as);
+	return cs;
+}
+
+/* The end of every test: nothing more was sent, every mbuf is back in the
+ * pool, no aggregation slot is open and no contribution is held. */
+static void
+finish(void)
+{
+	expect_quiet();
+	expect_no_leak();
+	assert_int_equal(slot_stats().in_use, 0);
+	assert_int_equal(coll_stats().held, 0);
+	stop_switch();
+}
+
+/* ---- jobs and communicators ---- */
+
+/* Every host joins as world rank = its index; the world's context id. */
+static uint32_t
+join_all(void)
+{
+	uint32_t world;
+	unsigned int p;
+
+	for (p = 0; p < WORLD; p++)
+		send_join(p, WORLD);
+	run();
+	drain();
+	world = only(0, ACIS_T_CTRL_ACK)->h.comm;
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_CTRL_ACK);
+
+		assert_int_equal(r->h.opcode, ACIS_CTRL_JOIN);
+		assert_int_equal(r->h.status, ACIS_S_OK);
+		assert_int_equal(r->h.comm, world);
+		assert_int_equal(r->h.rank, p);
+	}
+	return world;
+}
+
+/* The split every split test makes: color = world rank % 2, and keys
+ * that order color 0 against parent rank order and tie color 1. */
+static const uint64_t split_key[WORLD] = {5, 5, 1, 5};
+
+/* Split the world (its collective seq 0); each world rank's new context
+ * id and new rank, from its CTRL_ACK. */
+static void
+split_world(uint32_t world, uint32_t ctx[WORLD], uint32_t rank[WORLD])
+{
+	unsigned int p;
+
+	for (p = 0; p < WORLD; p++) {
+		struct acis_hdr h = ctrl_hdr(ACIS_CTRL_SPLIT, world, p, 0);
+
+		h.chunk = p % 2;
+		h.msg_size = split_key[p];
+		send_as(p, &h, NULL);
+		run();
+		if (p + 1 < WORLD)
+			expect_quiet(); /* answered once everyone asked */
+	}
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_CTRL_ACK);
+
+		assert_int_equal(r->h.opcode, ACIS_CTRL_SPLIT);
+		assert_int_equal(r->h.status, ACIS_S_OK);
+		assert_int_equal(r->h.comm, world);
+		assert_int_equal(r->h.seq, 0);
+		assert_int_equal(r->h.rank, p);
+		assert_int_equal(r->h.root, 2); /* new size */
+		assert_true(r->h.msg_size < ACIS_CTX_NONE);
+		ctx[p] = (uint32_t)r->h.msg_size;
+		rank[p] = r->h.chunk;
+	}
+}
+
+/* The k-th (0..ORDERS-1) ordering of the ranks, lexicographically. */
+static void
+nth_order(unsigned int k, unsigned int order[WORLD])
+{
+	static const unsigned int fact[WORLD] = {1, 1, 2, 6};
+	unsigned int left[WORLD] = {0, 1, 2, 3}, n = WORLD, i, at;
+
+	for (i = 0; i < WORLD; i++) {
+		at = k / fact[WORLD - 1 - i];
+		k %= fact[WORLD - 1 - i];
+		order[i] = left[at];
+		memmove(&left[at], &left[at + 1],
+			(n - at - 1) * sizeof(left[0]));
+		n--;
+	}
+}
+
+/*
+ * One single-chunk allreduce of o per arrival order of the ranks, each
+ * with its own seq: nothing may come out before the last contribution,
+ * and then every rank gets one multicast RESULT whose payload is want.
+ */
+static void
+allreduce_in_every_order(const struct coll_spec *o, const void *const in[WORLD],
+			 const void *want)
+{
+	uint32_t world = join_all();
+	unsigned int k, i, p, order[WORLD];
+
+	assert_true(o->msg_size <= o->chunk_size);
+	for (k = 0; k < ORDERS; k++) {
+		nth_order(k, order);
+		for (i = 0; i < WORLD; i++) {
+			contribute(order[i], o, world, order[i], k, 0,
+				   in[order[i]]);
+			run();
+			if (i + 1 < WORLD)
+				expect_quiet();
+		}
+		drain();
+		for (p = 0; p < WORLD; p++) {
+			const struct reply *r = only(p, ACIS_T_RESULT);
+
+			expect_result_hdr(r, o, world, k, 0, p);
+			assert_true(r->h.flags & ACIS_F_MULTICAST);
+			assert_false(r->h.flags & ACIS_F_PACKED);
+			assert_int_equal(r->h.contributors, WORLD);
+			expect_payload(r, want, (uint16_t)o->msg_size);
+		}
+	}
+}
+
+/* ---- data ---- */
+
+#define F32_N 300
+
+/* Magnitudes that make float32 sums depend on the order of the adds:
+ * 1e8 swallows 1.0 (its ulp is 8), and cancels against -1e8. */
+static void
+fill_f32(float in[WORLD][F32_N])
+{
+	unsigned int i;
+
+	for (i = 0; i < F32_N; i++) {
+		in[0][i] = 1e8f * (float)(1 + i % 5);
+		in[1][i] = 1.0f + 0.75f * (float)(i % 7);
+		in[2][i] = -1e8f * (float)(1 + (i + 2) % 5);
+		in[3][i] = 3.25f * (float)((int)(i % 11) - 5);
+	}
+}
+
+/* ((r0 + r1) + r2) + r3 in float32: the rank-order reduction. */
+static void
+sum_f32_rank_order(float in[WORLD][F32_N], float out[F32_N])
+{
+	unsigned int i;
+
+	for (i = 0; i < F32_N; i++) {
+		float acc = in[0][i];
+
+		acc += in[1][i];
+		acc += in[2][i];
+		acc += in[3][i];
+		out[i] = acc;
+	}
+}
+
+static uint64_t
+bits64(double d)
+{
+	uint64_t u;
+
+	memcpy(&u, &d, sizeof(u));
+	return u;
+}
+
+static double
+from_bits64(uint64_t u)
+{
+	double d;
+
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+/* ---- tests: joining ---- */
+
+static void
+test_join_is_answered_for_every_rank_once_the_last_rank_joins(void **state)
+{
+	uint32_t world;
+	unsigned int p;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	for (p = 0; p + 1 < WORLD; p++) {
+		send_join(p, WORLD);
+		run_quiet();
+	}
+	send_join(WORLD - 1, WORLD);
+	run();
+	drain();
+	world = only(0, ACIS_T_CTRL_ACK)->h.comm;
+	assert_int_not_equal(world, ACIS_CTX_NONE);
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_CTRL_ACK);
+
+		assert_int_equal(r->h.opcode, ACIS_CTRL_JOIN);
+		assert_int_equal(r->h.status, ACIS_S_OK);
+		assert_int_equal(r->h.comm, world);
+		assert_int_equal(r->h.rank, p);
+	}
+	finish();
+}
+
+static void
+test_repeated_join_from_a_joined_rank_is_answered_again(void **state)
+{
+	const struct reply *r;
+	uint32_t world;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	send_join(1, WORLD);
+	run();
+	drain();
+	r = only(1, ACIS_T_CTRL_ACK);
+	assert_int_equal(r->h.opcode, ACIS_CTRL_JOIN);
+	assert_int_equal(r->h.status, ACIS_S_OK);
+	assert_int_equal(r->h.comm, world);
+	assert_int_equal(r->h.rank, 1);
+	expect_count(0, 0);
+	expect_count(2, 0);
+	expect_count(3, 0);
+	finish();
+}
+
+static void
+test_join_for_a_held_rank_from_another_udp_port_is_refused_rank_taken(void **state)
+{
+	struct acis_hdr h = ctrl_hdr(ACIS_CTRL_JOIN, 0, 2, 0);
+	struct tf_addr a = host(2);
+	const struct reply *r;
+	uint32_t world;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	h.root = WORLD;
+	send_from(2, &a, SPORT_BASE + 1002, &h, NULL);
+	run();
+	drain();
+	expect_count(2, 1);
+	r = &inbox[2].r[0];
+	assert_int_equal(r->dport, SPORT_BASE + 1002); /* to the asker */
+	assert_int_equal(r->h.type, ACIS_T_CTRL_ACK);
+	assert_int_equal(r->h.opcode, ACIS_CTRL_JOIN);
+	assert_int_equal(r->h.status, ACIS_S_RANK_TAKEN);
+	assert_int_equal(r->h.rank, 2);
+	expect_count(0, 0);
+	expect_count(1, 0);
+	expect_count(3, 0);
+	/* the holder keeps its rank */
+	send_join(2, WORLD);
+	run();
+	drain();
+	r = only(2, ACIS_T_CTRL_ACK);
+	assert_int_equal(r->h.status, ACIS_S_OK);
+	assert_int_equal(r->h.comm, world);
+	finish();
+}
+
+static void
+test_join_with_another_world_size_is_refused_size_mismatch(void **state)
+{
+	const struct reply *r;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	join_all();
+	send_join(0, 2 * WORLD);
+	run();
+	drain();
+	r = only(0, ACIS_T_CTRL_ACK);
+	assert_int_equal(r->h.opcode, ACIS_CTRL_JOIN);
+	assert_int_equal(r->h.status, ACIS_S_SIZE_MISMATCH);
+	expect_count(1, 0);
+	expect_count(2, 0);
+	expect_count(3, 0);
+	finish();
+}
+
+/* ---- tests: allreduce in every arrival order ---- */
+
+static void
+test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order(void **state)
+{
+	static float in[WORLD][F32_N], want[F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	const void *const bufs[WORLD] = {in[0], in[1], in[2], in[3]};
+	unsigned int k, i, order[WORLD], differ = 0;
+
+	(void)state;
+	fill_f32(in);
+	sum_f32_rank_order(in, want);
+	/* The data must tell orders apart, or this test could not fail:
+	 * summing in arrival order must give other bits for some orders. */
+	for (k = 0; k < ORDERS; k++) {
+		nth_order(k, order);
+		for (i = 0; i < F32_N; i++) {
+			float acc = in[order[0]][i];
+
+			acc += in[order[1]][i];
+			acc += in[order[2]][i];
+			acc += in[order[3]][i];
+			if (memcmp(&acc, &want[i], sizeof(acc)) != 0) {
+				differ++;
+				break;
+			}
+		}
+	}
+	assert_true(differ >= ORDERS / 2);
+	start_switch(NPORTS, NULL);
+	allreduce_in_every_order(&o, bufs, want);
+	assert_true(coll_stats().held_total > 0); /* early ranks waited */
+	finish();
+}
+
+static void
+test_allreduce_int32_sum_wraps_in_every_arrival_order(void **state)
+{
+	enum { N = 64 };
+	static int32_t in[WORLD][N];
+	static uint32_t want[N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	const void *const bufs[WORLD] = {in[0], in[1], in[2], in[3]};
+	unsigned int i, r, wrapped = 0;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		int64_t exact = 0;
+
+		in[0][i] = INT32_MAX - (int32_t)i;
+		in[1][i] = INT32_MAX / 2 + 3 * (int32_t)i;
+		in[2][i] = INT32_MIN + 5 * (int32_t)i;
+		in[3][i] = i % 2 ? INT32_MAX : -7 * (int32_t)i;
+		want[i] = 0;
+		for (r = 0; r < WORLD; r++) {
+			want[i] += (uint32_t)in[r][i]; /* modulo 2^32 */
+			exact += in[r][i];
+		}
+		wrapped += exact > INT32_MAX || exact < INT32_MIN;
+	}
+	assert_true(wrapped > 0);
+	start_switch(NPORTS, NULL);
+	allreduce_in_every_order(&o, bufs, want);
+	finish();
+}
+
+static void
+test_allreduce_float64_min_gives_the_same_bits_in_every_arrival_order(void **state)
+{
+	enum { N = 40 };
+	static double in[WORLD][N], want[N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT64, ACIS_OP_MIN,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	const void *const bufs[WORLD] = {in[0], in[1], in[2], in[3]};
+	unsigned int i, r;
+
+	(void)state;
+	for (i = 0; i < N; i++)
+		for (r = 0; r < WORLD; r++)
+			in[r][i] = (double)((i * 37 + r * 11) % 23) - 11.5;
+	/* NaNs of every kind, from different ranks: the result is the
+	 * canonical quiet NaN, whichever NaN came first */
+	in[0][0] = from_bits64(UINT64_C(0x7ff0000000000001)); /* signalling */
+	in[3][1] = from_bits64(UINT64_C(0xfff8000000000000)); /* negative */
+	in[1][2] = from_bits64(UINT64_C(0x7ff800000000dead)); /* payload */
+	in[2][2] = from_bits64(UINT64_C(0xfff0000000000002));
+	/* -0 < +0, wherever the -0 comes from */
+	for (r = 0; r < WORLD; r++) {
+		in[r][3] = 0.0;
+		in[r][4] = 0.0;
+	}
+	in[2][3] = -0.0;
+	in[0][4] = -0.0;
+	in[1][5] = from_bits64(UINT64_C(0xfff0000000000000)); /* -inf */
+	for (i = 0; i < N; i++) {
+		int any_nan = 0;
+		double m = in[0][i];
+
+		for (r = 0; r < WORLD; r++) {
+			any_nan |= in[r][i] != in[r][i];
+			if (in[r][i] < m || (in[r][i] == m &&
+					     (bits64(in[r][i]) >> 63)))
+				m = in[r][i];
+		}
+		want[i] = any_nan ? from_bits64(QNAN64) : m;
+	}
+	assert_int_equal(bits64(want[0]), QNAN64);
+	assert_int_equal(bits64(want[3]), UINT64_C(0x8000000000000000));
+	start_switch(NPORTS, NULL);
+	allreduce_in_every_order(&o, bufs, want);
+	finish();
+}
+
+/* ---- tests: duplicates ---- */
+
+static void
+test_duplicate_contribution_is_dropped_and_not_added_twice(void **state)
+{
+	enum { N = 16 };
+	static int32_t in[WORLD][N], want[N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	uint32_t world;
+	unsigned int i, r;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		want[i] = 0;
+		for (r = 0; r < WORLD; r++) {
+			in[r][i] = (int32_t)((r + 1) * 1000 + i);
+			want[i] += in[r][i];
+		}
+	}
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	contribute(0, &o, world, 0, 0, 0, in[0]);
+	contribute(0, &o, world, 0, 0, 0, in[0]);
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_DUPLICATE), 1);
+	for (r = 1; r < WORLD; r++)
+		contribute(r, &o, world, r, 0, 0, in[r]);
+	run();
+	drain();
+	for (r = 0; r < WORLD; r++) {
+		const struct reply *res = only(r, ACIS_T_RESULT);
+
+		expect_result_hdr(res, &o, world, 0, 0, r);
+		expect_payload(res, want, sizeof(want));
+	}
+	assert_int_equal(drops(ACIS_DROP_ACIS_DUPLICATE), 1);
+	finish();
+}
+
+static void
+test_duplicate_of_a_held_contribution_is_dropped_and_not_folded_twice(void **state)
+{
+	static float in[WORLD][F32_N], want[F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	static const unsigned int later[] = {3, 1, 0};
+	uint32_t world;
+	unsigned int i, r;
+
+	(void)state;
+	fill_f32(in);
+	for (i = 0; i < F32_N; i++)
+		in[2][i] += 0.5f; /* cannot vanish: -1e8 + 0.5 is not -1e8 */
+	sum_f32_rank_order(in, want);
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	/* rank 2 is early: held until ranks 0 and 1 are folded */
+	contribute(2, &o, world, 2, 0, 0, in[2]);
+	run_quiet();
+	contribute(2, &o, world, 2, 0, 0, in[2]);
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_DUPLICATE), 1);
+	assert_int_equal(coll_stats().held, 1);
+	for (i = 0; i < RTE_DIM(later); i++)
+		contribute(later[i], &o, world, later[i], 0, 0, in[later[i]]);
+	run();
+	drain();
+	for (r = 0; r < WORLD; r++)
+		expect_payload(only(r, ACIS_T_RESULT), want, sizeof(want));
+	finish();
+}
+
+/* ---- tests: the other collectives ---- */
+
+static void
+test_reduce_sends_the_result_to_the_root_and_acks_to_the_others(void **state)
+{
+	static float in[WORLD][F32_N], want[F32_N];
+	const struct coll_spec o = {ACIS_C_REDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    2, sizeof(want), CHUNK};
+	static const unsigned int order[WORLD] = {3, 0, 2, 1};
+	const struct reply *r;
+	uint32_t world;
+	unsigned int i, p;
+
+	(void)state;
+	fill_f32(in);
+	sum_f32_rank_order(in, want);
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	for (i = 0; i < WORLD; i++) {
+		contribute(order[i], &o, world, order[i], 0, 0, in[order[i]]);
+		run();
+		if (i + 1 < WORLD)
+			expect_quiet();
+	}
+	drain();
+	r = only(2, ACIS_T_RESULT);
+	expect_result_hdr(r, &o, world, 0, 0, 2);
+	assert_false(r->h.flags & ACIS_F_MULTICAST);
+	expect_payload(r, want, sizeof(want));
+	for (p = 0; p < WORLD; p++) {
+		if (p == 2)
+			continue;
+		expect_count(p, 1);
+		expect_ack(p, &o, world, 0, 0);
+	}
+	finish();
+}
+
+static void
+test_gather_of_small_blocks_sends_the_root_one_packed_result(void **state)
+{
+	static uint32_t in[WORLD][2];
+	const struct coll_spec o = {ACIS_C_GATHER, ACIS_UINT32, ACIS_OP_NONE,
+				    1, sizeof(in[0]), CHUNK};
+	static const unsigned int order[WORLD] = {3, 1, 0, 2};
+	const struct reply *r;
+	uint32_t world;
+	unsigned int i, p;
+
+	(void)state;
+	for (p = 0; p < WORLD; p++) {
+		in[p][0] = 0xa0000000u | p << 8 | 1;
+		in[p][1] = 0xb0000000u | p << 8 | 2;
+	}
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	for (i = 0; i < WORLD; i++) {
+		contribute(order[i], &o, world, order[i], 0, 0, in[order[i]]);
+		run();
+		if (i + 1 < WORLD)
+			expect_quiet();
+	}
+	drain();
+	r = only(1, ACIS_T_RESULT);
+	assert_true(r->h.flags & ACIS_F_PACKED);
+	assert_false(r->h.flags & ACIS_F_MULTICAST);
+	assert_int_equal(r->h.comm, world);
+	assert_int_equal(r->h.seq, 0);
+	assert_int_equal(r->h.chunk, 0);
+	expect_payload(r, in, sizeof(in)); /* every block, in rank order */
+	for (p = 0; p < WORLD; p++) {
+		if (p == 1)
+			continue;
+		expect_count(p, 1);
+		expect_ack(p, &o, world, 0, 0);
+	}
+	finish();
+}
+
+static void
+test_allgather_of_small_blocks_sends_everyone_one_packed_result(void **state)
+{
+	static uint32_t in[WORLD][2];
+	const struct coll_spec o = {ACIS_C_ALLGATHER, ACIS_UINT32, ACIS_OP_NONE,
+				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
+	static const unsigned int order[WORLD] = {2, 0, 3, 1};
+	uint32_t world;
+	unsigned int i, p;
+
+	(void)state;
+	for (p = 0; p < WORLD; p++) {
+		in[p][0] = 0xc0000000u | p << 8 | 1;
+		in[p][1] = 0xd0000000u | p << 8 | 2;
+	}
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	for (i = 0; i < WORLD; i++) {
+		contribute(order[i], &o, world, order[i], 0, 0, in[order[i]]);
+		run();
+		if (i + 1 < WORLD)
+			expect_quiet();
+	}
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_RESULT);
+
+		assert_true(r->h.flags & ACIS_F_PACKED);
+		assert_true(r->h.flags & ACIS_F_MULTICAST);
+		assert_int_equal(r->h.comm, world);
+		assert_int_equal(r->h.seq, 0);
+		assert_int_equal(r->h.chunk, 0);
+		expect_payload(r, in, sizeof(in));
+	}
+	finish();
+}
+
+static void
+test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank(void **state)
+{
+	enum { MSG = 3000 };
+	static uint8_t msg[MSG];
+	const struct coll_spec o = {ACIS_C_BCAST, ACIS_UINT32, ACIS_OP_NONE,
+				    1, MSG, CHUNK};
+	uint32_t world, c, cpr = (uint32_t)chunks_per_block(&o);
+	unsigned int i, p;
+
+	(void)state;
+	assert_int_equal(cpr, 3); /* 1416 + 1416 + 168 */
+	for (i = 0; i < MSG; i++)
+		msg[i] = (uint8_t)(i * 7 + 3);
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	for (c = 0; c < cpr; c++)
+		contribute(1, &o, world, 1, 0, c, msg);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		expect_count(p, cpr);
+		for (c = 0; c < cpr; c++) {
+			const struct reply *r;
+
+			if (p == 1) {
+				expect_ack(p, &o, world, 0, c);
+				continue;
+			}
+			r = one(p, ACIS_T_RESULT, c);
+			expect_result_hdr(r, &o, world, 0, c, p);
+			assert_int_equal(r->h.root, 1);
+			expect_payload(r, msg + c * CHUNK,
+				       (uint16_t)RTE_MIN((uint32_t)CHUNK,
+							 MSG - c * CHUNK));
+		}
+	}
+	assert_int_equal(slot_stats().opened, 0); /* forwarded, not held */
+	finish();
+}
+
+static void
+test_reduce_scatter_sends_each_rank_only_its_own_block(void **state)
+{
+	/* Six int32 per block in chunks of 16 bytes: two chunks a block, the
+	 * second short, so DATA chunk b * 2 + c is chunk c of block b. */
+	enum { E = 6, CPR = 2 };
+	static int32_t in[WORLD][WORLD * E], want[WORLD][E];
+	const struct coll_spec o = {ACIS_C_REDUCE_SCATTER, ACIS_INT32,
+				    ACIS_OP_SUM, ACIS_RANK_NONE,
+				    E * sizeof(int32_t), 16};
+	uint32_t world, b, c;
+	unsigned int r, e, p;
+
+	(void)state;
+	assert_int_equal(chunks_per_block(&o), CPR);
+	for (b = 0; b < WORLD; b++)
+		for (e = 0; e < E; e++) {
+			want[b][e] = 0;
+			for (r = 0; r < WORLD; r++) {
+				int32_t v = (int32_t)(r * 1000 + b * 100 + e);
+
+				in[r][b * E + e] = v;
+				want[b][e] += v;
+			}
+		}
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	for (r = 0; r < WORLD; r++) {
+		for (b = 0; b < WORLD; b++)
+			for (c = 0; c < CPR; c++)
+				contribute(r, &o, world, r, 0, b * CPR + c,
+					   in[r]);
+		run();
+		if (r + 1 < WORLD)
+			expect_quiet();
+	}
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *res;
+
+		/* two RESULTs (its block) and an ACK per other block's chunk */
+		expect_count(p, CPR + (WORLD - 1) * CPR);
+		for (c = 0; c < CPR; c++) {
+			res = one(p, ACIS_T_RESULT, c);
+			expect_result_hdr(res, &o, world, 0, c, p);
+			assert_false(res->h.flags & ACIS_F_MULTICAST);
+			expect_payload(res, &want[p][c * 4],
+				       (uint16_t)(c == 0 ? 16 : 8));
+		}
+		for (b = 0; b < WORLD; b++)
+			for (c = 0; c < CPR && b != p; c++)
+				expect_ack(p, &o, world, 0, b * CPR + c);
+	}
+	finish();
+}
+
+static void
+test_barrier_completes_only_when_the_last_rank_arrives(void **state)
+{
+	const struct coll_spec o = {ACIS_C_BARRIER, 0, ACIS_OP_NONE,
+				    ACIS_RANK_NONE, 0, CHUNK};
+	static const unsigned int order[WORLD] = {1, 3, 0, 2};
+	uint32_t world;
+	unsigned int i, p;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	for (i = 0; i < WORLD; i++) {
+		contribute(order[i], &o, world, order[i], 5, 0, NULL);
+		run();
+		if (i + 1 < WORLD)
+			expect_quiet();
+	}
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_RESULT);
+
+		expect_result_hdr(r, &o, world, 5, 0, p);
+		assert_true(r->h.flags & ACIS_F_MULTICAST);
+		assert_int_equal(r->h.payload_len, 0);
+	}
+	finish();
+}
+
+/* ---- tests: refused contributions ---- */
+
+static void
+test_data_claiming_another_ranks_identity_is_dropped_not_member(void **state)
+{
+	static const int32_t v[2] = {1, 2};
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(v), CHUNK};
+	uint32_t world;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	contribute(0, &o, world, 1, 0, 0, v); /* host 0 says it is rank 1 */
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_NOT_MEMBER), 1);
+	assert_int_equal(slot_stats().opened, 0);
+	finish();
+}
+
+static void
+test_data_for_an_unknown_communicator_is_dropped_no_comm(void **state)
+{
+	static const int32_t v[2] = {1, 2};
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(v), CHUNK};
+	uint32_t world;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	/* the world's index with the next generation, and an unused index */
+	contribute(0, &o, world + (1u << 16), 0, 0, 0, v);
+	contribute(0, &o, world + 1, 0, 0, 0, v);
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_NO_COMM), 2);
+	assert_int_equal(slot_stats().opened, 0);
+	finish();
+}
+
+static void
+test_contribution_disagreeing_with_its_slot_is_refused_nack_mismatch(void **state)
+{
+	static const float f[WORLD][2] = {{1, 2}, {3, 4}, {5, 6}, {7, 8}};
+	static const float want[2] = {16, 20};
+	static const int32_t i32[2] = {3, 4};
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(f[0]), CHUNK};
+	struct coll_spec bad = o;
+	const struct reply *r;
+	uint32_t world;
+	unsigned int p;
+
+	(void)state;
+	bad.dtype = ACIS_INT32;
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	contribute(0, &o, world, 0, 0, 0, f[0]);
+	run_quiet();
+	contribute(1, &bad, world, 1, 0, 0, i32);
+	run();
+	drain();
+	r = only(1, ACIS_T_NACK);
+	assert_int_equal(r->h.status, ACIS_S_MISMATCH);
+	assert_int_equal(r->h.comm, world);
+	assert_int_equal(r->h.seq, 0);
+	assert_int_equal(r->h.chunk, 0);
+	expect_count(0, 0);
+	expect_count(2, 0);
+	expect_count(3, 0);
+	assert_int_equal(drops(ACIS_DROP_ACIS_MISMATCH), 1);
+	/* the refused one was not counted: rank 1 can still contribute */
+	for (p = 1; p < WORLD; p++)
+		contribute(p, &o, world, p, 0, 0, f[p]);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++)
+		expect_payload(only(p, ACIS_T_RESULT), want, sizeof(want));
+	finish();
+}
+
+static void
+test_full_slot_pool_answers_busy_until_a_slot_is_freed(void **state)
+{
+	/* 17 chunks of two int32; the pool has 16 slots */
+	enum { SLOTS = 16, CHUNKS = SLOTS + 1, E = 2 * CHUNKS };
+	static int32_t in[WORLD][E], want[E];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), 8};
+	const struct reply *r;
+	uint32_t world, c;
+	unsigned int p, e;
+
+	(void)state;
+	for (e = 0; e < E; e++) {
+		want[e] = 0;
+		for (p = 0; p < WORLD; p++) {
+			in[p][e] = (int32_t)(p * 100000 + e);
+			want[e] += in[p][e];
+		}
+	}
+	start_switch(NPORTS, "[collective]\nslots = 16\n");
+	world = join_all();
+	assert_int_equal(slot_stats().capacity, SLOTS);
+	for (c = 0; c < SLOTS; c++)
+		contribute(0, &o, world, 0, 0, c, in[0]);
+	run_quiet();
+	assert_int_equal(slot_stats().in_use, SLOTS);
+	/* no slot left for chunk 16 */
+	contribute(0, &o, world, 0, 0, SLOTS, in[0]);
+	run();
+	drain();
+	r = only(0, ACIS_T_NACK);
+	assert_int_equal(r->h.status, ACIS_S_BUSY);
+	assert_int_equal(r->h.chunk, SLOTS);
+	assert_int_equal(r->h.seq, 0);
+	assert_int_equal(r->h.comm, world);
+	expect_count(1, 0);
+	expect_count(2, 0);
+	expect_count(3, 0);
+	assert_int_equal(drops(ACIS_DROP_ACIS_BUSY), 1);
+	/* chunk 0 completes and frees its slot ... */
+	for (p = 1; p < WORLD; p++)
+		contribute(p, &o, world, p, 0, 0, in[p]);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++)
+		expect_payload(only(p, ACIS_T_RESULT), want, 8);
+	assert_int_equal(slot_stats().in_use, SLOTS - 1);
+	/* ... which the refused chunk, sent again, now takes */
+	contribute(0, &o, world, 0, 0, SLOTS, in[0]);
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_BUSY), 1);
+	assert_int_equal(slot_stats().in_use, SLOTS);
+	/* everyone else sends the rest, which completes every slot */
+	for (p = 1; p < WORLD; p++)
+		for (c = 1; c < CHUNKS; c++)
+			contribute(p, &o, world, p, 0, c, in[p]);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		expect_count(p, CHUNKS - 1);
+		for (c = 1; c < CHUNKS; c++)
+			expect_payload(one(p, ACIS_T_RESULT, c), &want[c * 2],
+				       8);
+	}
+	finish();
+}
+
+/* ---- tests: split communicators ---- */
+
+static void
+test_split_makes_one_communicator_per_color_ranked_by_key_then_rank(void **state)
+{
+	uint32_t world, ctx[WORLD], rank[WORLD];
+	unsigned int p;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	split_world(world, ctx, rank);
+	assert_int_equal(ctx[0], ctx[2]); /* color 0 */
+	assert_int_equal(ctx[1], ctx[3]); /* color 1 */
+	assert_int_not_equal(ctx[0], ctx[1]);
+	for (p = 0; p < WORLD; p++)
+		assert_int_not_equal(ctx[p], world);
+	/* color 0: keys 5 (rank 0) and 1 (rank 2): rank 2 comes first */
+	assert_int_equal(rank[2], 0);
+	assert_int_equal(rank[0], 1);
+	/* color 1: equal keys: parent rank order */
+	assert_int_equal(rank[1], 0);
+	assert_int_equal(rank[3], 1);
+	finish();
+}
+
+static void
+test_split_communicators_each_reduce_among_their_own_members(void **state)
+{
+	static const int32_t in[WORLD][4] = {
+		{1, 2, 3, 4}, {10, 20, 30, 40},
+		{100, 200, 300, 400}, {1000, 2000, 3000, 4000},
+	};
+	/* color 0 is world ranks 0 and 2, color 1 world ranks 1 and 3 */
+	static const int32_t want[2][4] = {
+		{101, 202, 303, 404}, {1010, 2020, 3030, 4040},
+	};
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
+	uint32_t world, ctx[WORLD], rank[WORLD];
+	unsigned int p;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	split_world(world, ctx, rank);
+	/* both communicators' seq 0, one member of each first */
+	contribute(2, &o, ctx[2], rank[2], 0, 0, in[2]);
+	contribute(1, &o, ctx[1], rank[1], 0, 0, in[1]);
+	run_quiet();
+	contribute(0, &o, ctx[0], rank[0], 0, 0, in[0]);
+	contribute(3, &o, ctx[3], rank[3], 0, 0, in[3]);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_RESULT);
+
+		expect_result_hdr(r, &o, ctx[p], 0, 0, rank[p]);
+		expect_payload(r, want[p % 2], sizeof(want[0]));
+	}
+	finish();
+}
+
+static void
+test_comm_free_by_every_member_retires_the_communicator(void **state)
+{
+	static const int32_t v[2] = {1, 2};
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(v), CHUNK};
+	uint32_t world, ctx[WORLD], rank[WORLD];
+	struct acis_hdr h;
+	unsigned int p;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	world = join_all();
+	split_world(world, ctx, rank);
+	/* color 0 (world ranks 0 and 2) frees its communicator */
+	h = ctrl_hdr(ACIS_CTRL_COMM_FREE, ctx[0], rank[0], 0);
+	send_as(0, &h, NULL);
+	run_quiet();
+	h = ctrl_hdr(ACIS_CTRL_COMM_FREE, ctx[2], rank[2], 0);
+	send_as(2, &h, NULL);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p += 2) {
+		const struct reply *r = only(p, ACIS_T_CTRL_ACK);
+
+		assert_int_equal(r->h.opcode, ACIS_CTRL_COMM_FREE);
+		assert_int_equal(r->h.status, ACIS_S_OK);
+		assert_int_equal(r->h.comm, ctx[0]);
+		assert_int_equal(r->h.seq, 0);
+		assert_int_equal(r->h.rank, rank[p]);
+	}
+	expect_count(1, 0);
+	expect_count(3, 0);
+	contribute(2, &o, ctx[2], rank[2], 1, 0, v);
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_NO_COMM), 1);
+	finish();
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_join_is_answered_for_every_rank_once_the_last_rank_joins, teardown),
+		cmocka_unit_test_teardown(test_repeated_join_from_a_joined_rank_is_answered_again, teardown),
+		cmocka_unit_test_teardown(test_join_for_a_held_rank_from_another_udp_port_is_refused_rank_taken, teardown),
+		cmocka_unit_test_teardown(test_join_with_another_world_size_is_refused_size_mismatch, teardown),
+		cmocka_unit_test_teardown(test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_allreduce_int32_sum_wraps_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_allreduce_float64_min_gives_the_same_bits_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_duplicate_contribution_is_dropped_and_not_added_twice, teardown),
+		cmocka_unit_test_teardown(test_duplicate_of_a_held_contribution_is_dropped_and_not_folded_twice, teardown),
+		cmocka_unit_test_teardown(test_reduce_sends_the_result_to_the_root_and_acks_to_the_others, teardown),
+		cmocka_unit_test_teardown(test_gather_of_small_blocks_sends_the_root_one_packed_result, teardown),
+		cmocka_unit_test_teardown(test_allgather_of_small_blocks_sends_everyone_one_packed_result, teardown),
+		cmocka_unit_test_teardown(test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank, teardown),
+		cmocka_unit_test_teardown(test_reduce_scatter_sends_each_rank_only_its_own_block, teardown),
+		cmocka_unit_test_teardown(test_barrier_completes_only_when_the_last_rank_arrives, teardown),
+		cmocka_unit_test_teardown(test_data_claiming_another_ranks_identity_is_dropped_not_member, teardown),
+		cmocka_unit_test_teardown(test_data_for_an_unknown_communicator_is_dropped_no_comm, teardown),
+		cmocka_unit_test_teardown(test_contribution_disagreeing_with_its_slot_is_refused_nack_mismatch, teardown),
+		cmocka_unit_test_teardown(test_full_slot_pool_answers_busy_until_a_slot_is_freed, teardown),
+		cmocka_unit_test_teardown(test_split_makes_one_communicator_per_color_ranked_by_key_then_rank, teardown),
+		cmocka_unit_test_teardown(test_split_communicators_each_reduce_among_their_own_members, teardown),
+		cmocka_unit_test_teardown(test_comm_free_by_every_member_retires_the_communicator, teardown),
+	};
+	int rc;
+
+	(void)argc;
+	if (harness_eal_init(argv[0]) != 0)
+		return 1;
+	rc = cmocka_run_group_tests_name("collective stage on net_ring ports",
+					 tests, NULL, NULL);
+	harness_eal_cleanup();
+	return rc;
+}

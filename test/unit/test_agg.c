@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of acis_agg: the aggregation slot pool, its contributor
+ * bitmaps and its open-addressing hash index.
+ *
+ * The index deletes by backward shift instead of tombstones, which is
+ * where such tables go wrong: a shifted entry left behind its home breaks
+ * a probe chain and a live key is no longer found. The churn tests run
+ * thousands of random opens, closes and finds (fixed seeds) against a
+ * plain list of what should be open, on tables small enough that probe
+ * chains wrap around the end of the index.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "acis_agg.h"
+
+static uint64_t rng;
+
+static void
+seed(uint64_t s)
+{
+	rng = s * 0x9e3779b97f4a7c15ull + 1;
+}
+
+/* xorshift64*: fixed seeds, the same operations on every run. */
+static uint64_t
+rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+static struct acis_slot_key
+key(uint32_t ctx, uint32_t seq, uint32_t chunk)
+{
+	struct acis_slot_key k = {.ctx = ctx, .seq = seq, .chunk = chunk};
+
+	return k;
+}
+
+static struct acis_agg_stats
+stats(const struct acis_agg *a)
+{
+	struct acis_agg_stats s;
+
+	acis_agg_get_stats(a, &s);
+	return s;
+}
+
+/* --- create -------------------------------------------------------------- */
+
+static void
+test_create_refuses_bad_sizes(void **state)
+{
+	(void)state;
+	assert_null(acis_agg_create(0, 64, 1024));
+	assert_null(acis_agg_create((1u << 22) + 1, 64, 1024));
+	assert_null(acis_agg_create(8, 0, 1024));
+	assert_null(acis_agg_create(8, 64, 0));
+	assert_null(acis_agg_create(8, 64, (1u << 20) + 1));
+}
+
+static void
+test_create_accepts_the_smallest_and_largest_sizes(void **state)
+{
+	struct acis_agg *a;
+
+	(void)state;
+	a = acis_agg_create(1, 1, 1);
+	assert_non_null(a);
+	assert_int_equal(stats(a).capacity, 1);
+	acis_agg_free(a);
+	a = acis_agg_create(2, 65536, 1u << 20);
+	assert_non_null(a);
+	assert_int_equal(acis_agg_max_ranks(a), 65536);
+	acis_agg_free(a);
+}
+
+static void
+test_acc_of_every_slot_is_64_byte_aligned_and_acc_bytes_long(void **state)
+{
+	struct acis_agg *a = acis_agg_create(7, 64, 100);
+	struct acis_slot *s[7];
+	uint32_t i;
+
+	(void)state;
+	assert_non_null(a);
+	for (i = 0; i < 7; i++) {
+		s[i] = acis_agg_open(a, &(struct acis_slot_key){1, 0, i}, 4);
+		assert_non_null(s[i]);
+		assert_int_equal((uintptr_t)s[i]->acc % 64, 0);
+		/* Fill it all: ASan sees an overrun into the next one. */
+		memset(s[i]->acc, (int)i + 1, 100);
+	}
+	for (i = 0; i < 7; i++) {
+		uint32_t b;
+
+		for (b = 0; b < 100; b++)
+			assert_int_equal(s[i]->acc[b], i + 1);
+	}
+	acis_agg_free(a);
+}
+
+/* --- open, find, close --------------------------------------------------- */
+
+static void
+test_open_gives_a_slot_that_find_returns(void **state)
+{
+	struct acis_agg *a = acis_agg_create(8, 64, 64);
+	struct acis_slot_key k = key(0x10002, 5, 3);
+	struct acis_slot *s;
+
+	(void)state;
+	s = acis_agg_open(a, &k, 4);
+	assert_non_null(s);
+	assert_int_equal(s->key.ctx, k.ctx);
+	assert_int_equal(s->key.seq, k.seq);
+	assert_int_equal(s->key.chunk, k.chunk);
+	assert_int_equal(s->size, 4);
+	assert_int_equal(s->arrived, 0);
+	assert_ptr_equal(acis_agg_find(a, &k), s);
+	acis_agg_free(a);
+}
+
+static void
+test_find_tells_keys_apart_by_every_field(void **state)
+{
+	struct acis_agg *a = acis_agg_create(8, 64, 64);
+	struct acis_slot_key k = key(0x10002, 5, 3);
+
+	(void)state;
+	assert_non_null(acis_agg_open(a, &k, 4));
+	assert_null(acis_agg_find(a, &(struct acis_slot_key){0x10003, 5, 3}));
+	assert_null(acis_agg_find(a, &(struct acis_slot_key){0x10002, 6, 3}));
+	assert_null(acis_agg_find(a, &(struct acis_slot_key){0x10002, 5, 4}));
+	assert_null(acis_agg_find(a, &(struct acis_slot_key){3, 5, 0x10002}));
+	acis_agg_free(a);
+}
+
+static void
+test_find_of_a_closed_key_is_null(void **state)
+{
+	struct acis_agg *a = acis_agg_create(8, 64, 64);
+	struct acis_slot_key k = key(1, 2, 3);
+	struct acis_slot *s;
+
+	(void)state;
+	s = acis_agg_open(a, &k, 4);
+	acis_agg_close(a, s, 1);
+	assert_null(acis_agg_find(a, &k));
+	acis_agg_free(a);
+}
+
+static void
+test_open_when_the_pool_is_empty_is_null_and_counts_busy(void **state)
+{
+	struct acis_agg *a = acis_agg_create(3, 64, 64);
+	struct acis_slot *s;
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		struct acis_slot_key k = key(1, 0, i);
+
+		assert_non_null(acis_agg_open(a, &k, 4));
+	}
+	assert_null(acis_agg_open(a, &(struct acis_slot_key){1, 0, 3}, 4));
+	assert_null(acis_agg_open(a, &(struct acis_slot_key){1, 0, 4}, 4));
+	assert_int_equal(stats(a).busy, 2);
+	assert_int_equal(stats(a).in_use, 3);
+	/* A slot returned to the pool is handed out again. */
+	acis_agg_close(a, acis_agg_find(a, &(struct acis_slot_key){1, 0, 1}),
+		       1);
+	s = acis_agg_open(a, &(struct acis_slot_key){1, 0, 3}, 4);
+	assert_non_null(s);
+	assert_int_equal(stats(a).busy, 2);
+	acis_agg_free(a);
+}
+
+static void
+test_open_refuses_size_0_or_above_max_ranks_without_counting_busy(
+	void **state)
+{
+	struct acis_agg *a = acis_agg_create(3, 64, 64);
+
+	(void)state;
+	assert_null(acis_agg_open(a, &(struct acis_slot_key){1, 0, 0}, 0));
+	assert_null(acis_agg_open(a, &(struct acis_slot_key){1, 0, 0}, 65));
+	assert_non_null(acis_agg_open(a, &(struct acis_slot_key){1, 0, 0}, 64));
+	assert_int_equal(stats(a).busy, 0);
+	assert_int_equal(stats(a).in_use, 1);
+	acis_agg_free(a);
+}
+
+static void
+test_reopened_slot_starts_with_fresh_counts(void **state)
+{
+	struct acis_agg *a = acis_agg_create(1, 64, 64);
+	struct acis_slot *s;
+	int held;
+
+	(void)state;
+	s = acis_agg_open(a, &(struct acis_slot_key){1, 0, 0}, 4);
+	acis_slot_mark(s, 0);
+	s->folded = 1;
+	s->next_rank = 1;
+	s->held = &held;
+	s->n_held = 2;
+	acis_agg_close(a, s, 0);
+	s = acis_agg_open(a, &(struct acis_slot_key){1, 1, 0}, 3);
+	assert_non_null(s);
+	assert_int_equal(s->size, 3);
+	assert_int_equal(s->arrived, 0);
+	assert_int_equal(s->folded, 0);
+	assert_int_equal(s->next_rank, 0);
+	assert_null(s->held);
+	assert_int_equal(s->n_held, 0);
+	acis_agg_free(a);
+}
+
+/* --- contributor bitmap -------------------------------------------------- */
+
+static void
+test_mark_counts_a_new_rank_as_arrived(void **state)
+{
+	struct acis_agg *a = acis_agg_create(1, 200, 64);
+	struct acis_slot *s = acis_agg_open(a, &(struct acis_slot_key){1, 0, 0},
+					    200);
+	static const uint32_t ranks[] = {0, 1, 63, 64, 65, 127, 128, 199};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(acis_slot_mark(s, ranks[i]), 1);
+		assert_int_equal(s->arrived, i + 1);
+	}
+	acis_agg_free(a);
+}
+
+static void
+test_mark_refuses_a_rank_that_already_contributed(void **state)
+{
+	struct acis_agg *a = acis_agg_create(1, 200, 64);
+	struct acis_slot *s = acis_agg_open(a, &(struct acis_slot_key){1, 0, 0},
+					    200);
+
+	(void)state;
+	assert_int_equal(acis_slot_mark(s, 130), 1);
+	assert_int_equal(acis_slot_mark(s, 2), 1);
+	assert_int_equal(acis_slot_mark(s, 130), 0);
+	assert_int_equal(acis_slot_mark(s, 2), 0);
+	assert_int_equal(s->arrived, 2);
+	/* Same bit in another word is another rank. */
+	assert_int_equal(acis_slot_mark(s, 66), 1);
+	assert_int_equal(s->arrived, 3);
+	acis_agg_free(a);
+}
+
+static void
+test_bitmap_is_cleared_when_a_slot_is_reused(void **state)
+{
+	struct acis_agg *a = acis_agg_create(1, 64, 64);
+	struct acis_slot *s;
+	uint32_t r, idx;
+
+	(void)state;
+	s = acis_agg_open(a, &(struct acis_slot_key){1, 0, 0}, 64);
+	idx = s->index;
+	for (r = 0; r < 64; r++)
+		assert_int_equal(acis_slot_mark(s, r), 1);
+	acis_agg_close(a, s, 1);
+	s = acis_agg_open(a, &(struct acis_slot_key){1, 1, 0}, 64);
+	assert_int_equal(s->index, idx); /* the same slot, reused */
+	for (r = 0; r < 64; r++)
+		assert_int_equal(acis_slot_mark(s, r), 1);
+	assert_int_equal(s->arrived, 64);
+	acis_agg_free(a);
+}
+
+static void
+test_bitmap_is_cleared_on_reuse_beyond_64_ranks(void **state)
+{
+	struct acis_agg *a = acis_agg_create(1, 1000, 64);
+	struct acis_slot *s;
+	uint32_t r, round;
+
+	(void)state;
+	for (round = 0; round < 3; round++) {
+		struct acis_slot_key k = key(1, round, 0);
+
+		s = acis_agg_open(a, &k, 1000);
+		assert_non_null(s);
+		for (r = 0; r < 1000; r++)
+			assert_int_equal(acis_slot_mark(s, r), 1);
+		for (r = 0; r < 1000; r += 37)
+			assert_int_equal(acis_slot_mark(s, r), 0);
+		assert_int_equal(s->arrived, 1000);
+		acis_agg_close(a, s, 1);
+	}
+	acis_agg_free(a);
+}
+
+static void
+test_bitmaps_of_different_slots_are_independent(void **state)
+{
+	struct acis_agg *a = acis_agg_create(4, 130, 64);
+	struct acis_slot *s[4];
+	uint32_t i, r;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		s[i] = acis_agg_open(a, &(struct acis_slot_key){1, 0, i}, 130);
+	/* Slot i takes the ranks r with r % 4 == i, up to the last word. */
+	for (r = 0; r < 130; r++)
+		assert_int_equal(acis_slot_mark(s[r % 4], r), 1);
+	for (r = 0; r < 130; r++)
+		for (i = 0; i < 4; i++)
+			assert_int_equal(acis_slot_mark(s[i], r), i != r % 4);
+	acis_agg_free(a);
+}
+
+/* --- slot by index ------------------------------------------------------- */
+
+static void
+test_slot_by_index_is_the_open_slot_or_null(void **state)
+{
+	struct acis_agg *a = acis_agg_create(4, 64, 64);
+	struct acis_slot *s, *t;
+	uint32_t i, open = 0;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		assert_null(acis_agg_slot(a, i));
+	s = acis_agg_open(a, &(struct acis_slot_key){1, 0, 0}, 4);
+	t = acis_agg_open(a, &(struct acis_slot_key){1, 0, 1}, 4);
+	assert_ptr_equal(acis_agg_slot(a, s->index), s);
+	assert_ptr_equal(acis_agg_slot(a, t->index), t);
+	for (i = 0; i < 4; i++)
+		open += acis_agg_slot(a, i) != NULL;
+	assert_int_equal(open, 2);
+	acis_agg_close(a, s, 1);
+	assert_null(acis_agg_slot(a, s->index));
+	assert_null(acis_agg_slot(a, 4));
+	assert_null(acis_agg_slot(a, UINT32_MAX));
+	acis_agg_free(a);
+}
+
+/* --- stats --------------------------------------------------------------- */
+
+static void
+test_stats_count_opened_completed_in_use_and_high_water(void **state)
+{
+	struct acis_agg *a = acis_agg_create(8, 64, 64);
+	struct acis_slot *s[5];
+	struct acis_agg_stats st;
+	uint32_t i;
+
+	(void)state;
+	st = stats(a);
+	assert_int_equal(st.capacity, 8);
+	assert_int_equal(st.opened, 0);
+	for (i = 0; i < 5; i++)
+		s[i] = acis_agg_open(a, &(struct acis_slot_key){1, 0, i}, 4);
+	acis_agg_close(a, s[0], 1);
+	acis_agg_close(a, s[1], 0); /* abandoned, not completed */
+	acis_agg_close(a, s[2], 1);
+	s[0] = acis_agg_open(a, &(struct acis_slot_key){1, 1, 0}, 4);
+	st = stats(a);
+	assert_int_equal(st.opened, 6);
+	assert_int_equal(st.completed, 2);
+	assert_int_equal(st.in_use, 3);
+	assert_int_equal(st.high_water, 5);
+	assert_int_equal(st.busy, 0);
+	assert_int_equal(st.capacity, 8);
+	acis_agg_free(a);
+}
+
+static void
+test_max_ranks_is_the_created_bitmap_size(void **state)
+{
+	struct acis_agg *a = acis_agg_create(2, 300, 64);
+
+	(void)state;
+	assert_int_equal(acis_agg_max_ranks(a), 300);
+	acis_agg_free(a);
+}
+
+/* --- hash index under churn ---------------------------------------------- */
+
+/* What should be open: key -> the slot open returned. */
+struct ref {
+	struct acis_slot_key *keys;
+	struct acis_slot **slots;
+	uint32_t n;
+};
+
+static void
+ref_init(struct ref *r, uint32_t cap)
+{
+	r->keys = calloc(cap, sizeof(*r->keys));
+	r->slots = calloc(cap, sizeof(*r->slots));
+	assert_non_null(r->keys);
+	assert_non_null(r->slots);
+	r->n = 0;
+}
+
+static void
+ref_fini(struct ref *r)
+{
+	free(r->keys);
+	free(r->slots);
+}
+
+static int
+key_eq(const struct acis_slot_key *a, const struct acis_slot_key *b)
+{
+	return a->ctx == b->ctx && a->seq == b->seq && a->chunk == b->chunk;
+}
+
+static int
+ref_has(const struct ref *r, const struct acis_slot_key *k)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (key_eq(&r->keys[i], k))
+			return 1;
+	return 0;
+}
+
+static void
+ref_remove(struct ref *r, uint32_t i)
+{
+	r->keys[i] = r->keys[r->n - 1];
+	r->slots[i] = r->slots[r->n - 1];
+	r->n--;
+}
+
+static void
+assert_all_found(struct acis_agg *a, const struct ref *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->n; i++)
+		assert_ptr_equal(acis_agg_find(a, &r->keys[i]), r->slots[i]);
+}
+
+/*
+ * Keys the way collectives make them: a few communicators, consecutive
+ * sequence numbers and chunk indexes, so many keys differ in a single
+ * low bit of a single field.
+ */
+static struct acis_slot_key
+random_key(void)
+{
+	uint64_t x = rnd();
+
+	return key((uint32_t)(x % 3) << 16 | 1, (uint32_t)(x >> 8) % 16,
+		   (uint32_t)(x >> 16) % 64);
+}
+
+static void
+test_index_finds_every_open_key_after_closing_a_random_half(void **state)
+{
+	const uint32_t n = 1000;
+	struct acis_agg *a = acis_agg_create(n, 8, 64);
+	struct acis_slot_key *closed = calloc(n, sizeof(*closed));
+	uint32_t i, n_closed = 0;
+	struct ref r;
+
+	(void)state;
+	assert_non_null(closed);
+	ref_init(&r, n);
+	seed(1);
+	/* Every slot open: the index at its highest load. */
+	for (i = 0; i < n; i++) {
+		struct acis_slot_key k = key(0x10001 + i % 4, i / 64, i % 64);
+
+		r.keys[r.n] = k;
+		r.slots[r.n] = acis_agg_open(a, &k, 4);
+		assert_non_null(r.slots[r.n]);
+		r.n++;
+	}
+	assert_all_found(a, &r);
+	while (r.n > n / 2) {
+		uint32_t v = (uint32_t)(rnd() % r.n);
+
+		/* Still found after the closes so far: checked before the
+		 * close, which would search for it forever if it were lost. */
+		assert_ptr_equal(acis_agg_find(a, &r.keys[v]), r.slots[v]);
+		closed[n_closed++] = r.keys[v];
+		acis_agg_close(a, r.slots[v], 1);
+		ref_remove(&r, v);
+	}
+	assert_all_found(a, &r);
+	for (i = 0; i < n_closed; i++)
+		assert_null(acis_agg_find(a, &closed[i]));
+	free(closed);
+	ref_fini(&r);
+	acis_agg_free(a);
+}
+
+/* Random opens, closes and finds on a table of n_slots, checked against
+ * the reference after every operation when the table is small. Opens
+ * outnumber closes, so the pool fills and opens are refused at times. */
+static void
+churn(uint32_t n_slots, uint32_t ops, uint64_t s)
+{
+	struct acis_agg *a = acis_agg_create(n_slots, 8, 64);
+	uint32_t op, full_every = n_slots <= 64 ? 1 : 97;
+	uint64_t opens = 0, closes = 0, refused = 0;
+	struct ref r;
+
+	assert_non_null(a);
+	ref_init(&r, n_slots);
+	seed(s);
+	for (op = 0; op < ops; op++) {
+		uint64_t what = rnd() % 8;
+		struct acis_slot_key k;
+		struct acis_slot *sl;
+
+		if (what < 4 && r.n == n_slots) {
+			/* A full pool refuses, and changes nothing. */
+			do
+				k = random_key();
+			while (ref_has(&r, &k));
+			assert_null(acis_agg_open(a, &k, 4));
+			assert_null(acis_agg_find(a, &k));
+			refused++;
+		} else if (what < 4) {
+			/* Open a key not already open. */
+			do
+				k = random_key();
+			while (ref_has(&r, &k));
+			sl = acis_agg_open(a, &k, 4);
+			assert_non_null(sl);
+			assert_true(key_eq(&sl->key, &k));
+			r.keys[r.n] = k;
+			r.slots[r.n] = sl;
+			r.n++;
+			opens++;
+		} else if (what < 7 && r.n > 0) {
+			uint32_t v = (uint32_t)(rnd() % r.n);
+
+			k = r.keys[v];
+			assert_ptr_equal(acis_agg_find(a, &k), r.slots[v]);
+			acis_agg_close(a, r.slots[v], (int)(what & 1));
+			ref_remove(&r, v);
+			assert_null(acis_agg_find(a, &k));
+			closes++;
+		} else {
+			k = random_key();
+			sl = acis_agg_find(a, &k);
+			if (ref_has(&r, &k)) {
+				assert_non_null(sl);
+				assert_true(key_eq(&sl->key, &k));
+			} else {
+				assert_null(sl);
+			}
+		}
+		if (op % full_every == 0)
+			assert_all_found(a, &r);
+		assert_int_equal(stats(a).in_use, r.n);
+	}
+	assert_all_found(a, &r);
+	/* Both paths ran often, and the pool filled up at times. */
+	assert_true(opens > ops / 4);
+	assert_true(closes > ops / 4);
+	assert_true(refused > 0);
+	assert_int_equal(stats(a).busy, refused);
+	ref_fini(&r);
+	acis_agg_free(a);
+}
+
+static void
+test_index_survives_churn_on_a_table_of_3_slots(void **state)
+{
+	(void)state;
+	churn(3, 20000, 2);
+}
+
+static void
+test_index_survives_churn_on_a_table_of_8_slots(void **state)
+{
+	(void)state;
+	churn(8, 20000, 3);
+}
+
+static void
+test_index_survives_churn_on_a_table_of_64_slots(void **state)
+{
+	(void)state;
+	churn(64, 20000, 4);
+}
+
+static void
+test_index_survives_churn_on_a_table_of_1000_slots(void **state)
+{
+	(void)state;
+	churn(1000, 50000, 5);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_refuses_bad_sizes),
+		cmocka_unit_test(test_create_accepts_the_smallest_and_largest_sizes),
+		cmocka_unit_test(test_acc_of_every_slot_is_64_byte_aligned_and_acc_bytes_long),
+		cmocka_unit_test(test_open_gives_a_slot_that_find_returns),
+		cmocka_unit_test(test_find_tells_keys_apart_by_every_field),
+		cmocka_unit_test(test_find_of_a_closed_key_is_null),
+		cmocka_unit_test(test_open_when_the_pool_is_empty_is_null_and_counts_busy),
+		cmocka_unit_test(test_open_refuses_size_0_or_above_max_ranks_without_counting_busy),
+		cmocka_unit_test(test_reopened_slot_starts_with_fresh_counts),
+		cmocka_unit_test(test_mark_counts_a_new_rank_as_arrived),
+		cmocka_unit_test(test_mark_refuses_a_rank_that_already_contributed),
+		cmocka_unit_test(test_bitmap_is_cleared_when_a_slot_is_reused),
+		cmocka_unit_test(test_bitmap_is_cleared_on_reuse_beyond_64_ranks),
+		cmocka_unit_test(test_bitmaps_of_different_slots_are_independent),
+		cmocka_unit_test(test_slot_by_index_is_the_open_slot_or_null),
+		cmocka_unit_test(test_stats_count_opened_completed_in_use_and_high_water),
+		cmocka_unit_test(test_max_ranks_is_the_created_bitmap_size),
+		cmocka_unit_test(test_index_finds_every_open_key_after_closing_a_random_half),
+		cmocka_unit_test(test_index_survives_churn_on_a_table_of_3_slots),
+		cmocka_unit_test(test_index_survives_churn_on_a_table_of_8_slots),
+		cmocka_unit_test(test_index_survives_churn_on_a_table_of_64_slots),
+		cmocka_unit_test(test_index_survives_churn_on_a_table_of_1000_slots),
+	};
+
+	return cmocka_run_group_tests_name("agg", tests, NULL, NULL);
+}
