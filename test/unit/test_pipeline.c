@@ -492,7 +492,7 @@ test_unknown_switch_key_is_an_error_listing_expected_keys(void **state)
 	(void)state;
 	expect_error(SWITCH "mtus = 9000\n" PORT_P0, 4,
 		     "unknown key 'mtus' in [switch] (expected one of: name "
-		     "mac ip udp_port burst mtu mbufs mbuf_cache ring_size)");
+		     "mac ip udp_port burst mtu mbufs mbuf_cache mbuf_size ring_size)");
 }
 
 static void
