@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # End to end: every collective through acis-switch on the namespace
-# testbed, 2, 3 and 4 hosts, 4 B to 4 MiB, every datatype, communicator
+# testbed, 2, 3 and 4 hosts, 4 B to 4 MiB (and 64 MiB), every datatype, communicator
 # split and free, non-blocking calls; each rank checks its results bit for
 # bit against a locally computed rank-order reference (acis-coll-check).
 # Two jobs run at once (multi-tenancy) and one job uses a communicator made
@@ -64,6 +64,8 @@ if [ -z "${E2E_SHORT:-}" ]; then
 		--sizes $LADDER --dtypes float32,int32,float16 --split
 	run_job "2 hosts, 4 B..4 MiB, split, non-blocking" 2 104 \
 		--sizes $LADDER --dtypes float32,int64,bfloat16 --split --nonblocking
+	run_job "4 hosts, 64 MiB allreduce and bcast" 4 105 \
+		--sizes 67108864 --dtypes float32 --colls allreduce,bcast
 fi
 
 # Two jobs of four ranks at once, one process of each per host.
