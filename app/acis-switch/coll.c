@@ -76,6 +76,8 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 	co->max_payload = ACIS_MAX_PAYLOAD(pl->mtu);
 	/* 16-bit floats accumulate in 32 bits: twice the payload. */
 	co->acc_bytes = 2 * co->max_payload + 64;
+	co->deadline_tsc = rte_get_tsc_hz() / 1000 * pl->deadline_ms;
+	co->linger_tsc = rte_get_tsc_hz() / 1000 * pl->linger_ms;
 	co->ct = acis_ct_create(&lim);
 	if (co->ct == NULL) {
 		snprintf(err, len, "%s: cannot create the communicator table "
@@ -199,6 +201,8 @@ acis_coll_stats_sum(struct acis_coll_stats *out, struct acis_agg_stats *agg)
 		agg->opened += a.opened;
 		agg->completed += a.completed;
 		agg->busy += a.busy;
+		agg->expired += a.expired;
+		agg->lingered += a.lingered;
 		agg->in_use += a.in_use;
 		agg->capacity += a.capacity;
 		agg->high_water += a.high_water;
@@ -234,6 +238,11 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "slots_opened", a.opened);
 	rte_tel_data_add_dict_u64(d, "slots_completed", a.completed);
 	rte_tel_data_add_dict_u64(d, "slots_busy", a.busy);
+	rte_tel_data_add_dict_u64(d, "slots_expired", a.expired);
+	rte_tel_data_add_dict_u64(d, "slots_lingered", a.lingered);
+	rte_tel_data_add_dict_u64(d, "retrans_answered", s.retrans_answered);
+	rte_tel_data_add_dict_u64(d, "resends", s.resends);
+	rte_tel_data_add_dict_u64(d, "confirms", s.confirms);
 	rte_tel_data_add_dict_u64(d, "data_msgs", s.data);
 	rte_tel_data_add_dict_u64(d, "ctrl_msgs", s.ctrl);
 	rte_tel_data_add_dict_u64(d, "payload_bytes", s.payload_bytes);

@@ -29,6 +29,9 @@ struct acis_coll_stats {
 	uint64_t nombuf;        /**< frames not sent: mbuf pool empty */
 	uint64_t completed[ACIS_C_MAX];
 	uint64_t payload_bytes; /**< contribution payload folded */
+	uint64_t retrans_answered; /**< retransmitted DATA answered again */
+	uint64_t resends;       /**< answers resent on a host's request */
+	uint64_t confirms;      /**< hosts' "collective finished" messages */
 } __rte_cache_aligned;
 
 struct acis_coll_shard {
@@ -42,6 +45,8 @@ struct acis_coll_state {
 	struct rte_rcu_qsbr *qsbr;
 	struct rte_rcu_qsbr_dq *dq;
 	uint32_t acc_bytes;
+	uint64_t deadline_tsc; /**< an open slot older than this fails */
+	uint64_t linger_tsc;   /**< a done slot older than this is freed */
 	uint32_t max_payload; /**< largest ACiS payload for the MTU */
 	struct acis_coll_shard *shards[64];
 };

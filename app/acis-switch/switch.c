@@ -258,7 +258,8 @@ setup_graphs(char *err, size_t len)
 	char tx_store[ACIS_MAX_PORTS][RTE_NODE_NAMESIZE];
 	unsigned int i;
 	static const char *const senders[] = {"acis_l2", "acis_local",
-					      "acis_collective"};
+					      "acis_collective",
+					      "acis_coll_sweep"};
 
 	if (tx_id == RTE_NODE_ID_INVALID)
 		return errf(err, len, -ENOENT, "internal: node acis_tx missing");
@@ -286,7 +287,7 @@ setup_graphs(char *err, size_t len)
 	}
 	for (i = 0; i < g_sw.n_lcores; i++) {
 		struct acis_lcore_ctx *lc = g_sw.lcores[i];
-		const char *patterns[2];
+		const char *patterns[3];
 		struct rte_graph_param prm;
 		uint16_t np = 0;
 		rte_graph_t gid;
@@ -295,6 +296,8 @@ setup_graphs(char *err, size_t len)
 			patterns[np++] = "acis_rx";
 		if (lc->n_in > 0)
 			patterns[np++] = "acis_ring_rx";
+		if (lc->worker_index >= 0 && np > 0)
+			patterns[np++] = "acis_coll_sweep";
 		if (np == 0)
 			continue; /* a worker nobody feeds: nothing to run */
 		memset(&prm, 0, sizeof(prm));

@@ -119,6 +119,7 @@ struct acis_lcore_ctx {
 	uint16_t n_in;
 	struct rte_ring *in[ACIS_MAX_RX_LCORES];
 	uint16_t last_rx; /**< packets found by the last walk (for idle sleep) */
+	uint64_t next_sweep; /**< tsc of the next collective deadline sweep */
 	struct acis_lcore_stats stats;
 } __rte_cache_aligned;
 

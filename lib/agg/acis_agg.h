@@ -49,7 +49,12 @@ struct acis_slot {
 	uint32_t n_held;
 	uint32_t index;      /**< in the pool */
 	uint64_t opened_tsc; /**< when the first contribution arrived */
+	uint64_t done_tsc;   /**< when it completed (0: still open) */
+	uint32_t job;
+	uint8_t done;        /**< result sent; kept to answer retransmissions */
+	uint32_t delivered;  /**< members that confirmed the collective */
 	uint64_t *bitmap;    /**< [ceil(max_ranks/64)] contributors */
+	uint64_t *done_map;  /**< [ceil(max_ranks/64)] members confirmed */
 	uint8_t *acc;        /**< accumulator, acc_bytes, 64-byte aligned */
 };
 
@@ -60,6 +65,8 @@ struct acis_agg_stats {
 	uint64_t opened;
 	uint64_t completed;
 	uint64_t busy;       /**< refused: pool empty */
+	uint64_t expired;    /**< open past the deadline: failed */
+	uint64_t lingered;   /**< done, freed by age before every member confirmed */
 	uint32_t in_use;
 	uint32_t capacity;
 	uint32_t high_water;
@@ -82,8 +89,30 @@ struct acis_slot *acis_agg_find(struct acis_agg *a,
 struct acis_slot *acis_agg_open(struct acis_agg *a,
 				const struct acis_slot_key *key, uint32_t size);
 
+/** Why a slot is returned to the pool (for the counters). */
+enum acis_slot_end {
+	ACIS_SLOT_ABORTED = 0,   /**< given up without a result */
+	ACIS_SLOT_DELIVERED = 1, /**< completed, every member confirmed */
+	ACIS_SLOT_LINGERED = 2,  /**< completed, freed by age */
+	ACIS_SLOT_EXPIRED = 3,   /**< never completed: deadline passed */
+};
+
 /** Return a slot to the pool (its key is forgotten). */
-void acis_agg_close(struct acis_agg *a, struct acis_slot *s, int completed);
+void acis_agg_close(struct acis_agg *a, struct acis_slot *s, int how);
+
+/** Mark rank as having confirmed the collective; 1 if new. */
+static inline int
+acis_slot_deliver(struct acis_slot *s, uint32_t rank)
+{
+	uint64_t bit = 1ull << (rank & 63);
+	uint64_t *w = &s->done_map[rank >> 6];
+
+	if (*w & bit)
+		return 0;
+	*w |= bit;
+	s->delivered++;
+	return 1;
+}
 
 /** Mark rank as a contributor; 1 if new, 0 if it had contributed. */
 static inline int
@@ -97,6 +126,13 @@ acis_slot_mark(struct acis_slot *s, uint32_t rank)
 	*w |= bit;
 	s->arrived++;
 	return 1;
+}
+
+/** Has rank contributed? */
+static inline int
+acis_slot_has(const struct acis_slot *s, uint32_t rank)
+{
+	return (s->bitmap[rank >> 6] >> (rank & 63)) & 1;
 }
 
 /** Slot by pool index (for walking), NULL if free. */

@@ -19,6 +19,7 @@ struct acis_agg {
 	uint32_t mask;
 	uint8_t *used;       /* [n_slots] */
 	uint64_t *bitmaps;
+	uint64_t *done_maps;
 	uint8_t *accs;
 	struct acis_agg_stats st;
 };
@@ -62,9 +63,11 @@ acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 	a->index = malloc(ib * sizeof(uint32_t));
 	a->used = calloc(n_slots, 1);
 	a->bitmaps = calloc((size_t)n_slots * a->words, sizeof(uint64_t));
+	a->done_maps = calloc((size_t)n_slots * a->words, sizeof(uint64_t));
 	a->accs = aligned_alloc(64, (size_t)n_slots * a->acc_bytes);
 	if (a->slots == NULL || a->free_list == NULL || a->index == NULL ||
-	    a->used == NULL || a->bitmaps == NULL || a->accs == NULL) {
+	    a->used == NULL || a->bitmaps == NULL || a->done_maps == NULL ||
+	    a->accs == NULL) {
 		acis_agg_free(a);
 		return NULL;
 	}
@@ -73,6 +76,7 @@ acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 	for (i = 0; i < n_slots; i++) {
 		a->slots[i].index = i;
 		a->slots[i].bitmap = &a->bitmaps[(size_t)i * a->words];
+		a->slots[i].done_map = &a->done_maps[(size_t)i * a->words];
 		a->slots[i].acc = &a->accs[(size_t)i * a->acc_bytes];
 		a->free_list[i] = n_slots - 1 - i;
 	}
@@ -91,6 +95,7 @@ acis_agg_free(struct acis_agg *a)
 	free(a->index);
 	free(a->used);
 	free(a->bitmaps);
+	free(a->done_maps);
 	free(a->accs);
 	free(a);
 }
@@ -125,6 +130,10 @@ acis_agg_open(struct acis_agg *a, const struct acis_slot_key *key,
 	idx = a->free_list[--a->n_free];
 	s = &a->slots[idx];
 	memset(s->bitmap, 0, ((size + 63) / 64) * sizeof(uint64_t));
+	memset(s->done_map, 0, ((size + 63) / 64) * sizeof(uint64_t));
+	s->done = 0;
+	s->done_tsc = 0;
+	s->delivered = 0;
 	s->key = *key;
 	s->size = size;
 	s->arrived = 0;
@@ -145,7 +154,7 @@ acis_agg_open(struct acis_agg *a, const struct acis_slot_key *key,
 }
 
 void
-acis_agg_close(struct acis_agg *a, struct acis_slot *s, int completed)
+acis_agg_close(struct acis_agg *a, struct acis_slot *s, int how)
 {
 	uint32_t i = key_hash(&s->key) & a->mask, j;
 
@@ -168,8 +177,12 @@ acis_agg_close(struct acis_agg *a, struct acis_slot *s, int completed)
 	a->used[s->index] = 0;
 	a->free_list[a->n_free++] = s->index;
 	a->st.in_use--;
-	if (completed)
+	if (how == ACIS_SLOT_DELIVERED || how == ACIS_SLOT_LINGERED)
 		a->st.completed++;
+	if (how == ACIS_SLOT_LINGERED)
+		a->st.lingered++;
+	if (how == ACIS_SLOT_EXPIRED)
+		a->st.expired++;
 }
 
 struct acis_slot *

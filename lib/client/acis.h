@@ -58,11 +58,19 @@ struct acis_config {
 	unsigned int timeout_ms; /**< per blocking call; 0: 10000 */
 	unsigned int window;     /**< chunks in flight; 0: 128 */
 	unsigned int mtu;        /**< IPv4 MTU toward the switch; 0: 1500 */
+	unsigned int rto_ms;     /**< resend an unanswered chunk after; 0: 20 */
+	/* Fault injection (testing): each message this host sends or
+	 * receives is dropped with probability fault_drop and sent twice with
+	 * probability fault_dup, from a generator seeded with fault_seed. */
+	double fault_drop;
+	double fault_dup;
+	uint64_t fault_seed;
 };
 
 /**
  * Defaults, then the environment: ACIS_SWITCH (ip[:port]), ACIS_JOB,
- * ACIS_RANK, ACIS_SIZE, ACIS_TIMEOUT_MS, ACIS_WINDOW, ACIS_MTU.
+ * ACIS_RANK, ACIS_SIZE, ACIS_TIMEOUT_MS, ACIS_WINDOW, ACIS_MTU,
+ * ACIS_RTO_MS, ACIS_FAULT_DROP, ACIS_FAULT_DUP, ACIS_FAULT_SEED.
  */
 void acis_config_default(struct acis_config *cfg);
 
@@ -149,6 +157,9 @@ const char *acis_last_error(const acis_ctx_t *ctx);
 struct acis_client_stats {
 	uint64_t msgs_sent, msgs_received, bytes_sent, bytes_received;
 	uint64_t busy_retries;  /**< chunks sent again after NACK BUSY */
+	uint64_t retransmits;   /**< chunks sent again after the RTO */
+	uint64_t resend_requests; /**< answers asked for again */
+	uint64_t faults_dropped, faults_duplicated; /**< injected */
 	uint64_t ctrl_retries;  /**< control requests sent again */
 	uint64_t stray;         /**< messages for no request (late, foreign) */
 	uint64_t unexpected;    /**< results kept until their collective began */

@@ -27,6 +27,7 @@
 #define RX_BUF 9216
 #define CTRL_RESEND_MS 100
 #define BUSY_BACKOFF_NS 200000ull /* 200 us */
+#define RTO_MAX_MS 200
 /* Results that arrive before their collective was started here (the root
  * of a bcast can be ahead of us) wait in the unexpected-message queue, as
  * in MPI's UMQ; this bounds its memory. */
@@ -66,6 +67,11 @@ struct acis_req {
 	uint32_t *retry;   /* chunks refused BUSY, to send again */
 	uint32_t n_retry;
 	uint64_t retry_at;
+	uint64_t *sent_at; /* [n_send] when chunk k was last sent */
+	uint32_t low;      /* every send below is answered */
+	uint64_t last_rto_scan;
+	uint64_t last_rx;  /* when this request last got anything */
+	uint64_t rcv_low;  /* every receive index below is in */
 	/* receiving */
 	uint64_t n_recv, got;
 	uint8_t *rcv;      /* [recv index space] 1 = received */
@@ -97,6 +103,8 @@ struct acis_ctx {
 	struct iovec rx_iov[BATCH];
 	struct sockaddr_in rx_from[BATCH];
 	uint8_t *rx_bufs;
+	uint64_t rng;      /* fault injection */
+	uint64_t rto_ns;
 	struct mmsghdr tx_msgs[BATCH];
 	struct iovec tx_iov[BATCH][2];
 	uint8_t tx_hdr[BATCH][ACIS_HDR_LEN];
@@ -211,6 +219,25 @@ acis_config_default(struct acis_config *cfg)
 	cfg->timeout_ms = (unsigned int)env_ul("ACIS_TIMEOUT_MS", 0);
 	cfg->window = (unsigned int)env_ul("ACIS_WINDOW", 0);
 	cfg->mtu = (unsigned int)env_ul("ACIS_MTU", 0);
+	cfg->rto_ms = (unsigned int)env_ul("ACIS_RTO_MS", 0);
+	v = getenv("ACIS_FAULT_DROP");
+	cfg->fault_drop = v ? strtod(v, NULL) : 0;
+	v = getenv("ACIS_FAULT_DUP");
+	cfg->fault_dup = v ? strtod(v, NULL) : 0;
+	cfg->fault_seed = env_ul("ACIS_FAULT_SEED", 1);
+}
+
+/* xorshift64*: a deterministic stream for fault injection. */
+static double
+rnd(acis_ctx_t *ctx)
+{
+	uint64_t x = ctx->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	ctx->rng = x;
+	return (double)((x * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -220,12 +247,29 @@ acis_config_default(struct acis_config *cfg)
 static int
 flush(acis_ctx_t *ctx)
 {
-	unsigned int off = 0;
+	struct mmsghdr faulty[2 * BATCH];
+	struct mmsghdr *msgs = ctx->tx_msgs;
+	unsigned int off = 0, n = ctx->tx_n, i;
 
-	while (off < ctx->tx_n) {
-		int n = sendmmsg(ctx->fd, &ctx->tx_msgs[off], ctx->tx_n - off, 0);
+	/* Injected faults on the way out: drop or duplicate messages. */
+	if (ctx->cfg.fault_drop > 0 || ctx->cfg.fault_dup > 0) {
+		for (i = 0, n = 0; i < ctx->tx_n; i++) {
+			if (rnd(ctx) < ctx->cfg.fault_drop) {
+				ctx->st.faults_dropped++;
+				continue;
+			}
+			faulty[n++] = ctx->tx_msgs[i];
+			if (rnd(ctx) < ctx->cfg.fault_dup) {
+				faulty[n++] = ctx->tx_msgs[i];
+				ctx->st.faults_duplicated++;
+			}
+		}
+		msgs = faulty;
+	}
+	while (off < n) {
+		int k = sendmmsg(ctx->fd, &msgs[off], n - off, 0);
 
-		if (n < 0) {
+		if (k < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == ENOBUFS) {
@@ -239,7 +283,7 @@ flush(acis_ctx_t *ctx)
 				    strerror(errno));
 		}
 		ctx->st.send_batches++;
-		off += (unsigned int)n;
+		off += (unsigned int)k;
 	}
 	ctx->tx_n = 0;
 	return ACIS_OK;
@@ -339,6 +383,16 @@ send_index(const acis_req_t *r, uint32_t chunk)
 	return k < r->n_send ? k : UINT32_MAX;
 }
 
+/* Is receive index idx one this rank expects (gathers skip its own)? */
+static int
+recv_expected(const acis_req_t *r, uint64_t idx)
+{
+	if ((r->coll == ACIS_C_GATHER || r->coll == ACIS_C_ALLGATHER) &&
+	    !r->packed)
+		return idx / r->cpr != r->comm->rank;
+	return 1;
+}
+
 static int
 send_one(acis_req_t *r, uint32_t k, int retrans)
 {
@@ -353,7 +407,92 @@ send_one(acis_req_t *r, uint32_t k, int retrans)
 		h.flags |= ACIS_F_RETRANS;
 	if (k + 1 == r->n_send)
 		h.flags |= ACIS_F_LAST;
+	r->sent_at[k] = now_ns();
 	return queue_msg(r->ctx, &h, src, len);
+}
+
+/* Slot key of receive index idx (what the switch files it under). */
+static uint32_t
+recv_key(const acis_req_t *r, uint64_t idx)
+{
+	if (r->packed || r->coll == ACIS_C_BARRIER)
+		return 0;
+	if (r->coll == ACIS_C_REDUCE_SCATTER || r->coll == ACIS_C_SCATTER)
+		return (uint32_t)(r->comm->rank * r->cpr + idx);
+	return (uint32_t)idx; /* chunk, or block * cpr + chunk for gathers */
+}
+
+/* Slot keys a collective uses, for the confirmation at its end. */
+static uint32_t
+n_keys(const acis_req_t *r)
+{
+	if (r->packed || r->coll == ACIS_C_BARRIER)
+		return 1;
+	switch (r->coll) {
+	case ACIS_C_ALLREDUCE:
+	case ACIS_C_REDUCE:
+	case ACIS_C_BCAST:
+		return r->cpr;
+	default:
+		return r->comm->size * r->cpr;
+	}
+}
+
+static int
+feedback(acis_req_t *r, uint8_t type, uint32_t chunk)
+{
+	struct acis_hdr h;
+
+	base_hdr(r, &h);
+	h.type = type;
+	h.chunk = chunk;
+	h.payload_len = 0;
+	return queue_msg(r->ctx, &h, NULL, 0);
+}
+
+/*
+ * Loss recovery: a chunk unanswered for an RTO is sent again (the switch
+ * answers a repeat from its kept result, never adding it twice); when
+ * nothing has arrived for an RTO, ask the switch again for what is still
+ * missing. Both at most a window at a time.
+ */
+static int
+recover(acis_req_t *r, uint64_t now)
+{
+	acis_ctx_t *ctx = r->ctx;
+	uint64_t rto = ctx->rto_ns;
+	unsigned int budget = ctx->cfg.window;
+	uint64_t i;
+	int rc;
+
+	if (now - r->last_rto_scan < rto / 2)
+		return ACIS_OK;
+	r->last_rto_scan = now;
+	while (r->low < r->next_send && r->ans[r->low])
+		r->low++;
+	for (i = r->low; i < r->next_send && budget; i++) {
+		if (r->ans[i] || now - r->sent_at[i] < rto)
+			continue;
+		if ((rc = send_one(r, (uint32_t)i, 1)) != ACIS_OK)
+			return rc;
+		ctx->st.retransmits++;
+		budget--;
+	}
+	if (r->got == r->n_recv || now - r->last_rx < rto)
+		return ACIS_OK;
+	while (r->rcv_low < r->rcv_space && r->rcv[r->rcv_low])
+		r->rcv_low++;
+	budget = ctx->cfg.window;
+	for (i = r->rcv_low; i < r->rcv_space && budget; i++) {
+		if (r->rcv[i] || !recv_expected(r, i))
+			continue;
+		if ((rc = feedback(r, ACIS_T_NACK, recv_key(r, i))) != ACIS_OK)
+			return rc;
+		ctx->st.resend_requests++;
+		budget--;
+	}
+	r->last_rx = now; /* one round of requests per RTO */
+	return ACIS_OK;
 }
 
 /* Send what the window allows, and BUSY retries that are due. */
@@ -380,18 +519,23 @@ pump(acis_req_t *r, uint64_t now)
 		r->next_send++;
 		r->outstanding++;
 	}
-	return ACIS_OK;
+	return recover(r, now);
 }
 
 /* ------------------------------------------------------------------ */
 /* Receiving                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Everything answered and received: done. Tell the switch, so it can
+ * free the results it kept for this collective (best effort: if this is
+ * lost, the switch frees them after its linger time). */
 static void
 finish_if_done(acis_req_t *r)
 {
-	if (!r->done && r->answered == r->n_send && r->got == r->n_recv)
+	if (!r->done && r->answered == r->n_send && r->got == r->n_recv) {
 		r->done = 1;
+		feedback(r, ACIS_T_ACK, n_keys(r));
+	}
 }
 
 static void
@@ -399,6 +543,7 @@ answer_send(acis_req_t *r, uint32_t k)
 {
 	if (k == UINT32_MAX || r->ans[k])
 		return;
+	r->last_rx = now_ns();
 	r->ans[k] = 1;
 	r->answered++;
 	r->outstanding--;
@@ -466,6 +611,7 @@ take_result(acis_req_t *r, const struct acis_hdr *h, const uint8_t *p)
 	if (!r->rcv[idx]) {
 		r->rcv[idx] = 1;
 		r->got++;
+		r->last_rx = now_ns();
 		if (h->payload_len)
 			memcpy(r->rbuf + off, p, h->payload_len);
 	}
@@ -617,6 +763,24 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 				r->retry[r->n_retry++] = k;
 				r->retry_at = now_ns() + BUSY_BACKOFF_NS;
 			}
+		} else if (h.status == ACIS_S_TIMEOUT) {
+			char ranks[160];
+			size_t o = 0;
+			uint32_t i, v;
+
+			ranks[0] = '\0';
+			for (i = 0; i + 4 <= h.payload_len && o + 12 < sizeof(ranks);
+			     i += 4) {
+				memcpy(&v, p + h.hdr_len + i, 4);
+				o += (size_t)snprintf(ranks + o, sizeof(ranks) - o,
+						      "%s%u", i ? ", " : "", v);
+			}
+			r->status = fail(ctx, ACIS_ERR_TIMEOUT, "%s on comm %u "
+					 "(seq %u) failed at the switch's "
+					 "deadline: rank%s %s never contributed",
+					 acis_coll_name(r->coll), h.comm, h.seq,
+					 h.payload_len > 4 ? "s" : "", ranks);
+			r->done = 1;
 		} else {
 			r->status = fail(ctx, ACIS_ERR_REFUSED, "switch refused "
 					 "%s chunk %u: %s", acis_coll_name(r->coll),
@@ -656,6 +820,11 @@ receive(acis_ctx_t *ctx, int wait_ms)
 		}
 		ctx->st.recv_batches++;
 		for (i = 0; i < n; i++) {
+			if (ctx->cfg.fault_drop > 0 &&
+			    rnd(ctx) < ctx->cfg.fault_drop) {
+				ctx->st.faults_dropped++;
+				continue;
+			}
 			ctx->st.msgs_received++;
 			ctx->st.bytes_received += ctx->rx_msgs[i].msg_len;
 			dispatch(ctx, ctx->rx_iov[i].iov_base,
@@ -717,6 +886,7 @@ req_free(acis_req_t *r)
 	free(r->ans);
 	free(r->retry);
 	free(r->rcv);
+	free(r->sent_at);
 	free(r);
 }
 
@@ -826,13 +996,17 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	r->ans = calloc(r->n_send + 1, 1);
 	r->retry = calloc(r->n_send + 1, sizeof(uint32_t));
 	r->rcv = calloc(r->rcv_space + 1, 1);
-	if (r->ans == NULL || r->retry == NULL || r->rcv == NULL) {
+	r->sent_at = calloc(r->n_send + 1, sizeof(uint64_t));
+	if (r->ans == NULL || r->retry == NULL || r->rcv == NULL ||
+	    r->sent_at == NULL) {
 		free(r->ans);
 		free(r->retry);
 		free(r->rcv);
+		free(r->sent_at);
 		free(r);
 		return ACIS_ERR_NOMEM;
 	}
+	r->last_rx = now_ns();
 	/* Blocks a rank keeps for itself never cross the network. */
 	if ((coll == ACIS_C_SCATTER && me == r->root) ||
 	    (((coll == ACIS_C_GATHER && me == r->root) ||
@@ -858,6 +1032,21 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	return progress(ctx, 0);
 }
 
+/* Release a finished request; send its confirmation now. */
+static int
+req_finish(acis_req_t **req)
+{
+	acis_req_t *r = *req;
+	acis_ctx_t *ctx = r->ctx;
+	int rc = r->status;
+
+	req_free(r);
+	*req = NULL;
+	if (ctx->tx_n != 0)
+		flush(ctx);
+	return rc;
+}
+
 int
 acis_test(acis_req_t **req, int *done)
 {
@@ -873,10 +1062,7 @@ acis_test(acis_req_t **req, int *done)
 	if (!r->done)
 		return ACIS_OK;
 	*done = 1;
-	rc = r->status;
-	req_free(r);
-	*req = NULL;
-	return rc;
+	return req_finish(req);
 }
 
 int
@@ -895,10 +1081,7 @@ acis_wait(acis_req_t **req)
 			return rc;
 		}
 	}
-	rc = r->status;
-	req_free(r);
-	*req = NULL;
-	return rc;
+	return req_finish(req);
 }
 
 int
@@ -1162,6 +1345,10 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 		ctx->cfg.window = 128;
 	if (ctx->cfg.mtu == 0)
 		ctx->cfg.mtu = 1500;
+	if (ctx->cfg.rto_ms == 0)
+		ctx->cfg.rto_ms = 20;
+	ctx->rto_ns = (uint64_t)(ctx->cfg.rto_ms < RTO_MAX_MS ? ctx->cfg.rto_ms : RTO_MAX_MS) * 1000000ull;
+	ctx->rng = (ctx->cfg.fault_seed ^ (0x9e3779b97f4a7c15ull * (ctx->cfg.rank + 1))) | 1;
 	if (ctx->cfg.mtu < 576 || ctx->cfg.mtu > 9000) {
 		free(ctx);
 		return ACIS_ERR_INVAL;

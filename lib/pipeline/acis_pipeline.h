@@ -82,6 +82,8 @@ struct acis_pipeline {
 	uint32_t max_comms;
 	uint32_t max_jobs;
 	uint32_t max_members; /**< sum of communicator sizes */
+	uint32_t deadline_ms; /**< an unfinished slot fails after this */
+	uint32_t linger_ms;   /**< a finished slot is kept at most this */
 	/* items */
 	unsigned int n_ports;
 	struct acis_port_cfg ports[ACIS_MAX_PORTS];

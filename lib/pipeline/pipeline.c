@@ -273,7 +273,7 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 	int rc;
 
 	rc = check_keys(c, s, "slots max_ranks max_comms max_jobs "
-			      "max_members");
+			      "max_members deadline_ms linger_ms");
 	if (rc != 0)
 		return rc;
 	if ((rc = get_uint(c, s, "slots", 16, 1u << 22, &p->slots)) != 0 ||
@@ -281,7 +281,11 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 	    (rc = get_uint(c, s, "max_comms", 1, 65535, &p->max_comms)) != 0 ||
 	    (rc = get_uint(c, s, "max_jobs", 1, 65536, &p->max_jobs)) != 0 ||
 	    (rc = get_uint(c, s, "max_members", 2, 1u << 28,
-			   &p->max_members)) != 0)
+			   &p->max_members)) != 0 ||
+	    (rc = get_uint(c, s, "deadline_ms", 10, 3600000,
+			   &p->deadline_ms)) != 0 ||
+	    (rc = get_uint(c, s, "linger_ms", 1, 3600000,
+			   &p->linger_ms)) != 0)
 		return rc;
 	if (p->max_members < p->max_ranks)
 		return fail(c, s->line, "[collective] max_members (%u) must be "
@@ -489,6 +493,8 @@ set_defaults(struct acis_pipeline *p)
 	p->max_comms = 1024;
 	p->max_jobs = 64;
 	p->max_members = 1u << 20;
+	p->deadline_ms = 5000;
+	p->linger_ms = 2000;
 }
 
 int

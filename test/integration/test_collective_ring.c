@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -36,6 +37,10 @@
 #define ORDERS 24         /* arrival orders of four ranks */
 #define INBOX 64          /* frames one port may send between drains */
 #define QNAN64 UINT64_C(0x7ff8000000000000)
+/* Completed slots are kept until every member confirms or this long;
+ * finish() waits it out, so every test ends with no slot left. */
+#define LINGER_MS 200
+#define LINGER "[collective]\nlinger_ms = 200\n"
 
 /* What every DATA of one collective call carries. */
 struct coll_spec {
@@ -99,7 +104,7 @@ send_from(unsigned int port, const struct tf_addr *src, uint16_t sport,
 	assert_true(h->payload_len <= MAX_PAYLOAD);
 	s.ip = sw_ip();
 	acis_hdr_encode(h, msg);
-	if (h->payload_len != 0)
+	if (h->payload_len != 0 && payload != NULL)
 		memcpy(msg + ACIS_HDR_LEN, payload, h->payload_len);
 	l = tf_udp(f, &s, src, sport, ACIS_DEFAULT_UDP_PORT, msg,
 		   ACIS_HDR_LEN + h->payload_len, -1);
@@ -183,6 +188,42 @@ contribute(unsigned int i, const struct coll_spec *o, uint32_t comm,
 		h.flags = ACIS_F_LAST;
 	send_as(i, &h, buf == NULL ? NULL :
 		(const uint8_t *)buf + chunk_offset(o, chunk));
+}
+
+/* Host i, rank `rank` of comm, says it finished collective seq, whose
+ * slot keys are 0..nkeys-1 (a host ACK). */
+static void
+confirm(unsigned int i, const struct coll_spec *o, uint32_t comm,
+	uint32_t rank, uint32_t seq, uint32_t nkeys)
+{
+	struct acis_hdr h = {
+		.version = ACIS_PROTO_VERSION, .type = ACIS_T_ACK,
+		.opcode = ACIS_OPCODE(o->coll, ACIS_A_DEFAULT),
+		.dtype = o->dtype, .op = o->op, .hdr_len = ACIS_HDR_LEN,
+		.job = JOB, .comm = comm, .rank = rank, .root = o->root,
+		.seq = seq, .chunk = nkeys, .msg_size = o->msg_size,
+		.chunk_size = o->chunk_size,
+	};
+
+	send_as(i, &h, NULL);
+}
+
+/* Host i asks the switch again for slot key of collective seq (a host
+ * NACK). */
+static void
+ask_again(unsigned int i, const struct coll_spec *o, uint32_t comm,
+	  uint32_t rank, uint32_t seq, uint32_t key)
+{
+	struct acis_hdr h = {
+		.version = ACIS_PROTO_VERSION, .type = ACIS_T_NACK,
+		.opcode = ACIS_OPCODE(o->coll, ACIS_A_DEFAULT),
+		.dtype = o->dtype, .op = o->op, .hdr_len = ACIS_HDR_LEN,
+		.job = JOB, .comm = comm, .rank = rank, .root = o->root,
+		.seq = seq, .chunk = key, .msg_size = o->msg_size,
+		.chunk_size = o->chunk_size,
+	};
+
+	send_as(i, &h, NULL);
 }
 
 /* ---- receiving ---- */
@@ -390,6 +431,8 @@ coll_stats(void)
 static void
 finish(void)
 {
+	usleep((LINGER_MS + 30) * 1000);
+	run();
 	expect_quiet();
 	expect_no_leak();
 	assert_int_equal(slot_stats().in_use, 0);
@@ -573,7 +616,7 @@ test_join_is_answered_for_every_rank_once_the_last_rank_joins(void **state)
 	unsigned int p;
 
 	(void)state;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	for (p = 0; p + 1 < WORLD; p++) {
 		send_join(p, WORLD);
 		run_quiet();
@@ -601,7 +644,7 @@ test_repeated_join_from_a_joined_rank_is_answered_again(void **state)
 	uint32_t world;
 
 	(void)state;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	send_join(1, WORLD);
 	run();
@@ -626,7 +669,7 @@ test_join_for_a_held_rank_from_another_udp_port_is_refused_rank_taken(void **sta
 	uint32_t world;
 
 	(void)state;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	h.root = WORLD;
 	send_from(2, &a, SPORT_BASE + 1002, &h, NULL);
@@ -658,7 +701,7 @@ test_join_with_another_world_size_is_refused_size_mismatch(void **state)
 	const struct reply *r;
 
 	(void)state;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	join_all();
 	send_join(0, 2 * WORLD);
 	run();
@@ -703,7 +746,7 @@ test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order(void **s
 		}
 	}
 	assert_true(differ >= ORDERS / 2);
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	allreduce_in_every_order(&o, bufs, want);
 	assert_true(coll_stats().held_total > 0); /* early ranks waited */
 	finish();
@@ -736,7 +779,7 @@ test_allreduce_int32_sum_wraps_in_every_arrival_order(void **state)
 		wrapped += exact > INT32_MAX || exact < INT32_MIN;
 	}
 	assert_true(wrapped > 0);
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	allreduce_in_every_order(&o, bufs, want);
 	finish();
 }
@@ -783,7 +826,7 @@ test_allreduce_float64_min_gives_the_same_bits_in_every_arrival_order(void **sta
 	}
 	assert_int_equal(bits64(want[0]), QNAN64);
 	assert_int_equal(bits64(want[3]), UINT64_C(0x8000000000000000));
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	allreduce_in_every_order(&o, bufs, want);
 	finish();
 }
@@ -808,7 +851,7 @@ test_duplicate_contribution_is_dropped_and_not_added_twice(void **state)
 			want[i] += in[r][i];
 		}
 	}
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	contribute(0, &o, world, 0, 0, 0, in[0]);
 	contribute(0, &o, world, 0, 0, 0, in[0]);
@@ -843,7 +886,7 @@ test_duplicate_of_a_held_contribution_is_dropped_and_not_folded_twice(void **sta
 	for (i = 0; i < F32_N; i++)
 		in[2][i] += 0.5f; /* cannot vanish: -1e8 + 0.5 is not -1e8 */
 	sum_f32_rank_order(in, want);
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	/* rank 2 is early: held until ranks 0 and 1 are folded */
 	contribute(2, &o, world, 2, 0, 0, in[2]);
@@ -877,7 +920,7 @@ test_reduce_sends_the_result_to_the_root_and_acks_to_the_others(void **state)
 	(void)state;
 	fill_f32(in);
 	sum_f32_rank_order(in, want);
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	for (i = 0; i < WORLD; i++) {
 		contribute(order[i], &o, world, order[i], 0, 0, in[order[i]]);
@@ -915,7 +958,7 @@ test_gather_of_small_blocks_sends_the_root_one_packed_result(void **state)
 		in[p][0] = 0xa0000000u | p << 8 | 1;
 		in[p][1] = 0xb0000000u | p << 8 | 2;
 	}
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	for (i = 0; i < WORLD; i++) {
 		contribute(order[i], &o, world, order[i], 0, 0, in[order[i]]);
@@ -955,7 +998,7 @@ test_allgather_of_small_blocks_sends_everyone_one_packed_result(void **state)
 		in[p][0] = 0xc0000000u | p << 8 | 1;
 		in[p][1] = 0xd0000000u | p << 8 | 2;
 	}
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	for (i = 0; i < WORLD; i++) {
 		contribute(order[i], &o, world, order[i], 0, 0, in[order[i]]);
@@ -991,7 +1034,7 @@ test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank(void **state)
 	assert_int_equal(cpr, 3); /* 1416 + 1416 + 168 */
 	for (i = 0; i < MSG; i++)
 		msg[i] = (uint8_t)(i * 7 + 3);
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	for (c = 0; c < cpr; c++)
 		contribute(1, &o, world, 1, 0, c, msg);
@@ -1014,7 +1057,8 @@ test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank(void **state)
 							 MSG - c * CHUNK));
 		}
 	}
-	assert_int_equal(slot_stats().opened, 0); /* forwarded, not held */
+	/* forwarded at once, and kept for resends until confirmed */
+	assert_int_equal(slot_stats().opened, cpr);
 	finish();
 }
 
@@ -1043,7 +1087,7 @@ test_reduce_scatter_sends_each_rank_only_its_own_block(void **state)
 				want[b][e] += v;
 			}
 		}
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	for (r = 0; r < WORLD; r++) {
 		for (b = 0; b < WORLD; b++)
@@ -1084,7 +1128,7 @@ test_barrier_completes_only_when_the_last_rank_arrives(void **state)
 	unsigned int i, p;
 
 	(void)state;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	for (i = 0; i < WORLD; i++) {
 		contribute(order[i], &o, world, order[i], 5, 0, NULL);
@@ -1114,7 +1158,7 @@ test_data_claiming_another_ranks_identity_is_dropped_not_member(void **state)
 	uint32_t world;
 
 	(void)state;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	contribute(0, &o, world, 1, 0, 0, v); /* host 0 says it is rank 1 */
 	run_quiet();
@@ -1132,7 +1176,7 @@ test_data_for_an_unknown_communicator_is_dropped_no_comm(void **state)
 	uint32_t world;
 
 	(void)state;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	/* the world's index with the next generation, and an unused index */
 	contribute(0, &o, world + (1u << 16), 0, 0, 0, v);
@@ -1158,7 +1202,7 @@ test_contribution_disagreeing_with_its_slot_is_refused_nack_mismatch(void **stat
 
 	(void)state;
 	bad.dtype = ACIS_INT32;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	contribute(0, &o, world, 0, 0, 0, f[0]);
 	run_quiet();
@@ -1204,7 +1248,7 @@ test_full_slot_pool_answers_busy_until_a_slot_is_freed(void **state)
 			want[e] += in[p][e];
 		}
 	}
-	start_switch(NPORTS, "[collective]\nslots = 16\n");
+	start_switch(NPORTS, "[collective]\nslots = 16\nlinger_ms = 200\n");
 	world = join_all();
 	assert_int_equal(slot_stats().capacity, SLOTS);
 	for (c = 0; c < SLOTS; c++)
@@ -1224,13 +1268,17 @@ test_full_slot_pool_answers_busy_until_a_slot_is_freed(void **state)
 	expect_count(2, 0);
 	expect_count(3, 0);
 	assert_int_equal(drops(ACIS_DROP_ACIS_BUSY), 1);
-	/* chunk 0 completes and frees its slot ... */
+	/* chunk 0 completes; its slot is kept until every rank confirms */
 	for (p = 1; p < WORLD; p++)
 		contribute(p, &o, world, p, 0, 0, in[p]);
 	run();
 	drain();
 	for (p = 0; p < WORLD; p++)
 		expect_payload(only(p, ACIS_T_RESULT), want, 8);
+	assert_int_equal(slot_stats().in_use, SLOTS);
+	for (p = 0; p < WORLD; p++)
+		confirm(p, &o, world, p, 0, 1);
+	run_quiet();
 	assert_int_equal(slot_stats().in_use, SLOTS - 1);
 	/* ... which the refused chunk, sent again, now takes */
 	contribute(0, &o, world, 0, 0, SLOTS, in[0]);
@@ -1261,7 +1309,7 @@ test_split_makes_one_communicator_per_color_ranked_by_key_then_rank(void **state
 	unsigned int p;
 
 	(void)state;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	split_world(world, ctx, rank);
 	assert_int_equal(ctx[0], ctx[2]); /* color 0 */
@@ -1295,7 +1343,7 @@ test_split_communicators_each_reduce_among_their_own_members(void **state)
 	unsigned int p;
 
 	(void)state;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	split_world(world, ctx, rank);
 	/* both communicators' seq 0, one member of each first */
@@ -1326,7 +1374,7 @@ test_comm_free_by_every_member_retires_the_communicator(void **state)
 	unsigned int p;
 
 	(void)state;
-	start_switch(NPORTS, NULL);
+	start_switch(NPORTS, LINGER);
 	world = join_all();
 	split_world(world, ctx, rank);
 	/* color 0 (world ranks 0 and 2) frees its communicator */
@@ -1351,6 +1399,177 @@ test_comm_free_by_every_member_retires_the_communicator(void **state)
 	contribute(2, &o, ctx[2], rank[2], 1, 0, v);
 	run_quiet();
 	assert_int_equal(drops(ACIS_DROP_ACIS_NO_COMM), 1);
+	finish();
+}
+
+/* ---- reliability ---- */
+
+static void
+test_retransmission_after_completion_gets_the_kept_result_again(void **state)
+{
+	static float in[WORLD][F32_N], want[F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	uint32_t world;
+	unsigned int p;
+
+	(void)state;
+	fill_f32(in);
+	sum_f32_rank_order(in, want);
+	start_switch(NPORTS, LINGER);
+	world = join_all();
+	for (p = 0; p < WORLD; p++)
+		contribute(p, &o, world, p, 0, 0, in[p]);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++)
+		expect_payload(only(p, ACIS_T_RESULT), want, sizeof(want));
+	/* rank 2 lost its result and sends its contribution again, with
+	 * different bytes: it is answered, never added again */
+	in[2][0] += 1000.0f;
+	contribute(2, &o, world, 2, 0, 0, in[2]);
+	run();
+	drain();
+	expect_payload(only(2, ACIS_T_RESULT), want, sizeof(want));
+	expect_count(0, 0);
+	expect_count(1, 0);
+	expect_count(3, 0);
+	assert_int_equal(drops(ACIS_DROP_ACIS_DUPLICATE), 1);
+	assert_int_equal(coll_stats().retrans_answered, 1);
+	finish();
+}
+
+static void
+test_resend_request_gets_a_lost_bcast_block_again(void **state)
+{
+	static uint8_t msg[2000];
+	const struct coll_spec o = {ACIS_C_BCAST, ACIS_UINT32, ACIS_OP_NONE,
+				    1, sizeof(msg), CHUNK};
+	const struct reply *r;
+	uint32_t world;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)(i * 7);
+	start_switch(NPORTS, LINGER);
+	world = join_all();
+	contribute(1, &o, world, 1, 0, 0, msg);
+	contribute(1, &o, world, 1, 0, 1, msg);
+	run();
+	drain();
+	/* rank 3 asks again for chunk 1 (slot key 1 of a bcast) */
+	ask_again(3, &o, world, 3, 0, 1);
+	run();
+	drain();
+	r = only(3, ACIS_T_RESULT);
+	assert_int_equal(r->h.chunk, 1);
+	assert_int_equal(r->h.rank, 3);
+	expect_payload(r, msg + CHUNK, sizeof(msg) - CHUNK);
+	expect_count(0, 0);
+	expect_count(1, 0);
+	expect_count(2, 0);
+	assert_int_equal(coll_stats().resends, 1);
+	finish();
+}
+
+static void
+test_slots_are_freed_once_every_member_confirms(void **state)
+{
+	static float in[WORLD][F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_MAX,
+				    ACIS_RANK_NONE, 2 * CHUNK, CHUNK};
+	static float big[WORLD][2 * CHUNK / 4];
+	uint32_t world;
+	unsigned int p;
+
+	(void)state;
+	(void)in;
+	for (p = 0; p < WORLD; p++)
+		big[p][0] = (float)p;
+	start_switch(NPORTS, LINGER);
+	world = join_all();
+	for (p = 0; p < WORLD; p++) {
+		contribute(p, &o, world, p, 0, 0, big[p]);
+		contribute(p, &o, world, p, 0, 1, big[p]);
+	}
+	run();
+	drain();
+	assert_int_equal(slot_stats().in_use, 2);
+	for (p = 0; p < WORLD - 1; p++)
+		confirm(p, &o, world, p, 0, 2);
+	run_quiet();
+	assert_int_equal(slot_stats().in_use, 2);
+	confirm(3, &o, world, 3, 0, 2);
+	run_quiet();
+	assert_int_equal(slot_stats().in_use, 0);
+	assert_int_equal(slot_stats().lingered, 0);
+	finish();
+}
+
+static void
+test_unconfirmed_slots_are_freed_after_the_linger_time(void **state)
+{
+	static float in[WORLD][F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
+	uint32_t world;
+	unsigned int p;
+
+	(void)state;
+	fill_f32(in);
+	start_switch(NPORTS, LINGER);
+	world = join_all();
+	for (p = 0; p < WORLD; p++)
+		contribute(p, &o, world, p, 0, 0, in[p]);
+	run();
+	drain();
+	assert_int_equal(slot_stats().in_use, 1);
+	usleep((LINGER_MS + 30) * 1000);
+	run_quiet();
+	assert_int_equal(slot_stats().in_use, 0);
+	assert_int_equal(slot_stats().lingered, 1);
+	finish();
+}
+
+static void
+test_missing_rank_fails_the_slot_at_the_deadline_naming_it(void **state)
+{
+	static float in[WORLD][F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
+	uint32_t world, missing;
+	unsigned int p;
+
+	(void)state;
+	fill_f32(in);
+	start_switch(NPORTS, "[collective]\ndeadline_ms = 20\nlinger_ms = 200\n");
+	world = join_all();
+	/* rank 2 never contributes; rank 3 is held waiting for it */
+	contribute(0, &o, world, 0, 0, 0, in[0]);
+	contribute(1, &o, world, 1, 0, 0, in[1]);
+	contribute(3, &o, world, 3, 0, 0, in[3]);
+	run_quiet();
+	assert_int_equal(coll_stats().held, 1);
+	usleep(50 * 1000);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r;
+
+		if (p == 2) {
+			expect_count(p, 0);
+			continue;
+		}
+		r = only(p, ACIS_T_NACK);
+		assert_int_equal(r->h.status, ACIS_S_TIMEOUT);
+		assert_int_equal(r->h.payload_len, 4);
+		memcpy(&missing, r->payload, 4);
+		assert_int_equal(missing, 2);
+	}
+	assert_int_equal(slot_stats().in_use, 0);
+	assert_int_equal(slot_stats().expired, 1);
+	assert_int_equal(coll_stats().held, 0);
 	finish();
 }
 
@@ -1380,6 +1599,11 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_split_makes_one_communicator_per_color_ranked_by_key_then_rank, teardown),
 		cmocka_unit_test_teardown(test_split_communicators_each_reduce_among_their_own_members, teardown),
 		cmocka_unit_test_teardown(test_comm_free_by_every_member_retires_the_communicator, teardown),
+		cmocka_unit_test_teardown(test_retransmission_after_completion_gets_the_kept_result_again, teardown),
+		cmocka_unit_test_teardown(test_resend_request_gets_a_lost_bcast_block_again, teardown),
+		cmocka_unit_test_teardown(test_slots_are_freed_once_every_member_confirms, teardown),
+		cmocka_unit_test_teardown(test_unconfirmed_slots_are_freed_after_the_linger_time, teardown),
+		cmocka_unit_test_teardown(test_missing_rank_fails_the_slot_at_the_deadline_naming_it, teardown),
 	};
 	int rc;
 

@@ -10,8 +10,13 @@
  *    gathers goes through an aggregation slot: the contributor bitmap
  *    refuses duplicates, contributions are folded (float sum/prod in rank
  *    order, early arrivals held as mbufs until their turn), and when every
- *    rank is in the result is built and sent, exactly once;
- *  - DATA of bcast, scatter and large gathers is forwarded block by block;
+ *    rank is in the answers go out, exactly once;
+ *  - DATA of bcast, scatter and large gathers is kept in a slot and
+ *    forwarded at once;
+ *  - a completed slot is kept with its result until every member confirms
+ *    the collective (host ACK), so a lost answer is sent again when a rank
+ *    retransmits or asks (host NACK); slots past their deadline fail with
+ *    NACK TIMEOUT naming the missing ranks (doc/reliability.md);
  *  - CTRL (join, split, free, query) is handled on worker 0 under the
  *    control lock.
  * Every DATA chunk is answered by a RESULT or an ACK; a full slot pool
@@ -323,76 +328,165 @@ handle_ctrl(struct cctx *x)
 }
 
 /* ------------------------------------------------------------------ */
-/* Data: forwarding collectives                                         */
+/* Answers                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Send this DATA's payload as a RESULT for block rank/chunk to rank dst. */
-static void
-forward_block(struct cctx *x, const struct acis_comm *c, uint32_t dst,
-	      uint32_t rank, uint32_t chunk)
+static inline int
+is_packed(unsigned int coll, uint32_t size, uint64_t msg_size,
+	  uint32_t chunk_size)
 {
-	struct acis_hdr h = x->h;
-
-	h.type = ACIS_T_RESULT;
-	h.rank = rank;
-	h.chunk = chunk;
-	h.hdr_len = ACIS_HDR_LEN;
-	if (emit(x, acis_comm_ep(c, dst), &h, x->payload, h.payload_len)) {
-		x->st->results++;
-		x->st->forwarded++;
-	}
+	return (coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER) &&
+	       (uint64_t)size * msg_size <= chunk_size &&
+	       (uint64_t)size * msg_size <= g_sw.coll.max_payload;
 }
 
 static void
-handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll)
+slot_hdr(const struct acis_slot *s, struct acis_hdr *h)
 {
-	const struct acis_hdr *h = &x->h;
-	uint32_t r, me = h->rank;
-	const struct acis_endpoint *sender = acis_comm_ep(c, me);
+	memset(h, 0, sizeof(*h));
+	h->version = ACIS_PROTO_VERSION;
+	h->opcode = s->opcode;
+	h->dtype = s->dtype;
+	h->op = s->op;
+	h->hdr_len = ACIS_HDR_LEN;
+	h->job = s->job;
+	h->comm = s->key.ctx;
+	h->seq = s->key.seq;
+	h->root = s->root;
+	h->msg_size = s->msg_size;
+	h->chunk_size = s->chunk_size;
+	h->contributors = (uint16_t)RTE_MIN(s->arrived, (uint32_t)UINT16_MAX);
+}
 
+/*
+ * Send rank r what it is owed for the completed slot s: a RESULT, an ACK,
+ * or nothing. The same function answers at completion, and again when a
+ * rank retransmits or asks for a resend, so a lost answer is recovered
+ * from the slot's kept result. *first caches the finished payload of this
+ * completion (reductions finish once and copy).
+ */
+static void
+send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
+	    uint32_t r, const uint8_t **first)
+{
+	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
+	uint64_t cpr = acis_n_chunks(s->msg_size, s->chunk_size);
+	uint32_t key = s->key.chunk, blk = r, chunk = key;
+	int packed = is_packed(coll, s->size, s->msg_size, s->chunk_size);
+	int result = 0, ack = 0, reduced = 0;
+	uint16_t len = s->payload_len;
+	struct acis_hdr h;
+	uint8_t *dst;
+
+	slot_hdr(s, &h);
 	switch (coll) {
-	case ACIS_C_BCAST:
-		if (me != h->root)
-			goto bad_rank;
-		for (r = 0; r < c->size; r++)
-			if (r != me)
-				forward_block(x, c, r, r, h->chunk);
+	case ACIS_C_ALLREDUCE:
+		result = reduced = 1;
+		h.flags |= ACIS_F_MULTICAST;
 		break;
-	case ACIS_C_SCATTER: {
-		uint64_t cpr = acis_n_chunks(h->msg_size, h->chunk_size);
-		uint64_t b = h->chunk / cpr;
-
-		if (me != h->root)
-			goto bad_rank;
-		if (b >= c->size) {
-			drop(x, x->m, ACIS_DROP_ACIS_BAD_CHUNK);
-			return;
+	case ACIS_C_BARRIER:
+		result = 1;
+		len = 0;
+		h.flags |= ACIS_F_MULTICAST;
+		break;
+	case ACIS_C_REDUCE:
+		result = reduced = r == s->root;
+		ack = !result;
+		break;
+	case ACIS_C_REDUCE_SCATTER:
+		if (r == key / cpr) {
+			result = reduced = 1;
+			blk = r;
+			chunk = (uint32_t)(key % cpr);
+		} else {
+			ack = 1;
 		}
-		if (b != me)
-			forward_block(x, c, (uint32_t)b, (uint32_t)b,
-				      (uint32_t)(h->chunk % cpr));
 		break;
-	}
+	case ACIS_C_BCAST:
+		ack = r == s->root;
+		result = !ack;
+		break;
+	case ACIS_C_SCATTER:
+		if (r == s->root) {
+			ack = 1;
+		} else if (r == key / cpr) {
+			result = 1;
+			chunk = (uint32_t)(key % cpr);
+		}
+		break;
 	case ACIS_C_GATHER:
-		if (me == h->root)
-			goto bad_rank; /* the root keeps its own block */
-		forward_block(x, c, h->root, me, h->chunk);
-		break;
 	case ACIS_C_ALLGATHER:
-		for (r = 0; r < c->size; r++)
-			if (r != me)
-				forward_block(x, c, r, me, h->chunk);
+		if (packed) {
+			if (coll == ACIS_C_GATHER && r != s->root) {
+				ack = 1;
+				chunk = 0;
+				break;
+			}
+			result = 1;
+			len = (uint16_t)(s->size * s->msg_size);
+			blk = ACIS_RANK_NONE;
+			chunk = 0;
+			h.flags |= ACIS_F_PACKED;
+			if (coll == ACIS_C_ALLGATHER)
+				h.flags |= ACIS_F_MULTICAST;
+			break;
+		}
+		chunk = (uint32_t)(key % cpr);
+		blk = (uint32_t)(key / cpr);
+		if (r == blk)
+			ack = 1;
+		else if (coll == ACIS_C_ALLGATHER || r == s->root)
+			result = 1;
 		break;
 	}
-	answer(x, sender, ACIS_T_ACK, ACIS_S_OK, h);
-	rte_pktmbuf_free(x->m);
-	return;
-bad_rank:
-	drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
+	if (ack) {
+		h.type = ACIS_T_ACK;
+		h.rank = r;
+		h.chunk = chunk;
+		if (emit(x, acis_comm_ep(c, r), &h, NULL, 0) != NULL)
+			x->st->acks++;
+		return;
+	}
+	if (!result)
+		return;
+	h.type = ACIS_T_RESULT;
+	h.rank = blk;
+	h.chunk = chunk;
+	h.payload_len = len;
+	if (!reduced) {
+		if (emit(x, acis_comm_ep(c, r), &h, len ? s->acc : NULL, len))
+			x->st->results++;
+		return;
+	}
+	dst = emit(x, acis_comm_ep(c, r), &h, first ? *first : NULL, len);
+	if (dst == NULL)
+		return;
+	x->st->results++;
+	if (first == NULL || *first == NULL) {
+		acis_reduce_finish(s->dtype, dst, s->acc,
+				   len / acis_dtype_size(s->dtype));
+		if (first != NULL)
+			*first = dst;
+	}
+}
+
+/* The slot is complete: answer every member once; keep it (done) so a
+ * lost answer can be sent again until every member confirms. */
+static void
+complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
+{
+	const uint8_t *first = NULL;
+	uint32_t r;
+
+	s->done = 1;
+	s->done_tsc = rte_rdtsc();
+	for (r = 0; r < s->size; r++)
+		send_answer(x, c, s, r, &first);
+	x->st->completed[ACIS_OPCODE_COLL(s->opcode)]++;
 }
 
 /* ------------------------------------------------------------------ */
-/* Data: aggregating collectives                                        */
+/* Data                                                                 */
 /* ------------------------------------------------------------------ */
 
 static inline const uint8_t *
@@ -450,63 +544,20 @@ hold(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m, uint32_t rank)
 	x->st->held_total++;
 }
 
-/* Every rank is in: send the result, answer the others, free the slot. */
 static void
-complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
+release_held(struct acis_coll_stats *st, struct acis_slot *s)
 {
-	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
-	struct acis_hdr h = x->h;
-	uint32_t r, target = ACIS_RANK_NONE, block = h.rank;
-	uint16_t len = s->payload_len;
-	const uint8_t *first = NULL;
-	int packed = coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER;
-	size_t n = 0;
+	struct rte_mbuf *m = s->held;
 
-	h.type = ACIS_T_RESULT;
-	h.hdr_len = ACIS_HDR_LEN;
-	h.contributors = (uint16_t)RTE_MIN(s->size, (uint32_t)UINT16_MAX);
-	if (packed) {
-		len = (uint16_t)(s->msg_size * s->size);
-		h.flags |= ACIS_F_PACKED;
-		h.rank = ACIS_RANK_NONE;
-	} else if (coll != ACIS_C_BARRIER) {
-		n = len / acis_dtype_size(s->dtype);
-	}
-	h.payload_len = len;
-	if (coll == ACIS_C_REDUCE || coll == ACIS_C_GATHER)
-		target = s->root;
-	if (coll == ACIS_C_REDUCE_SCATTER) {
-		uint64_t cpr = acis_n_chunks(s->msg_size, s->chunk_size);
+	while (m != NULL) {
+		struct rte_mbuf *next = acis_meta(m)->hold_next;
 
-		block = (uint32_t)(s->key.chunk / cpr);
-		target = block;
-		h.rank = block;
-		h.chunk = (uint32_t)(s->key.chunk % cpr);
+		rte_pktmbuf_free(m);
+		st->held--;
+		m = next;
 	}
-	if (target == ACIS_RANK_NONE)
-		h.flags |= ACIS_F_MULTICAST;
-	for (r = 0; r < s->size; r++) {
-		uint8_t *dst;
-
-		if (target != ACIS_RANK_NONE && r != target) {
-			answer(x, acis_comm_ep(c, r), ACIS_T_ACK, ACIS_S_OK,
-			       &x->h);
-			continue;
-		}
-		if (coll != ACIS_C_REDUCE_SCATTER && !packed)
-			h.rank = r;
-		dst = emit(x, acis_comm_ep(c, r), &h,
-			   packed ? s->acc : first, len);
-		if (dst == NULL)
-			continue;
-		x->st->results++;
-		if (first == NULL && !packed && n != 0) {
-			acis_reduce_finish(s->dtype, dst, s->acc, n);
-			first = dst;
-		}
-	}
-	x->st->completed[coll]++;
-	acis_agg_close(x->lc->shard->agg, s, 1);
+	s->held = NULL;
+	s->n_held = 0;
 }
 
 static int
@@ -518,33 +569,77 @@ agrees(const struct acis_slot *s, const struct acis_hdr *h)
 	       s->payload_len == h->payload_len;
 }
 
-static void
-handle_slot(struct cctx *x, const struct acis_comm *c, unsigned int coll,
-	    int packed)
+static struct acis_slot *
+open_slot(struct cctx *x, const struct acis_comm *c, uint32_t key)
 {
-	struct acis_agg *agg = x->lc->shard->agg;
 	const struct acis_hdr *h = &x->h;
-	struct acis_slot_key key = {h->comm, h->seq, h->chunk};
-	struct acis_slot *s = acis_agg_find(agg, &key);
+	struct acis_slot_key k = {h->comm, h->seq, key};
+	struct acis_slot *s = acis_agg_open(x->lc->shard->agg, &k, c->size);
+	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
 
 	if (s == NULL) {
-		s = acis_agg_open(agg, &key, c->size);
-		if (s == NULL) {
-			answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK,
-			       ACIS_S_BUSY, h);
-			drop(x, x->m, ACIS_DROP_ACIS_BUSY);
+		answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK, ACIS_S_BUSY,
+		       h);
+		drop(x, x->m, ACIS_DROP_ACIS_BUSY);
+		return NULL;
+	}
+	s->opcode = h->opcode;
+	s->dtype = h->dtype;
+	s->op = h->op;
+	s->root = h->root;
+	s->job = h->job;
+	s->msg_size = h->msg_size;
+	s->chunk_size = h->chunk_size;
+	s->payload_len = h->payload_len;
+	s->order_free = coll == ACIS_C_BARRIER ||
+			(coll != ACIS_C_ALLREDUCE && coll != ACIS_C_REDUCE &&
+			 coll != ACIS_C_REDUCE_SCATTER) ||
+			acis_reduce_order_free(h->dtype, h->op);
+	s->opened_tsc = rte_rdtsc();
+	return s;
+}
+
+/* bcast, scatter and large gathers: the block is kept in a slot (so a
+ * receiver that lost it can have it again) and sent on at once. */
+static void
+handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
+	       uint32_t key)
+{
+	const struct acis_hdr *h = &x->h;
+	struct acis_slot *s;
+	uint32_t r;
+
+	if ((coll == ACIS_C_BCAST || coll == ACIS_C_SCATTER) ?
+		    h->rank != h->root :
+		    (coll == ACIS_C_GATHER && h->rank == h->root)) {
+		drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
+		return;
+	}
+	s = open_slot(x, c, key);
+	if (s == NULL)
+		return;
+	memcpy(s->acc, x->payload, h->payload_len);
+	acis_slot_mark(s, h->rank);
+	x->st->payload_bytes += h->payload_len;
+	x->st->forwarded++;
+	s->done = 1;
+	s->done_tsc = s->opened_tsc;
+	for (r = 0; r < c->size; r++)
+		send_answer(x, c, s, r, NULL);
+	rte_pktmbuf_free(x->m);
+}
+
+static void
+handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
+	    uint32_t key, int packed)
+{
+	const struct acis_hdr *h = &x->h;
+	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
+
+	if (s == NULL) {
+		s = open_slot(x, c, key);
+		if (s == NULL)
 			return;
-		}
-		s->opcode = h->opcode;
-		s->dtype = h->dtype;
-		s->op = h->op;
-		s->root = h->root;
-		s->msg_size = h->msg_size;
-		s->chunk_size = h->chunk_size;
-		s->payload_len = h->payload_len;
-		s->order_free = packed || coll == ACIS_C_BARRIER ||
-				acis_reduce_order_free(h->dtype, h->op);
-		s->opened_tsc = rte_rdtsc();
 	} else if (!agrees(s, h)) {
 		answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK,
 		       ACIS_S_MISMATCH, h);
@@ -584,6 +679,10 @@ handle_data(struct cctx *x)
 	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
 	const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct, h->comm);
 	const struct acis_endpoint *ep;
+	struct acis_slot_key k;
+	struct acis_slot *s;
+	uint64_t cpr;
+	int packed;
 
 	x->st->data++;
 	if (unlikely(c == NULL || c->job != h->job)) {
@@ -601,34 +700,97 @@ handle_data(struct cctx *x)
 		drop(x, x->m, ACIS_DROP_ACIS_NOT_MEMBER);
 		return;
 	}
+	if (unlikely((coll == ACIS_C_REDUCE || coll == ACIS_C_BCAST ||
+		      coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) &&
+		     h->root == ACIS_RANK_NONE)) {
+		drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
+		return;
+	}
+	cpr = acis_n_chunks(h->msg_size, h->chunk_size);
+	packed = is_packed(coll, c->size, h->msg_size, h->chunk_size);
+	/* the slot key: one key space per collective instance */
+	k.ctx = h->comm;
+	k.seq = h->seq;
+	k.chunk = h->chunk;
+	if ((coll == ACIS_C_SCATTER || coll == ACIS_C_REDUCE_SCATTER) &&
+	    h->chunk / cpr >= c->size) {
+		drop(x, x->m, ACIS_DROP_ACIS_BAD_CHUNK);
+		return;
+	}
+	if ((coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER) && !packed)
+		k.chunk = (uint32_t)(h->rank * cpr + h->chunk);
+	s = acis_agg_find(x->lc->shard->agg, &k);
+	if (s != NULL && s->done) {
+		/* A retransmission: its answer was lost. Send it again from
+		 * the kept result; the contribution itself is not re-added. */
+		x->st->retrans_answered++;
+		if (acis_slot_has(s, h->rank))
+			send_answer(x, c, s, h->rank, NULL);
+		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
+		return;
+	}
 	switch (coll) {
 	case ACIS_C_BCAST:
 	case ACIS_C_SCATTER:
-		handle_forward(x, c, coll);
+		handle_forward(x, c, coll, k.chunk);
 		return;
 	case ACIS_C_GATHER:
 	case ACIS_C_ALLGATHER:
-		if ((uint64_t)c->size * h->msg_size <= h->chunk_size &&
-		    (uint64_t)c->size * h->msg_size <= g_sw.coll.max_payload) {
-			handle_slot(x, c, coll, 1);
-			return;
-		}
-		handle_forward(x, c, coll);
-		return;
-	case ACIS_C_REDUCE_SCATTER:
-		if (h->chunk / acis_n_chunks(h->msg_size, h->chunk_size) >=
-		    c->size) {
-			drop(x, x->m, ACIS_DROP_ACIS_BAD_CHUNK);
+		if (!packed) {
+			handle_forward(x, c, coll, k.chunk);
 			return;
 		}
 		/* fall through */
 	default:
-		if ((coll == ACIS_C_REDUCE) && h->root == ACIS_RANK_NONE) {
-			drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
-			return;
-		}
-		handle_slot(x, c, coll, 0);
+		handle_slot(x, c, s, k.chunk, packed);
 	}
+}
+
+/*
+ * From a host: ACK = "I have finished collective (comm, seq), whose slot
+ * keys are 0..chunk-1": once every member has said so, its slots are
+ * freed. NACK = "send me slot (comm, seq, chunk) again".
+ */
+static void
+handle_host_feedback(struct cctx *x)
+{
+	const struct acis_hdr *h = &x->h;
+	const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct, h->comm);
+	struct acis_agg *agg = x->lc->shard->agg;
+	const struct acis_endpoint *ep;
+	struct acis_slot_key k = {h->comm, h->seq, h->chunk};
+	struct acis_slot *s;
+	uint32_t key;
+
+	if (c == NULL || c->job != h->job || h->rank >= c->size) {
+		drop(x, x->m, ACIS_DROP_ACIS_NO_COMM);
+		return;
+	}
+	ep = acis_comm_ep(c, h->rank);
+	if (!ep->valid || ep->ip != x->pi->src_ip ||
+	    ep->udp_port != htons(x->pi->sport)) {
+		drop(x, x->m, ACIS_DROP_ACIS_NOT_MEMBER);
+		return;
+	}
+	if (h->type == ACIS_T_NACK) {
+		s = acis_agg_find(agg, &k);
+		if (s != NULL && s->done) {
+			x->st->resends++;
+			send_answer(x, c, s, h->rank, NULL);
+		}
+		rte_pktmbuf_free(x->m);
+		return;
+	}
+	x->st->confirms++;
+	for (key = 0; key < h->chunk && key < (1u << 24); key++) {
+		k.chunk = key;
+		s = acis_agg_find(agg, &k);
+		if (s == NULL || !s->done)
+			continue;
+		if (acis_slot_deliver(s, h->rank) && s->delivered == s->size)
+			acis_agg_close(agg, s, ACIS_SLOT_DELIVERED);
+	}
+	rte_pktmbuf_free(x->m);
 }
 
 static uint16_t
@@ -663,6 +825,10 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 		case ACIS_T_DATA:
 			handle_data(&x);
 			break;
+		case ACIS_T_ACK:
+		case ACIS_T_NACK:
+			handle_host_feedback(&x);
+			break;
 		case ACIS_T_CTRL:
 			handle_ctrl(&x);
 			break;
@@ -687,3 +853,89 @@ static struct rte_node_register coll_node = {
 };
 
 RTE_NODE_REGISTER(coll_node);
+
+/* ------------------------------------------------------------------ */
+/* Deadlines                                                            */
+/* ------------------------------------------------------------------ */
+
+/* A slot that never completed: tell every rank that did contribute,
+ * naming the ranks that did not (payload: little-endian uint32 ranks). */
+static void
+expire(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
+{
+	uint32_t missing[350];
+	uint32_t n = 0, r;
+	struct acis_hdr h;
+
+	for (r = 0; r < s->size && n < RTE_DIM(missing); r++)
+		if (!acis_slot_has(s, r))
+			missing[n++] = rte_cpu_to_le_32(r);
+	slot_hdr(s, &h);
+	h.type = ACIS_T_NACK;
+	h.status = ACIS_S_TIMEOUT;
+	h.payload_len = (uint16_t)(n * 4);
+	for (r = 0; r < s->size; r++) {
+		if (!acis_slot_has(s, r))
+			continue;
+		h.rank = r;
+		if (emit(x, acis_comm_ep(c, r), &h, missing, h.payload_len))
+			x->st->nacks++;
+	}
+}
+
+/*
+ * Each worker's clock: every 10 ms, fail slots open past the deadline
+ * (a member died or never contributed: survivors get NACK TIMEOUT with the
+ * missing ranks) and free completed slots kept past the linger time. A
+ * source node, so it runs even when no packet arrives.
+ */
+static uint16_t
+sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
+	      uint16_t cnt)
+{
+	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
+	struct cctx x = {.graph = graph, .node = node, .lc = lc};
+	struct acis_agg *agg;
+	uint64_t now = rte_rdtsc();
+	uint32_t i, n_slots;
+
+	RTE_SET_USED(objs);
+	RTE_SET_USED(cnt);
+	if (lc->shard == NULL || now < lc->next_sweep)
+		return 0;
+	lc->next_sweep = now + g_sw.tsc_hz / 100;
+	agg = lc->shard->agg;
+	x.st = &lc->shard->st;
+	n_slots = g_sw.pl->slots;
+	for (i = 0; i < n_slots; i++) {
+		struct acis_slot *s = acis_agg_slot(agg, i);
+		const struct acis_comm *c;
+
+		if (s == NULL)
+			continue;
+		if (s->done) {
+			if (now - s->done_tsc > g_sw.coll.linger_tsc)
+				acis_agg_close(agg, s, ACIS_SLOT_LINGERED);
+			continue;
+		}
+		if (now - s->opened_tsc <= g_sw.coll.deadline_tsc)
+			continue;
+		c = acis_ct_lookup(g_sw.coll.ct, s->key.ctx);
+		if (c != NULL)
+			expire(&x, c, s);
+		release_held(x.st, s);
+		acis_agg_close(agg, s, ACIS_SLOT_EXPIRED);
+	}
+	return 0;
+}
+
+static struct rte_node_register sweep_node = {
+	.name = "acis_coll_sweep",
+	.flags = RTE_NODE_SOURCE_F,
+	.process = sweep_process,
+	.init = acis_node_init_ctx,
+	.nb_edges = 1,
+	.next_nodes = {[ACIS_NEXT_DROP] = "acis_drop"},
+};
+
+RTE_NODE_REGISTER(sweep_node);

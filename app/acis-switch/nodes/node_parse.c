@@ -38,8 +38,9 @@ rd32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
-/* The worker owning an ACiS message: one per (comm, seq, chunk), so all
- * contributions to a slot meet on one lcore; control goes to worker 0. */
+/* The worker owning an ACiS message: one per collective instance (comm,
+ * seq), so all its slots, contributions and confirmations meet on one
+ * lcore; control goes to worker 0. */
 static inline uint16_t
 acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
 	   uint32_t n_workers)
@@ -47,11 +48,11 @@ acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
 	const uint8_t *a = eth + pi->payload_off;
 	uint64_t h;
 
-	if (n_workers == 1 || pi->payload_len < 32 || a[1] != ACIS_T_DATA)
+	if (n_workers == 1 || pi->payload_len < 32 ||
+	    (a[1] != ACIS_T_DATA && a[1] != ACIS_T_ACK && a[1] != ACIS_T_NACK))
 		return 0;
 	h = ((uint64_t)rd32(a + 12) << 32 | rd32(a + 24)) *
-		    0x9e3779b97f4a7c15ull ^
-	    (uint64_t)rd32(a + 28) * 0xc2b2ae3d27d4eb4full;
+	    0x9e3779b97f4a7c15ull;
 	h ^= h >> 32;
 	return (uint16_t)(((h & 0xffffffffu) * n_workers) >> 32);
 }

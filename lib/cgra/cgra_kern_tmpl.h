@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The vector kernels for one VRF interleave P (see cgra_internal.h).
+ * cgra_kern.c includes this once per P with P, VT (P floats: a GCC vector,
+ * or float when P is 1), BCAST(s) (s in every slot), VFMA(r, a, b, c)
+ * (r = a * b + c rounded once, per slot) and KFN(name) defined.
+ *
+ * Each kernel is one loop over the elements of the instruction; per
+ * element it handles all VPEs with one P-float vector. When P is 1 the
+ * element loops are plain float loops that GCC vectorises along the
+ * elements instead. Operand groups were checked by the loader; only
+ * run-time addresses (banks, v0[x]) and stream_out room are checked here.
+ */
+
+static inline __attribute__((always_inline)) int
+KFN(k_vle)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	const uint32_t vl = in->vl, n = m->cfg.n_vpe;
+	const uint32_t addr = m->x[in->rs1];
+	const size_t bytes = (size_t)vl * 4;
+	float *d = m->vrf + (size_t)in->va * P;
+	const f32u *s;
+	uint32_t e, p;
+
+	if (in->bank != 0) {
+		/* one bank for every VPE: broadcast */
+		s = (const f32u *)cgra_bank_span(m, in->bank, addr, bytes);
+		if (s == NULL)
+			return cgra_mem_fault(m, in->bank, addr, bytes);
+		for (e = 0; e < vl; e++)
+			*(VT *)(d + (size_t)e * P) = BCAST(s[e]);
+		cgra_account(m, vl);
+		return 0;
+	}
+	for (p = 0; p < n; p++)
+		if (cgra_bank_span(m, p + 1, addr, bytes) == NULL)
+			return cgra_mem_fault(m, p + 1, addr, bytes);
+	for (p = 0; p < n; p++) {
+		s = (const f32u *)cgra_bank_span(m, p + 1, addr, bytes);
+		for (e = 0; e < vl; e++)
+			d[(size_t)e * P + p] = s[e];
+	}
+	for (p = n; p < P; p++)
+		for (e = 0; e < vl; e++)
+			d[(size_t)e * P + p] = 0;
+	cgra_account(m, vl);
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+KFN(k_vse)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	const uint32_t vl = in->vl, n = m->cfg.n_vpe;
+	const uint32_t addr = m->x[in->rs1];
+	const float *d = m->vrf + (size_t)in->va * P;
+	size_t bytes;
+	f32u *o;
+	uint32_t e, p;
+
+	if (in->bank != 0) {
+		/* one bank for every VPE: interleaved like stream_out */
+		bytes = (size_t)vl * n * 4;
+		o = (f32u *)cgra_bank_span(m, in->bank, addr, bytes);
+		if (o == NULL)
+			return cgra_mem_fault(m, in->bank, addr, bytes);
+		if (P == n)
+			memcpy(o, d, bytes);
+		else
+			for (e = 0; e < vl; e++)
+				for (p = 0; p < n; p++)
+					o[(size_t)e * n + p] =
+						d[(size_t)e * P + p];
+		cgra_account(m, vl);
+		return 0;
+	}
+	bytes = (size_t)vl * 4;
+	for (p = 0; p < n; p++)
+		if (cgra_bank_span(m, p + 1, addr, bytes) == NULL)
+			return cgra_mem_fault(m, p + 1, addr, bytes);
+	for (p = 0; p < n; p++) {
+		o = (f32u *)cgra_bank_span(m, p + 1, addr, bytes);
+		for (e = 0; e < vl; e++)
+			o[e] = d[(size_t)e * P + p];
+	}
+	cgra_account(m, vl);
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+KFN(k_vfadd)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	float *d = m->vrf + (size_t)in->va * P;
+	const float *t = m->vrf + (size_t)in->vb * P;
+	const f32u *s;
+	uint32_t e, cnt;
+
+	s = (const f32u *)cgra_stream_take(m, in->vl, &cnt);
+	for (e = 0; e < cnt; e++)
+		*(VT *)(d + (size_t)e * P) =
+			BCAST(s[e]) + *(const VT *)(t + (size_t)e * P);
+	cgra_account(m, cnt);
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+KFN(k_vfmul)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	float *d = m->vrf + (size_t)in->va * P;
+	const float *t = m->vrf + (size_t)in->vb * P;
+	const f32u *s;
+	uint32_t e, cnt;
+
+	s = (const f32u *)cgra_stream_take(m, in->vl, &cnt);
+	for (e = 0; e < cnt; e++)
+		*(VT *)(d + (size_t)e * P) =
+			BCAST(s[e]) * *(const VT *)(t + (size_t)e * P);
+	cgra_account(m, cnt);
+	return 0;
+}
+
+/* vd[i] += v0[x] * stream[i], fused */
+static inline __attribute__((always_inline)) int
+KFN(k_vmacc_vx)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	const uint32_t x = m->x[in->rs1];
+	float *d = m->vrf + (size_t)in->va * P;
+	const f32u *s;
+	uint32_t e, cnt;
+	VT a;
+
+	if (x >= m->n_elems)
+		return cgra_vrf_fault(m, x);
+	a = *(const VT *)(m->vrf + (size_t)x * P);
+	s = (const f32u *)cgra_stream_take(m, in->vl, &cnt);
+	for (e = 0; e < cnt; e++) {
+		VT *r = (VT *)(d + (size_t)e * P);
+		VT b = BCAST(s[e]);
+
+		VFMA(*r, a, b, *r);
+	}
+	cgra_account(m, cnt);
+	return 0;
+}
+
+/* v0[x] += sum_i stream[i] * vs2[i], fused, in element order */
+static inline __attribute__((always_inline)) int
+KFN(k_vmacc_xv)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	const uint32_t x = m->x[in->rs1];
+	const float *t = m->vrf + (size_t)in->va * P;
+	const f32u *s;
+	uint32_t e, cnt;
+	VT acc;
+
+	if (x >= m->n_elems)
+		return cgra_vrf_fault(m, x);
+	acc = *(const VT *)(m->vrf + (size_t)x * P);
+	s = (const f32u *)cgra_stream_take(m, in->vl, &cnt);
+	for (e = 0; e < cnt; e++) {
+		VT b = BCAST(s[e]);
+
+		VFMA(acc, b, *(const VT *)(t + (size_t)e * P), acc);
+	}
+	*(VT *)(m->vrf + (size_t)x * P) = acc;
+	cgra_account(m, cnt);
+	return 0;
+}
+
+/* vd[stream[i]] += v0[x], indices >= VLMAX skipped */
+static inline __attribute__((always_inline)) int
+KFN(k_spvacc_vx)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	const uint32_t x = m->x[in->rs1], vlmax = in->vlmax;
+	float *d = m->vrf + (size_t)in->va * P;
+	const u32u *s;
+	uint32_t e, cnt;
+	VT a;
+
+	if (x >= m->n_elems)
+		return cgra_vrf_fault(m, x);
+	a = *(const VT *)(m->vrf + (size_t)x * P);
+	s = (const u32u *)cgra_stream_take(m, in->vl, &cnt);
+	for (e = 0; e < cnt; e++) {
+		uint32_t idx = s[e];
+
+		if (idx < vlmax)
+			*(VT *)(d + (size_t)idx * P) += a;
+	}
+	cgra_account(m, cnt);
+	return 0;
+}
+
+/* v0[x] += sum_i vs2[stream[i]], indices >= VLMAX skipped, in order */
+static inline __attribute__((always_inline)) int
+KFN(k_spvacc_xv)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	const uint32_t x = m->x[in->rs1], vlmax = in->vlmax;
+	const float *t = m->vrf + (size_t)in->va * P;
+	const u32u *s;
+	uint32_t e, cnt;
+	VT acc;
+
+	if (x >= m->n_elems)
+		return cgra_vrf_fault(m, x);
+	acc = *(const VT *)(m->vrf + (size_t)x * P);
+	s = (const u32u *)cgra_stream_take(m, in->vl, &cnt);
+	for (e = 0; e < cnt; e++) {
+		uint32_t idx = s[e];
+
+		if (idx < vlmax)
+			acc += *(const VT *)(t + (size_t)idx * P);
+	}
+	*(VT *)(m->vrf + (size_t)x * P) = acc;
+	cgra_account(m, cnt);
+	return 0;
+}
+
+/* VL elements of every VPE, element by element, VPE 0 first */
+static inline __attribute__((always_inline)) int
+KFN(k_streamout)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	const uint32_t vl = in->vl, n = m->cfg.n_vpe;
+	const size_t words = (size_t)vl * n;
+	const float *d = m->vrf + (size_t)in->va * P;
+	f32u *o;
+	uint32_t e, p;
+
+	if (words * 4 > m->sout_cap - m->sout_pos)
+		return cgra_out_fault(m, words * 4);
+	o = (f32u *)(m->sout + m->sout_pos);
+	if (P == n)
+		memcpy(o, d, words * 4);
+	else
+		for (e = 0; e < vl; e++)
+			for (p = 0; p < n; p++)
+				o[(size_t)e * n + p] = d[(size_t)e * P + p];
+	m->sout_pos += words * 4;
+	m->cycles += 1 + (words + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES;
+	m->eops += words;
+	return 0;
+}
+
+/*
+ * The run loop: decoded instructions only, threaded (each instruction
+ * ends with its own indirect jump to the next one's code, which predicts
+ * better than one shared switch), scalar instructions in line, vector
+ * ones through the kernels above, inlined. Every instruction but a vector
+ * one costs a cycle; those are counted at the end as count - vcount.
+ *
+ * csrrw, one op per CSR: rd = x0 does not read (no pop from sin_word),
+ * rs1 = x0 does not write (only csrrw exists, so it takes RISC-V's csrrs
+ * rule; the loader refused writes to read-only CSRs).
+ */
+#define DISPATCH() do { \
+	if (unlikely(count == budget)) \
+		goto budget_out; \
+	count++; \
+	goto *labels[in->op]; \
+} while (0)
+
+#define NEXT() do { \
+	in++; \
+	DISPATCH(); \
+} while (0)
+
+/* m->pc names the instruction in fault messages */
+#define VECTOR(KERNEL) do { \
+	m->pc = (size_t)(in - prog); \
+	vcount++; \
+	rc = KERNEL(m, in); \
+	if (unlikely(rc != 0)) \
+		goto out; \
+	NEXT(); \
+} while (0)
+
+static int
+KFN(execute)(struct acis_cgra *m, uint64_t *insns, uint64_t *vinsns)
+{
+	static const void *const labels[XOP_COUNT] = {
+		[OP_LUI] = &&l_addi,
+		[OP_ADDI] = &&l_addi,
+		[OP_ADD] = &&l_add,
+		[OP_BNE] = &&l_bne,
+		[OP_CSRRW] = &&l_wfi,   /* never: the loader splits csrrw */
+		[OP_WFI] = &&l_wfi,
+		[OP_VSETIVLI] = &&l_vsetivli,
+		[OP_VLE] = &&l_vle,
+		[OP_VSE] = &&l_vse,
+		[OP_VFADD] = &&l_vfadd,
+		[OP_VFMUL] = &&l_vfmul,
+		[OP_VMACC_VX] = &&l_vmacc_vx,
+		[OP_VMACC_XV] = &&l_vmacc_xv,
+		[OP_SPVACC_VX] = &&l_spvacc_vx,
+		[OP_SPVACC_XV] = &&l_spvacc_xv,
+		[OP_STREAMOUT] = &&l_streamout,
+		[OP_STREAMOUT_SIN] = &&l_streamout_sin,
+		[XOP_CSR_CYCLE] = &&l_cycle,
+		[XOP_CSR_PKTLEN] = &&l_pktlen,
+		[XOP_CSR_TILE] = &&l_tile,
+		[XOP_CSR_SIN_WORD] = &&l_sin_word,
+		[XOP_CSR_SIN_LEFT] = &&l_sin_left,
+	};
+	const struct cgra_insn *const prog = m->prog;
+	const struct cgra_insn *in = prog;
+	const uint64_t budget = m->cfg.insn_budget;
+	uint32_t *const x = m->x;
+	uint64_t count = 0, vcount = 0;
+	uint32_t old;
+	int rc = 0;
+
+	DISPATCH();
+l_addi:
+	x[in->rd] = x[in->rs1] + (uint32_t)in->imm;
+	NEXT();
+l_add:
+	x[in->rd] = x[in->rs1] + x[in->rs2];
+	NEXT();
+l_bne:
+	in = x[in->rs1] != x[in->rs2] ? prog + in->imm : in + 1;
+	DISPATCH();
+l_vsetivli:
+	x[in->rd] = in->vl;
+	NEXT();
+l_cycle:
+	/* the cycles of the instructions before this one */
+	x[in->rd] = (uint32_t)(m->cycles + (count - 1 - vcount));
+	NEXT();
+l_pktlen:
+	old = m->pktlen;
+	if (in->rs1 != 0) {
+		m->pktlen = x[in->rs1];
+		m->pktlen_written = 1;
+	}
+	x[in->rd] = old;
+	NEXT();
+l_tile:
+	old = (uint32_t)m->tile;
+	if (in->rs1 != 0)
+		tile_write(m, x[in->rs1]);
+	x[in->rd] = old;
+	NEXT();
+l_sin_word:
+	if (in->rd != XSINK)
+		x[in->rd] = sin_pop(m);
+	NEXT();
+l_sin_left:
+	x[in->rd] = (uint32_t)(m->sin_len - m->sin_pos);
+	NEXT();
+l_vle:
+	VECTOR(KFN(k_vle));
+l_vse:
+	VECTOR(KFN(k_vse));
+l_vfadd:
+	VECTOR(KFN(k_vfadd));
+l_vfmul:
+	VECTOR(KFN(k_vfmul));
+l_vmacc_vx:
+	VECTOR(KFN(k_vmacc_vx));
+l_vmacc_xv:
+	VECTOR(KFN(k_vmacc_xv));
+l_spvacc_vx:
+	VECTOR(KFN(k_spvacc_vx));
+l_spvacc_xv:
+	VECTOR(KFN(k_spvacc_xv));
+l_streamout:
+	VECTOR(KFN(k_streamout));
+l_streamout_sin:
+	VECTOR(k_streamout_sin);
+budget_out:
+	m->pc = (size_t)(in - prog);
+	rc = cgra_fault(m, ACIS_CGRA_E_BUDGET, "instruction budget of %"
+			PRIu64 " exhausted", budget);
+	goto out;
+l_wfi:
+	m->pc = (size_t)(in - prog);
+	rc = 0;
+out:
+	m->cycles += count - vcount;
+	*insns = count;
+	*vinsns = vcount;
+	return rc;
+}
+
+#undef DISPATCH
+#undef NEXT
+#undef VECTOR

@@ -1,0 +1,1911 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of acis_cgra, the look-aside CGRA (doc/cgra-isa.md): the
+ * semantics of every instruction with their corners (VLMAX sentinels,
+ * grouping limits, loops, streams that end mid-vector), every refusal of
+ * the loader with its message, the run-time checks (budget, banks, VRF,
+ * output room), the control block, pass-through, idle-tile counting, the
+ * assembler's round trips and error messages, and each example handler
+ * of examples/cgra against plain C on generated data.
+ *
+ * Floating-point results are compared bit for bit: the library and this
+ * file are built with -ffp-contract=off and the references add and fuse
+ * in the order the ISA defines.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "acis_cgra.h"
+#include "gcn_host.h"
+
+#ifndef ACIS_EXAMPLES_DIR
+#error "ACIS_EXAMPLES_DIR must name examples/cgra"
+#endif
+
+#define OUT_CAP (1u << 20)
+
+static uint8_t out_buf[OUT_CAP];
+
+/* ---- helpers ---- */
+
+static struct acis_cgra *
+machine(unsigned int n_vpe)
+{
+	struct acis_cgra_config c = { .n_vpe = n_vpe };
+	struct acis_cgra *m = acis_cgra_create(&c);
+
+	assert_non_null(m);
+	return m;
+}
+
+/* Assemble src; fails the test on an assembler error. */
+static uint32_t *
+assemble(const char *src, size_t *n)
+{
+	char err[256];
+	uint32_t *w;
+
+	if (acis_cgra_asm(src, "t.s", &w, n, err, sizeof(err)) != 0)
+		fail_msg("assembler: %s", err);
+	return w;
+}
+
+/* Load a program; fails the test if the loader refuses it. */
+static void
+load(struct acis_cgra *m, const char *src)
+{
+	char err[256];
+	uint32_t *w;
+	size_t n;
+	int rc;
+
+	w = assemble(src, &n);
+	rc = acis_cgra_load(m, w, n, err, sizeof(err));
+	free(w);
+	if (rc != 0)
+		fail_msg("loader: %s", err);
+}
+
+/* Load a program the loader must refuse; err gets the message. */
+static void
+load_refused(struct acis_cgra *m, const char *src, char *err, size_t len)
+{
+	uint32_t *w;
+	size_t n;
+
+	w = assemble(src, &n);
+	assert_int_equal(acis_cgra_load(m, w, n, err, len), ACIS_CGRA_E_LOAD);
+	free(w);
+}
+
+static void
+assert_contains(const char *s, const char *part)
+{
+	if (strstr(s, part) == NULL)
+		fail_msg("'%s' does not contain '%s'", s, part);
+}
+
+/* Run with no output expected to matter. */
+static int
+run(struct acis_cgra *m, const void *in, size_t len, size_t *out_len,
+    struct acis_cgra_run_stats *st)
+{
+	size_t ol;
+
+	return acis_cgra_run(m, in, len, out_buf, OUT_CAP,
+			     out_len != NULL ? out_len : &ol, st);
+}
+
+static float
+vrf(struct acis_cgra *m, unsigned int vpe, uint32_t elem)
+{
+	float v;
+
+	assert_int_equal(acis_cgra_vrf_read(m, vpe, elem, &v, 1), 0);
+	return v;
+}
+
+static void
+set_vrf(struct acis_cgra *m, unsigned int vpe, uint32_t elem, float v)
+{
+	assert_int_equal(acis_cgra_vrf_write(m, vpe, elem, &v, 1), 0);
+}
+
+static uint32_t
+fbits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static void
+assert_float_bits(float got, float want)
+{
+	if (fbits(got) != fbits(want))
+		fail_msg("got %a (0x%08x), want %a (0x%08x)", (double)got,
+			 fbits(got), (double)want, fbits(want));
+}
+
+static char *
+read_example(const char *name)
+{
+	char path[512];
+	FILE *f;
+	char *buf;
+	long len;
+
+	snprintf(path, sizeof(path), "%s/%s", ACIS_EXAMPLES_DIR, name);
+	f = fopen(path, "rb");
+	if (f == NULL)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void
+load_example(struct acis_cgra *m, const char *name)
+{
+	char *src = read_example(name);
+
+	load(m, src);
+	free(src);
+}
+
+static const char *const examples[] = {
+	"passthrough.s", "dot.s", "axpy.s", "gcn_os.s", "gcn_ws.s",
+};
+
+/* ---- scalar instructions ---- */
+
+static void
+test_lui_and_addi_build_a_32_bit_constant(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	load(m, "lui x5, 0x12345\naddi x5, x5, -1\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(acis_cgra_xreg(m, 5), 0x12344fff);
+	acis_cgra_free(m);
+}
+
+static void
+test_addi_sign_extends_and_add_wraps_modulo_2_32(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	load(m, "addi x5, x0, -2048\naddi x6, x0, 2047\n"
+	     "addi x7, x0, -1\naddi x8, x0, 1\nadd x9, x7, x8\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(acis_cgra_xreg(m, 5), 0xfffff800);
+	assert_int_equal(acis_cgra_xreg(m, 6), 2047);
+	assert_int_equal(acis_cgra_xreg(m, 9), 0);
+	acis_cgra_free(m);
+}
+
+static void
+test_writes_to_x0_are_discarded(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	load(m, "addi x0, x0, 5\nlui x0, 1\nadd x5, x0, x0\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(acis_cgra_xreg(m, 0), 0);
+	assert_int_equal(acis_cgra_xreg(m, 5), 0);
+	acis_cgra_free(m);
+}
+
+static void
+test_bne_loop_runs_the_counted_iterations(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	struct acis_cgra_run_stats st;
+
+	(void)state;
+	load(m, "addi x5, x0, 10\naddi x6, x0, 0\n"
+	     "loop:\naddi x6, x6, 3\naddi x5, x5, -1\nbne x5, x0, loop\n"
+	     "wfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, &st), 0);
+	assert_int_equal(acis_cgra_xreg(m, 6), 30);
+	assert_int_equal(st.instructions, 2 + 3 * 10 + 1);
+	acis_cgra_free(m);
+}
+
+static void
+test_bne_backward_and_forward_offsets_reach_their_labels(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	/* forward over two instructions, then back once */
+	load(m, "addi x5, x0, 1\nbne x5, x0, fwd\naddi x6, x0, 7\n"
+	     "addi x6, x0, 8\nfwd:\naddi x7, x7, 1\n"
+	     "addi x8, x7, -2\nbne x8, x0, fwd\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(acis_cgra_xreg(m, 6), 0);
+	assert_int_equal(acis_cgra_xreg(m, 7), 2);
+	acis_cgra_free(m);
+}
+
+static void
+test_registers_persist_from_one_packet_to_the_next(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	load(m, "addi x5, x5, 1\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(acis_cgra_xreg(m, 5), 2);
+	acis_cgra_free(m);
+}
+
+/* ---- CSRs ---- */
+
+static void
+test_packet_length_reads_the_incoming_length(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	uint8_t in[37] = {0};
+	size_t out_len = 99;
+
+	(void)state;
+	load(m, "csrrw x5, packet_length, x0\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), &out_len, NULL), 0);
+	assert_int_equal(acis_cgra_xreg(m, 5), 37);
+	/* x0 as the source wrote nothing: the output is what was streamed */
+	assert_int_equal(out_len, 0);
+	acis_cgra_free(m);
+}
+
+static void
+test_packet_length_write_cuts_the_output(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	uint8_t in[64];
+	size_t out_len, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i * 7 + 1);
+	load(m, "vsetivli x0, 16, e32, m1\nstreamout.v sin\n"
+	     "addi x5, x0, 10\ncsrrw x0, packet_length, x5\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), &out_len, NULL), 0);
+	assert_int_equal(out_len, 10);
+	assert_memory_equal(out_buf, in, 10);
+	acis_cgra_free(m);
+}
+
+static void
+test_packet_length_above_the_streamed_bytes_is_refused(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	load(m, "addi x5, x0, 100\ncsrrw x0, packet_length, x5\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), ACIS_CGRA_E_PKTLEN);
+	assert_contains(acis_cgra_last_error(m),
+			"packet_length 100 is more than the 0 bytes");
+	acis_cgra_free(m);
+}
+
+static void
+test_cycle_reads_the_cost_model_so_far(void **state)
+{
+	struct acis_cgra *m = machine(2);
+	struct acis_cgra_run_stats st;
+	float in[32] = {0};
+
+	(void)state;
+	/* vsetivli 1, vfadd over 32 elements 1 + 32/16 = 3, csrrw 1, wfi 1 */
+	load(m, "vsetivli x0, 32, e32, m2\nvfadd.vv v0, v2, sin\n"
+	     "csrrw x5, cycle, x0\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), NULL, &st), 0);
+	assert_int_equal(acis_cgra_xreg(m, 5), 4);
+	assert_int_equal(st.cycles, 6);
+	assert_int_equal(st.element_ops, 32 * 2);
+	assert_int_equal(st.vector_insns, 1);
+	acis_cgra_free(m);
+}
+
+static void
+test_sin_word_pops_words_and_x0_destination_does_not(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	uint32_t in[3] = { 7, 8, 9 };
+
+	(void)state;
+	load(m, "csrrw x0, sin_word, x0\ncsrrw x5, sin_word, x0\n"
+	     "csrrw x6, sin_word, x0\ncsrrw x7, sin_left, x0\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	assert_int_equal(acis_cgra_xreg(m, 5), 7);
+	assert_int_equal(acis_cgra_xreg(m, 6), 8);
+	assert_int_equal(acis_cgra_xreg(m, 7), 4);
+	acis_cgra_free(m);
+}
+
+static void
+test_sin_word_zero_extends_a_partial_word_and_reads_zero_after(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	uint8_t in[6] = { 1, 2, 3, 4, 5, 6 };
+
+	(void)state;
+	load(m, "csrrw x5, sin_word, x0\ncsrrw x6, sin_word, x0\n"
+	     "csrrw x7, sin_word, x0\ncsrrw x8, sin_left, x0\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	assert_int_equal(acis_cgra_xreg(m, 5), 0x04030201);
+	assert_int_equal(acis_cgra_xreg(m, 6), 0x0605);
+	assert_int_equal(acis_cgra_xreg(m, 7), 0);
+	assert_int_equal(acis_cgra_xreg(m, 8), 0);
+	acis_cgra_free(m);
+}
+
+static void
+test_tile_counts_the_tiles_it_moves_past(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	struct acis_cgra_run_stats st;
+	struct acis_cgra_counters c;
+	uint32_t in[5] = { 0, 3, 3, 7, 2 };
+
+	(void)state;
+	/* from -1: to 0 skips 0, to 3 skips 2, to 3 again 0, to 7 skips 3,
+	 * back to 2 counts nothing */
+	load(m, "loop:\ncsrrw x5, sin_word, x0\ncsrrw x0, tile, x5\n"
+	     "csrrw x6, sin_left, x0\nbne x6, x0, loop\n"
+	     "csrrw x7, tile, x0\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), NULL, &st), 0);
+	assert_int_equal(st.tiles_skipped, 5);
+	assert_int_equal(acis_cgra_xreg(m, 7), 2);
+	acis_cgra_get_counters(m, &c);
+	assert_int_equal(c.tiles_skipped, 5);
+	assert_int_equal(acis_cgra_reg_read(m, ACIS_CGRA_REG_SKIPPED), 5);
+	acis_cgra_free(m);
+}
+
+/* ---- vector instructions ---- */
+
+static void
+test_vsetivli_writes_vl_to_rd(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	load(m, "vsetivli x5, 20, e32, m2\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(acis_cgra_xreg(m, 5), 20);
+	acis_cgra_free(m);
+}
+
+static void
+test_vle32_loads_each_vpe_from_its_own_bank(void **state)
+{
+	struct acis_cgra *m = machine(3);
+	float data[32];
+	unsigned int p, i;
+
+	(void)state;
+	for (p = 0; p < 3; p++) {
+		for (i = 0; i < 32; i++)
+			data[i] = (float)(p * 100 + i);
+		assert_int_equal(acis_cgra_mem_write(m, p + 1, 0, data,
+						     sizeof(data)), 0);
+	}
+	load(m, "addi x5, x0, 8\nvsetivli x0, 20, e32, m2\n"
+	     "vle32.v v2, (x5)\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 20; i++)
+			assert_float_bits(vrf(m, p, 32 + i),
+					  (float)(p * 100 + i + 2));
+	/* VL 20 of a 32-element group: the rest is untouched */
+	assert_float_bits(vrf(m, 1, 32 + 20), 0.0f);
+	acis_cgra_free(m);
+}
+
+static void
+test_vle32_from_a_named_bank_broadcasts_to_every_vpe(void **state)
+{
+	struct acis_cgra *m = machine(3);
+	float data[4] = { 1.5f, -2.0f, 3.25f, 4.0f };
+	unsigned int p, i;
+
+	(void)state;
+	assert_int_equal(acis_cgra_mem_write(m, 2, 0, data, sizeof(data)), 0);
+	load(m, "vsetivli x0, 4, e32, m1\nvle32.v v1, (x0), b2\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 4; i++)
+			assert_float_bits(vrf(m, p, 16 + i), data[i]);
+	acis_cgra_free(m);
+}
+
+static void
+test_vse32_stores_each_vpe_to_its_own_bank(void **state)
+{
+	struct acis_cgra *m = machine(3);
+	float got[5];
+	unsigned int p, i;
+
+	(void)state;
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 5; i++)
+			set_vrf(m, p, 64 + i, (float)(p * 10 + i));
+	load(m, "addi x5, x0, 12\nvsetivli x0, 5, e32, m4\n"
+	     "vse32.v v4, (x5)\nwfi\n");
+	/* the load reset the VRFs: write them again */
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 5; i++)
+			set_vrf(m, p, 64 + i, (float)(p * 10 + i));
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	for (p = 0; p < 3; p++) {
+		assert_int_equal(acis_cgra_mem_read(m, p + 1, 12, got,
+						    sizeof(got)), 0);
+		for (i = 0; i < 5; i++)
+			assert_float_bits(got[i], (float)(p * 10 + i));
+	}
+	acis_cgra_free(m);
+}
+
+static void
+test_vse32_to_a_named_bank_interleaves_the_vpes(void **state)
+{
+	struct acis_cgra *m = machine(3);
+	float got[6];
+	unsigned int p, i;
+
+	(void)state;
+	load(m, "vsetivli x0, 2, e32, m1\nvse32.v v3, (x0), b1\nwfi\n");
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 2; i++)
+			set_vrf(m, p, 48 + i, (float)(p * 10 + i));
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(acis_cgra_mem_read(m, 1, 0, got, sizeof(got)), 0);
+	for (i = 0; i < 2; i++)
+		for (p = 0; p < 3; p++)
+			assert_float_bits(got[i * 3 + p],
+					  (float)(p * 10 + i));
+	acis_cgra_free(m);
+}
+
+/* vfadd and vfmul on n VPEs, VL 40 (not a multiple of 16) */
+static void
+check_vv(unsigned int n_vpe, int mul)
+{
+	struct acis_cgra *m = machine(n_vpe);
+	float in[40];
+	unsigned int p, i;
+
+	for (i = 0; i < 40; i++)
+		in[i] = (float)i * 0.25f - 3.0f;
+	load(m, mul ? "vsetivli x0, 40, e32, m4\nvfmul.vv v8, v4, sin\nwfi\n"
+		    : "vsetivli x0, 40, e32, m4\nvfadd.vv v8, v4, sin\nwfi\n");
+	for (p = 0; p < n_vpe; p++)
+		for (i = 0; i < 40; i++)
+			set_vrf(m, p, 64 + i, (float)(p + 1) * 1.5f + i);
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	for (p = 0; p < n_vpe; p++)
+		for (i = 0; i < 40; i++) {
+			float t = (float)(p + 1) * 1.5f + i;
+
+			assert_float_bits(vrf(m, p, 128 + i),
+					  mul ? in[i] * t : in[i] + t);
+		}
+	acis_cgra_free(m);
+}
+
+static void
+test_vfadd_adds_stream_in_to_a_group_on_every_vpe(void **state)
+{
+	(void)state;
+	check_vv(1, 0);
+	check_vv(3, 0);
+	check_vv(16, 0);
+	check_vv(31, 0);
+}
+
+static void
+test_vfmul_multiplies_stream_in_by_a_group_on_every_vpe(void **state)
+{
+	(void)state;
+	check_vv(1, 1);
+	check_vv(3, 1);
+	check_vv(16, 1);
+	check_vv(31, 1);
+}
+
+static void
+test_each_arithmetic_instruction_consumes_vl_stream_elements(void **state)
+{
+	struct acis_cgra *m = machine(2);
+	struct acis_cgra_run_stats st;
+	float in[12];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 12; i++)
+		in[i] = (float)(i + 1);
+	load(m, "vsetivli x0, 5, e32, m1\nvfadd.vv v1, v0, sin\n"
+	     "vfadd.vv v2, v0, sin\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), NULL, &st), 0);
+	for (i = 0; i < 5; i++) {
+		assert_float_bits(vrf(m, 1, 16 + i), in[i]);
+		assert_float_bits(vrf(m, 1, 32 + i), in[5 + i]);
+	}
+	assert_int_equal(st.in_consumed, 40);
+	acis_cgra_free(m);
+}
+
+static void
+test_a_stream_shorter_than_vl_leaves_the_tail_undisturbed(void **state)
+{
+	struct acis_cgra *m = machine(3);
+	uint8_t in[21 * 4 + 2];
+	unsigned int p, i;
+
+	(void)state;
+	for (i = 0; i < 21; i++) {
+		float f = (float)i + 0.5f;
+
+		memcpy(in + 4 * i, &f, 4);
+	}
+	/* a partial word: 2 bytes, zero-extended to 0x00000202 */
+	in[84] = 2;
+	in[85] = 2;
+	load(m, "vsetivli x0, 37, e32, m4\nvfadd.vv v4, v0, sin\nwfi\n");
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 37; i++)
+			set_vrf(m, p, 64 + i, 99.0f);
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	for (p = 0; p < 3; p++) {
+		float partial;
+		uint32_t w = 0x0202;
+
+		for (i = 0; i < 21; i++)
+			assert_float_bits(vrf(m, p, 64 + i), (float)i + 0.5f);
+		memcpy(&partial, &w, 4);
+		assert_float_bits(vrf(m, p, 64 + 21), partial + 0.0f);
+		for (i = 22; i < 37; i++)
+			assert_float_bits(vrf(m, p, 64 + i), 99.0f);
+	}
+	acis_cgra_free(m);
+}
+
+static void
+test_vmacc_vx_fuses_with_v0_at_x_as_the_fixed_operand(void **state)
+{
+	struct acis_cgra *m = machine(2);
+	const float a = 1.0f + 0x1p-12f, c = -(1.0f + 0x1p-11f);
+	float in[3] = { a, a, 2.0f };
+	unsigned int p;
+
+	(void)state;
+	/* a * a + c is 2^-24 exactly; rounding a * a first would give 0 */
+	assert_true(fmaf(a, a, c) != 0.0f);
+	load(m, "addi x5, x0, 7\nvsetivli x0, 3, e32, m1\n"
+	     "vmacc.vx v2, x5, sin\nwfi\n");
+	for (p = 0; p < 2; p++) {
+		set_vrf(m, p, 7, p == 0 ? a : 3.0f);
+		set_vrf(m, p, 32, c);
+		set_vrf(m, p, 33, 1.0f);
+		set_vrf(m, p, 34, 1.0f);
+	}
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	assert_float_bits(vrf(m, 0, 32), 0x1p-24f);
+	assert_float_bits(vrf(m, 0, 33), fmaf(a, a, 1.0f));
+	assert_float_bits(vrf(m, 0, 34), 2.0f * a + 1.0f);
+	assert_float_bits(vrf(m, 1, 32), fmaf(3.0f, a, c));
+	assert_float_bits(vrf(m, 1, 34), 7.0f);
+	acis_cgra_free(m);
+}
+
+static void
+test_vmacc_xv_accumulates_a_fused_dot_product_into_v0_at_x(void **state)
+{
+	struct acis_cgra *m = machine(3);
+	float in[19], want;
+	unsigned int p, i;
+
+	(void)state;
+	for (i = 0; i < 19; i++)
+		in[i] = 1.0f / (float)(i + 3);
+	load(m, "addi x4, x0, 200\nvsetivli x0, 19, e32, m2\n"
+	     "vmacc.xv x4, v2, sin\nwfi\n");
+	for (p = 0; p < 3; p++) {
+		set_vrf(m, p, 200, (float)p);
+		for (i = 0; i < 19; i++)
+			set_vrf(m, p, 32 + i, (float)(i + p) / 7.0f);
+	}
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	for (p = 0; p < 3; p++) {
+		want = (float)p;
+		for (i = 0; i < 19; i++)
+			want = fmaf(in[i], (float)(i + p) / 7.0f, want);
+		assert_float_bits(vrf(m, p, 200), want);
+	}
+	acis_cgra_free(m);
+}
+
+static void
+test_spvacc_xv_gathers_and_skips_indices_at_or_above_vlmax(void **state)
+{
+	struct acis_cgra *m = machine(3);
+	uint32_t in[6] = { 3, 31, 32, 0xffffffffu, 5, 1000 };
+	unsigned int p, i;
+
+	(void)state;
+	/* LMUL 2: the table v2..v3 holds 32 elements, VLMAX 32 */
+	load(m, "addi x4, x0, 9\nvsetivli x0, 6, e32, m2\n"
+	     "spvacc.xv x4, v2, sin\nwfi\n");
+	for (p = 0; p < 3; p++) {
+		for (i = 0; i < 64; i++)
+			set_vrf(m, p, 32 + i, (float)(1u << (i % 24)) + p);
+		set_vrf(m, p, 9, 0.5f);
+	}
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	for (p = 0; p < 3; p++) {
+		float want = 0.5f;
+
+		want += (float)(1u << 3) + p;
+		want += (float)(1u << (31 % 24)) + p;
+		want += (float)(1u << 5) + p;
+		assert_float_bits(vrf(m, p, 9), want);
+	}
+	acis_cgra_free(m);
+}
+
+static void
+test_spvacc_vx_scatters_v0_at_x_and_skips_sentinels(void **state)
+{
+	struct acis_cgra *m = machine(2);
+	uint32_t in[5] = { 1, 1, 40, 31, 32 };
+	unsigned int p, i;
+
+	(void)state;
+	load(m, "addi x4, x0, 3\nvsetivli x0, 5, e32, m2\n"
+	     "spvacc.vx v4, sin, x4\nwfi\n");
+	for (p = 0; p < 2; p++)
+		set_vrf(m, p, 3, 1.25f * (float)(p + 1));
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	for (p = 0; p < 2; p++) {
+		float a = 1.25f * (float)(p + 1);
+
+		for (i = 0; i < 40; i++) {
+			float want = i == 1 ? a + a : i == 31 ? a : 0.0f;
+
+			assert_float_bits(vrf(m, p, 64 + i), want);
+		}
+	}
+	acis_cgra_free(m);
+}
+
+static void
+test_the_sentinel_bound_follows_lmul(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	uint32_t in[1] = { 20 };
+
+	(void)state;
+	/* index 20: past VLMAX 16 with LMUL 1, inside VLMAX 32 with LMUL 2 */
+	load(m, "vsetivli x0, 1, e32, m1\nspvacc.xv x0, v2, sin\nwfi\n");
+	set_vrf(m, 0, 32 + 20, 4.0f);
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	assert_float_bits(vrf(m, 0, 0), 0.0f);
+	load(m, "vsetivli x0, 1, e32, m2\nspvacc.xv x0, v2, sin\nwfi\n");
+	set_vrf(m, 0, 32 + 20, 4.0f);
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	assert_float_bits(vrf(m, 0, 0), 4.0f);
+	acis_cgra_free(m);
+}
+
+static void
+test_lmul_2048_loads_32768_elements_with_one_vle32(void **state)
+{
+	struct acis_cgra_config c = { .n_vpe = 2, .bank_size = 1u << 18 };
+	struct acis_cgra *m = acis_cgra_create(&c);
+	struct acis_cgra_run_stats st;
+	float *data = malloc(32768 * sizeof(float));
+	unsigned int p, i;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(data);
+	for (p = 0; p < 2; p++) {
+		for (i = 0; i < 32768; i++)
+			data[i] = (float)(i + p);
+		assert_int_equal(acis_cgra_mem_write(m, p + 1, 0, data,
+						     32768 * 4), 0);
+	}
+	load(m, "vsetivli x0, 32768, e32, m2048\nvle32.v v2048, (x0)\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, &st), 0);
+	assert_int_equal(st.element_ops, 32768 * 2);
+	for (p = 0; p < 2; p++) {
+		assert_float_bits(vrf(m, p, 2048 * 16), (float)p);
+		assert_float_bits(vrf(m, p, 4096 * 16 - 1),
+				  (float)(32767 + p));
+	}
+	free(data);
+	acis_cgra_free(m);
+}
+
+static void
+test_streamout_emits_element_by_element_across_vpes(void **state)
+{
+	struct acis_cgra *m = machine(3);
+	size_t out_len;
+	float got[15];
+	unsigned int p, i;
+
+	(void)state;
+	load(m, "vsetivli x0, 5, e32, m1\nstreamout.v v6\nwfi\n");
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 5; i++)
+			set_vrf(m, p, 96 + i, (float)(p * 10 + i));
+	assert_int_equal(run(m, NULL, 0, &out_len, NULL), 0);
+	assert_int_equal(out_len, sizeof(got));
+	memcpy(got, out_buf, sizeof(got));
+	for (i = 0; i < 5; i++)
+		for (p = 0; p < 3; p++)
+			assert_float_bits(got[i * 3 + p], (float)(p * 10 + i));
+	acis_cgra_free(m);
+}
+
+static void
+test_streamout_sin_forwards_bytes_including_a_partial_word(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	uint8_t in[23];
+	size_t out_len, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(0xa0 + i);
+	/* 4 words, then the remaining 7 bytes */
+	load(m, "vsetivli x0, 4, e32, m1\nstreamout.v sin\n"
+	     "vsetivli x0, 16, e32, m1\nstreamout.v sin\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), &out_len, NULL), 0);
+	assert_int_equal(out_len, sizeof(in));
+	assert_memory_equal(out_buf, in, sizeof(in));
+	acis_cgra_free(m);
+}
+
+/* ---- run-time checks ---- */
+
+static void
+test_an_exhausted_instruction_budget_ends_the_run(void **state)
+{
+	struct acis_cgra_config c = { .n_vpe = 1, .insn_budget = 1000 };
+	struct acis_cgra *m = acis_cgra_create(&c);
+	struct acis_cgra_run_stats st;
+
+	(void)state;
+	assert_non_null(m);
+	load(m, "addi x5, x0, 1\nloop:\nbne x5, x0, loop\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, &st), ACIS_CGRA_E_BUDGET);
+	assert_int_equal(st.instructions, 1000);
+	assert_contains(acis_cgra_last_error(m),
+			"instruction 1 (bne): instruction budget of 1000");
+	/* no ap_done for a run that did not reach wfi */
+	assert_false(acis_cgra_reg_read(m, ACIS_CGRA_REG_CTRL) &
+		     ACIS_CGRA_AP_DONE);
+	acis_cgra_free(m);
+}
+
+static void
+test_vle32_past_the_end_of_a_bank_is_refused(void **state)
+{
+	struct acis_cgra_config c = { .n_vpe = 2, .bank_size = 4096 };
+	struct acis_cgra *m = acis_cgra_create(&c);
+
+	(void)state;
+	assert_non_null(m);
+	/* 16 words at 4084: the last 3 past the end */
+	load(m, "addi x5, x0, 2047\naddi x5, x5, 2037\n"
+	     "vsetivli x0, 16, e32, m1\nvle32.v v0, (x5)\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), ACIS_CGRA_E_MEM);
+	assert_contains(acis_cgra_last_error(m),
+			"instruction 3 (vle32.v): bank 1 bytes 4084..4148");
+	acis_cgra_free(m);
+}
+
+static void
+test_vse32_past_the_end_of_a_bank_is_refused(void **state)
+{
+	struct acis_cgra_config c = { .n_vpe = 2, .bank_size = 4096 };
+	struct acis_cgra *m = acis_cgra_create(&c);
+
+	(void)state;
+	assert_non_null(m);
+	/* a huge address must not wrap around the check */
+	load(m, "lui x5, 0xfffff\nvsetivli x0, 16, e32, m1\n"
+	     "vse32.v v0, (x5), b2\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), ACIS_CGRA_E_MEM);
+	assert_contains(acis_cgra_last_error(m), "vse32.v): bank 2");
+	acis_cgra_free(m);
+}
+
+static void
+test_a_base_register_moves_the_kernels_view_of_a_bank(void **state)
+{
+	struct acis_cgra_config c = { .n_vpe = 1, .bank_size = 256 };
+	struct acis_cgra *m = acis_cgra_create(&c);
+	float v = 6.5f;
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(acis_cgra_mem_write(m, 1, 192, &v, 4), 0);
+	load(m, "vsetivli x0, 16, e32, m1\nvle32.v v0, (x0)\nwfi\n");
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_BASE(1), 192),
+			 0);
+	assert_int_equal(acis_cgra_reg_read(m, ACIS_CGRA_REG_BASE(1)), 192);
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_float_bits(vrf(m, 0, 0), 6.5f);
+	/* from base 200, 64 bytes no longer fit in 256 */
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_BASE(1), 200),
+			 0);
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), ACIS_CGRA_E_MEM);
+	/* a base beyond the bank itself is refused at once */
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_BASE(1), 257),
+			 ACIS_CGRA_E_INVAL);
+	acis_cgra_free(m);
+}
+
+static void
+test_v0_at_an_element_beyond_the_vrf_is_refused(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	uint32_t in[1] = { 0 };
+
+	(void)state;
+	load(m, "lui x4, 0x10\nvsetivli x0, 1, e32, m1\n"
+	     "spvacc.xv x4, v0, sin\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), ACIS_CGRA_E_VRF);
+	assert_contains(acis_cgra_last_error(m),
+			"v0[65536] is outside the VRF's 65536 elements");
+	acis_cgra_free(m);
+}
+
+static void
+test_stream_out_beyond_the_output_buffer_is_refused(void **state)
+{
+	struct acis_cgra *m = machine(2);
+	uint8_t small[100];
+	size_t out_len = 1;
+
+	(void)state;
+	load(m, "vsetivli x0, 16, e32, m1\nstreamout.v v0\nwfi\n");
+	assert_int_equal(acis_cgra_run(m, NULL, 0, small, sizeof(small),
+				       &out_len, NULL), ACIS_CGRA_E_OUTFULL);
+	assert_int_equal(out_len, 0);
+	assert_contains(acis_cgra_last_error(m), "needs 128 bytes");
+	acis_cgra_free(m);
+}
+
+static void
+test_running_without_a_program_is_refused(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), ACIS_CGRA_E_NOTREADY);
+	acis_cgra_free(m);
+}
+
+/* ---- the loader ---- */
+
+static void
+test_loader_refuses_an_unknown_opcode(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	const uint32_t w[2] = { 0x10500073, 0x0000007f };
+	char err[256];
+
+	(void)state;
+	assert_int_equal(acis_cgra_load(m, w, 2, err, sizeof(err)),
+			 ACIS_CGRA_E_LOAD);
+	assert_string_equal(err, "instruction 1 (0x0000007f): unknown "
+			    "opcode 0x7f");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_reserved_bits(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	/* spvacc.xv with bit 31 set */
+	const uint32_t w[2] = { 0x8000012b | (3u << 7), 0x10500073 };
+	char err[256];
+
+	(void)state;
+	assert_int_equal(acis_cgra_load(m, w, 2, err, sizeof(err)),
+			 ACIS_CGRA_E_LOAD);
+	assert_contains(err, "instruction 0 (0x800001ab): reserved bits");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_a_branch_target_outside_the_program(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "addi x5, x0, 1\nbne x5, x0, 400\nwfi\n", err,
+		     sizeof(err));
+	assert_string_equal(err, "instruction 1 (bne): branch target 101 "
+			    "is outside the program (instructions 0..2)");
+	load_refused(m, "bne x5, x0, -4\nwfi\n", err, sizeof(err));
+	assert_contains(err, "branch target -1 is outside");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_a_branch_offset_that_is_not_whole_words(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "bne x5, x0, 6\nwfi\nwfi\n", err, sizeof(err));
+	assert_string_equal(err, "instruction 0 (bne): branch offset 6 is "
+			    "not a multiple of 4");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_a_program_without_wfi(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "addi x5, x0, 1\n", err, sizeof(err));
+	assert_string_equal(err, "the program has no wfi (a kernel ends "
+			    "with wfi)");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_a_path_that_runs_past_the_end(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "bne x5, x0, skip\nwfi\nskip:\naddi x6, x0, 1\n",
+		     err, sizeof(err));
+	assert_string_equal(err, "instruction 2 (addi): execution can run "
+			    "past the end of the program (end the kernel "
+			    "with wfi)");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_lmul_above_2048(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "vsetivli x0, 1, e32, m4096\nwfi\n", err,
+		     sizeof(err));
+	assert_string_equal(err, "instruction 0 (vsetivli): LMUL 4096 "
+			    "exceeds 2048");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_lmul_above_a_smaller_vrf(void **state)
+{
+	struct acis_cgra_config c = { .n_vpe = 1, .vrf_regs = 64 };
+	struct acis_cgra *m = acis_cgra_create(&c);
+	char err[256];
+
+	(void)state;
+	assert_non_null(m);
+	load_refused(m, "vsetivli x0, 1, e32, m128\nwfi\n", err, sizeof(err));
+	assert_string_equal(err, "instruction 0 (vsetivli): LMUL 128 "
+			    "exceeds the VRF's 64 registers");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_avl_above_vlmax(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "vsetivli x0, 17, e32, m1\nwfi\n", err, sizeof(err));
+	assert_string_equal(err, "instruction 0 (vsetivli): AVL 17 exceeds "
+			    "VLMAX 16 of LMUL 1");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_a_vector_instruction_before_vsetivli(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "bne x5, x0, go\nvsetivli x0, 4, e32, m1\n"
+		     "go:\nvfadd.vv v0, v1, sin\nwfi\n", err, sizeof(err));
+	/* one path sets the configuration, the other does not */
+	assert_string_equal(err, "instruction 2 (vfadd.vv): vector "
+			    "instruction reached before any vsetivli (on "
+			    "some path)");
+	load_refused(m, "streamout.v sin\nwfi\n", err, sizeof(err));
+	assert_string_equal(err, "instruction 0 (streamout.v): vector "
+			    "instruction reached before any vsetivli (on "
+			    "some path)");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_paths_that_disagree_on_vl(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "vsetivli x0, 4, e32, m1\nbne x5, x0, go\n"
+		     "vsetivli x0, 8, e32, m1\ngo:\nvfadd.vv v0, v1, sin\n"
+		     "wfi\n", err, sizeof(err));
+	assert_contains(err, "instruction 3 (vfadd.vv): reached with "
+			"different vector configurations");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_accepts_paths_that_agree_on_the_configuration(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	float in[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	(void)state;
+	load(m, "vsetivli x0, 4, e32, m1\nbne x5, x0, go\n"
+	     "vsetivli x0, 4, e32, m1\ngo:\nvfadd.vv v1, v0, sin\n"
+	     "addi x6, x6, 1\naddi x7, x6, -2\nbne x7, x0, go\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL), 0);
+	assert_float_bits(vrf(m, 0, 16), 5.0f);
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_a_misaligned_register_group(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "vsetivli x0, 64, e32, m4\nvfadd.vv v4, v2, sin\n"
+		     "wfi\n", err, sizeof(err));
+	assert_string_equal(err, "instruction 1 (vfadd.vv): v2 is not a "
+			    "multiple of LMUL 4 (register groups are "
+			    "aligned)");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_a_register_beyond_a_smaller_vrf(void **state)
+{
+	struct acis_cgra_config c = { .n_vpe = 1, .vrf_regs = 64 };
+	struct acis_cgra *m = acis_cgra_create(&c);
+	char err[256];
+
+	(void)state;
+	assert_non_null(m);
+	load_refused(m, "vsetivli x0, 1, e32, m1\nvle32.v v100, (x0)\n"
+		     "wfi\n", err, sizeof(err));
+	assert_string_equal(err, "instruction 1 (vle32.v): register v100 is "
+			    "beyond the VRF's 64 registers");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_an_unknown_csr(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "csrrw x5, 0x123, x0\nwfi\n", err, sizeof(err));
+	assert_string_equal(err, "instruction 0 (csrrw): unknown CSR 0x123");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_a_write_to_a_read_only_csr(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load_refused(m, "csrrw x0, cycle, x5\nwfi\n", err, sizeof(err));
+	assert_string_equal(err, "instruction 0 (csrrw): writes read-only "
+			    "CSR cycle (read it with x0 as the source)");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_a_bank_that_does_not_exist(void **state)
+{
+	struct acis_cgra_config c = { .n_vpe = 2, .n_banks = 2 };
+	struct acis_cgra *m = acis_cgra_create(&c);
+	char err[256];
+
+	(void)state;
+	assert_non_null(m);
+	load_refused(m, "vsetivli x0, 1, e32, m1\nvle32.v v0, (x0), b5\n"
+		     "wfi\n", err, sizeof(err));
+	assert_string_equal(err, "instruction 1 (vle32.v): bank 5 does not "
+			    "exist (data banks 1..2)");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_own_bank_access_with_fewer_banks_than_vpes(void **state)
+{
+	struct acis_cgra_config c = { .n_vpe = 4, .n_banks = 2 };
+	struct acis_cgra *m = acis_cgra_create(&c);
+	char err[256];
+
+	(void)state;
+	assert_non_null(m);
+	load_refused(m, "vsetivli x0, 1, e32, m1\nvse32.v v0, (x0)\nwfi\n",
+		     err, sizeof(err));
+	assert_string_equal(err, "instruction 1 (vse32.v): own-bank access "
+			    "needs 4 data banks (one per VPE), the machine "
+			    "has 2");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_an_empty_program(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	assert_int_equal(acis_cgra_load(m, NULL, 0, err, sizeof(err)),
+			 ACIS_CGRA_E_LOAD);
+	assert_string_equal(err, "empty program: no instructions");
+	acis_cgra_free(m);
+}
+
+static void
+test_loader_refuses_a_program_larger_than_bank_0(void **state)
+{
+	struct acis_cgra_config c = { .n_vpe = 1, .insn_bank_size = 16 };
+	struct acis_cgra *m = acis_cgra_create(&c);
+	const uint32_t w[5] = { 0x10500073, 0x10500073, 0x10500073,
+				0x10500073, 0x10500073 };
+	char err[256];
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(acis_cgra_load(m, w, 5, err, sizeof(err)),
+			 ACIS_CGRA_E_LOAD);
+	assert_string_equal(err, "5 instructions at base 0 do not fit bank "
+			    "0 (16 bytes)");
+	assert_int_equal(acis_cgra_load(m, w, 4, err, sizeof(err)), 0);
+	acis_cgra_free(m);
+}
+
+static void
+test_a_refused_load_unloads_the_previous_program(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256];
+
+	(void)state;
+	load(m, "wfi\n");
+	load_refused(m, "addi x5, x0, 1\n", err, sizeof(err));
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), ACIS_CGRA_E_NOTREADY);
+	assert_int_equal(acis_cgra_reg_read(m, ACIS_CGRA_REG_ERR),
+			 (uint32_t)-ACIS_CGRA_E_NOTREADY);
+	acis_cgra_free(m);
+}
+
+/* ---- control block ---- */
+
+static void
+test_ap_start_runs_the_loader_on_bank_0_and_raises_ready(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	uint32_t *w;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(acis_cgra_reg_read(m, ACIS_CGRA_REG_CTRL),
+			 ACIS_CGRA_AP_IDLE);
+	w = assemble("addi x5, x0, 42\nwfi\n", &n);
+	/* the program lives at 256 in bank 0, BASE[0] points at it */
+	assert_int_equal(acis_cgra_mem_write(m, 0, 256, w, n * 4), 0);
+	free(w);
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_BASE(0), 256),
+			 0);
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_INSN_COUNT,
+					     (uint32_t)n), 0);
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_CTRL,
+					     ACIS_CGRA_AP_START), 0);
+	assert_int_equal(acis_cgra_reg_read(m, ACIS_CGRA_REG_CTRL),
+			 ACIS_CGRA_AP_READY | ACIS_CGRA_AP_IDLE);
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(acis_cgra_xreg(m, 5), 42);
+	acis_cgra_free(m);
+}
+
+static void
+test_wfi_raises_ap_done_which_clears_on_read(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	load(m, "wfi\n");
+	assert_false(acis_cgra_reg_read(m, ACIS_CGRA_REG_CTRL) &
+		     ACIS_CGRA_AP_DONE);
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_true(acis_cgra_reg_read(m, ACIS_CGRA_REG_CTRL) &
+		    ACIS_CGRA_AP_DONE);
+	assert_false(acis_cgra_reg_read(m, ACIS_CGRA_REG_CTRL) &
+		     ACIS_CGRA_AP_DONE);
+	assert_int_equal(acis_cgra_reg_read(m, ACIS_CGRA_REG_RUNS), 1);
+	acis_cgra_free(m);
+}
+
+static void
+test_a_refused_start_sets_err_and_leaves_ready_low(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	const uint32_t w = 0x0000007f;
+
+	(void)state;
+	assert_int_equal(acis_cgra_mem_write(m, 0, 0, &w, 4), 0);
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_INSN_COUNT, 1),
+			 0);
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_CTRL,
+					     ACIS_CGRA_AP_START),
+			 ACIS_CGRA_E_LOAD);
+	assert_int_equal(acis_cgra_reg_read(m, ACIS_CGRA_REG_ERR),
+			 (uint32_t)-ACIS_CGRA_E_LOAD);
+	assert_false(acis_cgra_reg_read(m, ACIS_CGRA_REG_CTRL) &
+		     ACIS_CGRA_AP_READY);
+	assert_contains(acis_cgra_last_error(m), "unknown opcode 0x7f");
+	acis_cgra_free(m);
+}
+
+static void
+test_stop_unloads_and_a_reload_runs_the_new_program(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	load(m, "addi x5, x0, 1\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_CTRL,
+					     ACIS_CGRA_AP_STOP), 0);
+	assert_false(acis_cgra_reg_read(m, ACIS_CGRA_REG_CTRL) &
+		     ACIS_CGRA_AP_READY);
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), ACIS_CGRA_E_NOTREADY);
+	load(m, "addi x6, x0, 2\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+	/* a load starts from fresh registers */
+	assert_int_equal(acis_cgra_xreg(m, 5), 0);
+	assert_int_equal(acis_cgra_xreg(m, 6), 2);
+	acis_cgra_free(m);
+}
+
+static void
+test_a_load_clears_registers_vrfs_and_the_tile(void **state)
+{
+	struct acis_cgra *m = machine(2);
+	uint32_t in[1] = { 5 };
+	struct acis_cgra_run_stats st;
+
+	(void)state;
+	load(m, "addi x5, x0, 3\ncsrrw x6, sin_word, x0\n"
+	     "csrrw x0, tile, x6\nwfi\n");
+	set_vrf(m, 1, 100, 2.0f);
+	assert_int_equal(run(m, in, sizeof(in), NULL, &st), 0);
+	assert_int_equal(st.tiles_skipped, 5);
+	load(m, "csrrw x6, sin_word, x0\ncsrrw x7, tile, x6\nwfi\n");
+	assert_float_bits(vrf(m, 1, 100), 0.0f);
+	assert_int_equal(acis_cgra_xreg(m, 5), 0);
+	assert_int_equal(run(m, in, sizeof(in), NULL, &st), 0);
+	assert_int_equal(acis_cgra_xreg(m, 7), 0xffffffff);
+	assert_int_equal(st.tiles_skipped, 5);
+	acis_cgra_free(m);
+}
+
+static void
+test_an_unknown_control_register_is_refused(void **state)
+{
+	struct acis_cgra *m = machine(1);
+
+	(void)state;
+	assert_int_equal(acis_cgra_reg_write(m, 0x200, 1), ACIS_CGRA_E_INVAL);
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_ERR, 1),
+			 ACIS_CGRA_E_INVAL);
+	assert_int_equal(acis_cgra_reg_write(m, ACIS_CGRA_REG_BASE(5), 0),
+			 ACIS_CGRA_E_INVAL);
+	acis_cgra_free(m);
+}
+
+/* ---- pass-through ---- */
+
+static void
+fill_random(uint8_t *p, size_t len, uint64_t seed)
+{
+	uint64_t s = seed;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)gcn_rand(&s);
+}
+
+static void
+test_passthrough_mode_forwards_packets_unchanged(void **state)
+{
+	struct acis_cgra *m = machine(16);
+	static uint8_t in[1001];
+	struct acis_cgra_counters c;
+	size_t out_len;
+
+	(void)state;
+	fill_random(in, sizeof(in), 1);
+	/* signalling-NaN patterns must survive too */
+	memcpy(in, (uint32_t[]){ 0x7f800001 }, 4);
+	acis_cgra_set_passthrough(m, 1);
+	/* no program is needed */
+	assert_int_equal(run(m, in, sizeof(in), &out_len, NULL), 0);
+	assert_int_equal(out_len, sizeof(in));
+	assert_memory_equal(out_buf, in, sizeof(in));
+	acis_cgra_get_counters(m, &c);
+	assert_int_equal(c.passthrough, 1);
+	acis_cgra_set_passthrough(m, 0);
+	assert_int_equal(run(m, in, sizeof(in), &out_len, NULL),
+			 ACIS_CGRA_E_NOTREADY);
+	acis_cgra_free(m);
+}
+
+static void
+test_the_passthrough_program_forwards_packets_unchanged(void **state)
+{
+	static const size_t lens[] = { 0, 1, 3, 4, 64, 1001, 65536, 70003 };
+	struct acis_cgra *m = machine(16);
+	uint8_t *in = malloc(70003);
+	size_t i, out_len;
+
+	(void)state;
+	assert_non_null(in);
+	load_example(m, "passthrough.s");
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		fill_random(in, lens[i], 100 + i);
+		assert_int_equal(run(m, in, lens[i], &out_len, NULL), 0);
+		assert_int_equal(out_len, lens[i]);
+		assert_memory_equal(out_buf, in, lens[i]);
+	}
+	free(in);
+	acis_cgra_free(m);
+}
+
+/* ---- assembler ---- */
+
+static void
+assert_asm_error(const char *src, const char *want)
+{
+	char err[256];
+	uint32_t *w = NULL;
+	size_t n;
+
+	assert_int_equal(acis_cgra_asm(src, "prog.s", &w, &n, err,
+				       sizeof(err)), -1);
+	assert_null(w);
+	assert_string_equal(err, want);
+}
+
+static void
+test_assembler_names_an_unknown_mnemonic_with_line_and_column(void **state)
+{
+	(void)state;
+	assert_asm_error("wfi\n# comment\n  vadd.vv v0, v1, sin\n",
+			 "prog.s:3:3: error: unknown mnemonic 'vadd.vv'");
+}
+
+static void
+test_assembler_names_a_bad_register(void **state)
+{
+	(void)state;
+	assert_asm_error("addi x32, x0, 1\n", "prog.s:1:6: error: expected "
+			 "a scalar register x0..x31, got 'x32'");
+	assert_asm_error("vfadd.vv v4096, v0, sin\n", "prog.s:1:10: error: "
+			 "expected a vector register v0..v4095, got 'v4096'");
+	assert_asm_error("vfadd.vv v0, v1, v2\n", "prog.s:1:18: error: "
+			 "expected 'sin' (this operand is hardwired to "
+			 "stream_in), got 'v2'");
+}
+
+static void
+test_assembler_names_an_immediate_out_of_range(void **state)
+{
+	(void)state;
+	assert_asm_error("\taddi x1, x0, 2048\n", "prog.s:1:15: error: "
+			 "immediate 2048 out of range -2048..2047");
+	assert_asm_error("lui x1, -1\n", "prog.s:1:9: error: immediate -1 "
+			 "out of range 0..1048575");
+	assert_asm_error("addi x1, x0, 12abc\n", "prog.s:1:14: error: "
+			 "expected an integer, got '12abc'");
+}
+
+static void
+test_assembler_names_an_unknown_label(void **state)
+{
+	(void)state;
+	assert_asm_error("top:\nbne x1, x0, top\nbne x1, x0, nowhere\nwfi\n",
+			 "prog.s:3:13: error: unknown label 'nowhere'");
+}
+
+static void
+test_assembler_names_a_duplicate_label(void **state)
+{
+	(void)state;
+	assert_asm_error("loop: wfi\n  loop:\nwfi\n", "prog.s:2:3: error: "
+			 "duplicate label 'loop' (first defined at line 1, "
+			 "column 1)");
+}
+
+static void
+test_assembler_names_a_wrong_operand_count(void **state)
+{
+	(void)state;
+	assert_asm_error("add x1, x2\n", "prog.s:1:1: error: add takes 3 "
+			 "operands (add rd, rs1, rs2), found 2");
+	assert_asm_error("add x1, , x2\n", "prog.s:1:9: error: expected an "
+			 "operand");
+	assert_asm_error("vsetivli x0, 4, e32, m3\n", "prog.s:1:22: error: "
+			 "expected LMUL 'mN' with N a power of two "
+			 "(m1..m2048), got 'm3'");
+}
+
+static void
+test_assembler_takes_labels_comments_and_crlf(void **state)
+{
+	const char *src = "a: b:\tvsetivli x0, 4, e32, m1 # set VL\r\n"
+			  "# only a comment\r\n"
+			  "c: bne x1, x0, a\r\n\r\nwfi";
+	uint32_t *w;
+	size_t n;
+	char *text;
+
+	(void)state;
+	w = assemble(src, &n);
+	assert_int_equal(n, 3);
+	text = acis_cgra_disasm(w, n);
+	assert_non_null(text);
+	assert_string_equal(text, "L0:\n\tvsetivli x0, 4, e32, m1\n"
+			    "\tbne x1, x0, L0\n\twfi\n");
+	free(text);
+	free(w);
+}
+
+static void
+test_every_example_round_trips_through_the_disassembler(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		char *src = read_example(examples[i]), *text, *text2;
+		uint32_t *w, *w2;
+		size_t n, n2;
+
+		w = assemble(src, &n);
+		text = acis_cgra_disasm(w, n);
+		assert_non_null(text);
+		w2 = assemble(text, &n2);
+		assert_int_equal(n2, n);
+		assert_memory_equal(w2, w, n * 4);
+		/* the disassembly is canonical: a fixed point */
+		text2 = acis_cgra_disasm(w2, n2);
+		assert_string_equal(text2, text);
+		free(text2);
+		free(w2);
+		free(text);
+		free(w);
+		free(src);
+	}
+}
+
+/* bne rs1, rs2, off in RV32I's B format */
+static uint32_t
+bne_word(uint32_t rs1, uint32_t rs2, int32_t off)
+{
+	uint32_t imm = (uint32_t)off;
+
+	return ((imm >> 12) & 1) << 31 | ((imm >> 5) & 0x3f) << 25 |
+	       rs2 << 20 | rs1 << 15 | 1u << 12 | ((imm >> 1) & 0xf) << 8 |
+	       ((imm >> 11) & 1) << 7 | 0x63;
+}
+
+static void
+test_any_words_survive_disassembly_and_reassembly(void **state)
+{
+	const size_t n = 20000;
+	uint32_t *w = malloc(n * 4), *w2;
+	static const uint32_t opc[] = { 0x37, 0x13, 0x33, 0x63, 0x73, 0x0b,
+					0x2b, 0x5b, 0x7b };
+	uint64_t s = 7;
+	size_t i, n2;
+	char *text;
+
+	(void)state;
+	assert_non_null(w);
+	/* random words, most given one of our opcodes so that they decode,
+	 * and some bne within reach, so that labels are made */
+	for (i = 0; i < n; i++) {
+		w[i] = (uint32_t)gcn_rand(&s);
+		if (i % 4 != 0)
+			w[i] = (w[i] & ~0x7fu) | opc[gcn_rand(&s) % 9];
+		if (i % 8 == 1)
+			w[i] = bne_word((uint32_t)gcn_rand(&s) & 31, 0,
+					((int32_t)(gcn_rand(&s) % 65) - 32) *
+					(i % 16 == 1 ? 4 : 2));
+	}
+	text = acis_cgra_disasm(w, n);
+	assert_non_null(text);
+	w2 = assemble(text, &n2);
+	assert_int_equal(n2, n);
+	for (i = 0; i < n; i++)
+		if (w2[i] != w[i])
+			fail_msg("word %zu: 0x%08x came back as 0x%08x", i,
+				 w[i], w2[i]);
+	free(w2);
+	free(text);
+	free(w);
+}
+
+static void
+test_disasm_one_shows_a_branch_offset_and_unknown_words(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	acis_cgra_disasm_one(0xfe029ee3, buf, sizeof(buf));
+	assert_string_equal(buf, "bne x5, x0, -4");
+	acis_cgra_disasm_one(0xffffffff, buf, sizeof(buf));
+	assert_string_equal(buf, ".word 0xffffffff");
+	acis_cgra_disasm_one(0x10500073, buf, sizeof(buf));
+	assert_string_equal(buf, "wfi");
+}
+
+/* ---- the example handlers ---- */
+
+static void
+run_gcn(const char *prog, int ws)
+{
+	struct acis_cgra *m = machine(16);
+	struct gcn_graph g;
+	struct gcn_packets pk;
+	struct acis_cgra_counters c;
+	float *x, *ref, *got;
+	size_t i, got_len = 0, out_len;
+	const size_t bytes = (size_t)GCN_N * 16 * sizeof(float);
+
+	assert_int_equal(gcn_graph_make(&g, GCN_N, 42), 0);
+	x = malloc(bytes);
+	ref = malloc(bytes);
+	got = malloc(bytes);
+	assert_non_null(x);
+	assert_non_null(ref);
+	assert_non_null(got);
+	gcn_features(x, GCN_N, 16, 43);
+	gcn_reference(&g, x, 16, ref);
+	assert_int_equal(ws ? gcn_pack_ws(&g, &pk) : gcn_pack_os(&g, &pk), 0);
+	/* the data has idle tiles and rows heavy enough to split */
+	assert_true(pk.skipped > 0);
+	assert_int_equal(gcn_load_features(m, x, GCN_N, 16), 0);
+	load_example(m, prog);
+	for (i = 0; i < pk.n; i++) {
+		size_t len = pk.start[i + 1] - pk.start[i];
+		int rc;
+
+		assert_true(len <= GCN_MAX_PAYLOAD);
+		rc = acis_cgra_run(m, pk.data + pk.start[i], len,
+				   (uint8_t *)got + got_len, bytes - got_len,
+				   &out_len, NULL);
+		if (rc != 0)
+			fail_msg("packet %zu: %s", i, acis_cgra_last_error(m));
+		got_len += out_len;
+	}
+	assert_int_equal(got_len, bytes);
+	for (i = 0; i < (size_t)GCN_N * 16; i++)
+		if (fbits(got[i]) != fbits(ref[i]))
+			fail_msg("Y[%zu][%zu] = %a, reference %a", i / 16,
+				 i % 16, (double)got[i], (double)ref[i]);
+	acis_cgra_get_counters(m, &c);
+	assert_int_equal(c.tiles_skipped, pk.skipped);
+	assert_int_equal(c.runs, pk.n);
+	gcn_packets_free(&pk);
+	gcn_graph_free(&g);
+	free(x);
+	free(ref);
+	free(got);
+	acis_cgra_free(m);
+}
+
+static void
+test_gcn_os_matches_the_csr_aggregation_bit_for_bit(void **state)
+{
+	(void)state;
+	run_gcn("gcn_os.s", 0);
+}
+
+static void
+test_gcn_ws_matches_the_csr_aggregation_bit_for_bit(void **state)
+{
+	(void)state;
+	run_gcn("gcn_ws.s", 1);
+}
+
+static void
+test_the_graph_generator_is_power_law_with_heavy_rows(void **state)
+{
+	struct gcn_graph g;
+	uint32_t i, ones = 0, max = 0;
+
+	(void)state;
+	assert_int_equal(gcn_graph_make(&g, GCN_N, 42), 0);
+	for (i = 0; i < g.n; i++) {
+		uint32_t d = g.rowptr[i + 1] - g.rowptr[i];
+
+		ones += d == 1;
+		max = d > max ? d : max;
+	}
+	/* Pareto(1.2): P(degree 1) = 1 - 2^-1.2 = 56%; a tail past D */
+	assert_true(ones > g.n / 2 && ones < g.n * 2 / 3);
+	assert_true(max > 8 * GCN_D);
+	gcn_graph_free(&g);
+}
+
+static void
+test_dot_matches_sequential_fmaf_on_every_vpe(void **state)
+{
+	static const uint32_t lens[] = { 1, 15, 16, 17, 1000, 16384 };
+	struct acis_cgra *m = machine(16);
+	float *w = malloc(16384 * sizeof(float)), x[16384];
+	float *wt = malloc((size_t)16 * 16384 * sizeof(float));
+	const float zero = 0.0f;
+	uint64_t s = 5;
+	size_t i, out_len;
+	unsigned int p;
+
+	(void)state;
+	assert_non_null(w);
+	assert_non_null(wt);
+	for (p = 0; p < 16; p++) {
+		for (i = 0; i < 16384; i++)
+			w[i] = wt[(size_t)p * 16384 + i] =
+				(float)(gcn_unit(&s) - 0.5);
+		assert_int_equal(acis_cgra_mem_write(m, p + 1, 0, w,
+						     16384 * 4), 0);
+		assert_int_equal(acis_cgra_mem_write(m, p + 1, 65536, &zero,
+						     4), 0);
+	}
+	load_example(m, "dot.s");
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		float y[16];
+		uint32_t k;
+
+		for (k = 0; k < lens[i]; k++)
+			x[k] = (float)(gcn_unit(&s) * 4.0 - 2.0);
+		assert_int_equal(run(m, x, lens[i] * 4, &out_len, NULL), 0);
+		assert_int_equal(out_len, sizeof(y));
+		memcpy(y, out_buf, sizeof(y));
+		for (p = 0; p < 16; p++) {
+			float want = 0.0f;
+
+			for (k = 0; k < lens[i]; k++)
+				want = fmaf(x[k], wt[(size_t)p * 16384 + k],
+					    want);
+			assert_float_bits(y[p], want);
+		}
+	}
+	free(w);
+	free(wt);
+	acis_cgra_free(m);
+}
+
+static void
+test_axpy_matches_fmaf_for_any_length(void **state)
+{
+	static const uint32_t lens[] = { 0, 1, 255, 256, 257, 4000, 16384 };
+	struct acis_cgra *m = machine(1);
+	static float y[16384], x[16384];
+	const float a = -1.75f;
+	uint64_t s = 9;
+	size_t i, out_len;
+	uint32_t k;
+
+	(void)state;
+	for (k = 0; k < 16384; k++)
+		y[k] = (float)(gcn_unit(&s) * 100.0 - 50.0);
+	assert_int_equal(acis_cgra_mem_write(m, 1, 0, y, sizeof(y)), 0);
+	assert_int_equal(acis_cgra_mem_write(m, 1, 65536, &a, 4), 0);
+	load_example(m, "axpy.s");
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		for (k = 0; k < lens[i]; k++)
+			x[k] = (float)(gcn_unit(&s) * 8.0 - 4.0);
+		assert_int_equal(run(m, x, lens[i] * 4, &out_len, NULL), 0);
+		assert_int_equal(out_len, lens[i] * 4);
+		for (k = 0; k < lens[i]; k++) {
+			float got;
+
+			memcpy(&got, out_buf + 4 * k, 4);
+			assert_float_bits(got, fmaf(a, x[k], y[k]));
+		}
+	}
+	acis_cgra_free(m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lui_and_addi_build_a_32_bit_constant),
+		cmocka_unit_test(
+			test_addi_sign_extends_and_add_wraps_modulo_2_32),
+		cmocka_unit_test(test_writes_to_x0_are_discarded),
+		cmocka_unit_test(test_bne_loop_runs_the_counted_iterations),
+		cmocka_unit_test(
+			test_bne_backward_and_forward_offsets_reach_their_labels),
+		cmocka_unit_test(
+			test_registers_persist_from_one_packet_to_the_next),
+		cmocka_unit_test(test_packet_length_reads_the_incoming_length),
+		cmocka_unit_test(test_packet_length_write_cuts_the_output),
+		cmocka_unit_test(
+			test_packet_length_above_the_streamed_bytes_is_refused),
+		cmocka_unit_test(test_cycle_reads_the_cost_model_so_far),
+		cmocka_unit_test(
+			test_sin_word_pops_words_and_x0_destination_does_not),
+		cmocka_unit_test(
+			test_sin_word_zero_extends_a_partial_word_and_reads_zero_after),
+		cmocka_unit_test(test_tile_counts_the_tiles_it_moves_past),
+		cmocka_unit_test(test_vsetivli_writes_vl_to_rd),
+		cmocka_unit_test(test_vle32_loads_each_vpe_from_its_own_bank),
+		cmocka_unit_test(
+			test_vle32_from_a_named_bank_broadcasts_to_every_vpe),
+		cmocka_unit_test(test_vse32_stores_each_vpe_to_its_own_bank),
+		cmocka_unit_test(
+			test_vse32_to_a_named_bank_interleaves_the_vpes),
+		cmocka_unit_test(
+			test_vfadd_adds_stream_in_to_a_group_on_every_vpe),
+		cmocka_unit_test(
+			test_vfmul_multiplies_stream_in_by_a_group_on_every_vpe),
+		cmocka_unit_test(
+			test_each_arithmetic_instruction_consumes_vl_stream_elements),
+		cmocka_unit_test(
+			test_a_stream_shorter_than_vl_leaves_the_tail_undisturbed),
+		cmocka_unit_test(
+			test_vmacc_vx_fuses_with_v0_at_x_as_the_fixed_operand),
+		cmocka_unit_test(
+			test_vmacc_xv_accumulates_a_fused_dot_product_into_v0_at_x),
+		cmocka_unit_test(
+			test_spvacc_xv_gathers_and_skips_indices_at_or_above_vlmax),
+		cmocka_unit_test(
+			test_spvacc_vx_scatters_v0_at_x_and_skips_sentinels),
+		cmocka_unit_test(test_the_sentinel_bound_follows_lmul),
+		cmocka_unit_test(
+			test_lmul_2048_loads_32768_elements_with_one_vle32),
+		cmocka_unit_test(
+			test_streamout_emits_element_by_element_across_vpes),
+		cmocka_unit_test(
+			test_streamout_sin_forwards_bytes_including_a_partial_word),
+		cmocka_unit_test(
+			test_an_exhausted_instruction_budget_ends_the_run),
+		cmocka_unit_test(test_vle32_past_the_end_of_a_bank_is_refused),
+		cmocka_unit_test(test_vse32_past_the_end_of_a_bank_is_refused),
+		cmocka_unit_test(
+			test_a_base_register_moves_the_kernels_view_of_a_bank),
+		cmocka_unit_test(
+			test_v0_at_an_element_beyond_the_vrf_is_refused),
+		cmocka_unit_test(
+			test_stream_out_beyond_the_output_buffer_is_refused),
+		cmocka_unit_test(test_running_without_a_program_is_refused),
+		cmocka_unit_test(test_loader_refuses_an_unknown_opcode),
+		cmocka_unit_test(test_loader_refuses_reserved_bits),
+		cmocka_unit_test(
+			test_loader_refuses_a_branch_target_outside_the_program),
+		cmocka_unit_test(
+			test_loader_refuses_a_branch_offset_that_is_not_whole_words),
+		cmocka_unit_test(test_loader_refuses_a_program_without_wfi),
+		cmocka_unit_test(
+			test_loader_refuses_a_path_that_runs_past_the_end),
+		cmocka_unit_test(test_loader_refuses_lmul_above_2048),
+		cmocka_unit_test(test_loader_refuses_lmul_above_a_smaller_vrf),
+		cmocka_unit_test(test_loader_refuses_avl_above_vlmax),
+		cmocka_unit_test(
+			test_loader_refuses_a_vector_instruction_before_vsetivli),
+		cmocka_unit_test(test_loader_refuses_paths_that_disagree_on_vl),
+		cmocka_unit_test(
+			test_loader_accepts_paths_that_agree_on_the_configuration),
+		cmocka_unit_test(
+			test_loader_refuses_a_misaligned_register_group),
+		cmocka_unit_test(
+			test_loader_refuses_a_register_beyond_a_smaller_vrf),
+		cmocka_unit_test(test_loader_refuses_an_unknown_csr),
+		cmocka_unit_test(
+			test_loader_refuses_a_write_to_a_read_only_csr),
+		cmocka_unit_test(
+			test_loader_refuses_a_bank_that_does_not_exist),
+		cmocka_unit_test(
+			test_loader_refuses_own_bank_access_with_fewer_banks_than_vpes),
+		cmocka_unit_test(test_loader_refuses_an_empty_program),
+		cmocka_unit_test(
+			test_loader_refuses_a_program_larger_than_bank_0),
+		cmocka_unit_test(
+			test_a_refused_load_unloads_the_previous_program),
+		cmocka_unit_test(
+			test_ap_start_runs_the_loader_on_bank_0_and_raises_ready),
+		cmocka_unit_test(test_wfi_raises_ap_done_which_clears_on_read),
+		cmocka_unit_test(
+			test_a_refused_start_sets_err_and_leaves_ready_low),
+		cmocka_unit_test(
+			test_stop_unloads_and_a_reload_runs_the_new_program),
+		cmocka_unit_test(
+			test_a_load_clears_registers_vrfs_and_the_tile),
+		cmocka_unit_test(
+			test_an_unknown_control_register_is_refused),
+		cmocka_unit_test(
+			test_passthrough_mode_forwards_packets_unchanged),
+		cmocka_unit_test(
+			test_the_passthrough_program_forwards_packets_unchanged),
+		cmocka_unit_test(
+			test_assembler_names_an_unknown_mnemonic_with_line_and_column),
+		cmocka_unit_test(test_assembler_names_a_bad_register),
+		cmocka_unit_test(
+			test_assembler_names_an_immediate_out_of_range),
+		cmocka_unit_test(test_assembler_names_an_unknown_label),
+		cmocka_unit_test(test_assembler_names_a_duplicate_label),
+		cmocka_unit_test(test_assembler_names_a_wrong_operand_count),
+		cmocka_unit_test(
+			test_assembler_takes_labels_comments_and_crlf),
+		cmocka_unit_test(
+			test_every_example_round_trips_through_the_disassembler),
+		cmocka_unit_test(
+			test_any_words_survive_disassembly_and_reassembly),
+		cmocka_unit_test(
+			test_disasm_one_shows_a_branch_offset_and_unknown_words),
+		cmocka_unit_test(
+			test_gcn_os_matches_the_csr_aggregation_bit_for_bit),
+		cmocka_unit_test(
+			test_gcn_ws_matches_the_csr_aggregation_bit_for_bit),
+		cmocka_unit_test(
+			test_the_graph_generator_is_power_law_with_heavy_rows),
+		cmocka_unit_test(test_dot_matches_sequential_fmaf_on_every_vpe),
+		cmocka_unit_test(test_axpy_matches_fmaf_for_any_length),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
