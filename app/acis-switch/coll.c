@@ -203,6 +203,7 @@ acis_coll_stats_sum(struct acis_coll_stats *out, struct acis_agg_stats *agg)
 		agg->busy += a.busy;
 		agg->expired += a.expired;
 		agg->lingered += a.lingered;
+		agg->stale += a.stale;
 		agg->in_use += a.in_use;
 		agg->capacity += a.capacity;
 		agg->high_water += a.high_water;
@@ -240,6 +241,7 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "slots_busy", a.busy);
 	rte_tel_data_add_dict_u64(d, "slots_expired", a.expired);
 	rte_tel_data_add_dict_u64(d, "slots_lingered", a.lingered);
+	rte_tel_data_add_dict_u64(d, "slots_stale", a.stale);
 	rte_tel_data_add_dict_u64(d, "retrans_answered", s.retrans_answered);
 	rte_tel_data_add_dict_u64(d, "resends", s.resends);
 	rte_tel_data_add_dict_u64(d, "confirms", s.confirms);

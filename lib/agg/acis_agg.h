@@ -52,7 +52,11 @@ struct acis_slot {
 	uint64_t done_tsc;   /**< when it completed (0: still open) */
 	uint32_t job;
 	uint8_t done;        /**< result sent; kept to answer retransmissions */
-	uint32_t delivered;  /**< members that confirmed the collective */
+	uint8_t forwarding;  /**< a forwarded block, kept until received */
+	uint8_t by_retrans;  /**< opened by a retransmission (maybe stale) */
+	uint32_t src;        /**< forwarding: the rank that sent the block */
+	uint32_t n_recv;     /**< forwarding: receivers that must confirm */
+	uint32_t delivered;  /**< members that confirmed receiving its answer */
 	uint64_t *bitmap;    /**< [ceil(max_ranks/64)] contributors */
 	uint64_t *done_map;  /**< [ceil(max_ranks/64)] members confirmed */
 	uint8_t *acc;        /**< accumulator, acc_bytes, 64-byte aligned */
@@ -67,6 +71,7 @@ struct acis_agg_stats {
 	uint64_t busy;       /**< refused: pool empty */
 	uint64_t expired;    /**< open past the deadline: failed */
 	uint64_t lingered;   /**< done, freed by age before every member confirmed */
+	uint64_t stale;      /**< opened by a late retransmission, dropped */
 	uint32_t in_use;
 	uint32_t capacity;
 	uint32_t high_water;
@@ -95,6 +100,7 @@ enum acis_slot_end {
 	ACIS_SLOT_DELIVERED = 1, /**< completed, every member confirmed */
 	ACIS_SLOT_LINGERED = 2,  /**< completed, freed by age */
 	ACIS_SLOT_EXPIRED = 3,   /**< never completed: deadline passed */
+	ACIS_SLOT_STALE = 4,     /**< a late retransmission's, nobody joined */
 };
 
 /** Return a slot to the pool (its key is forgotten). */

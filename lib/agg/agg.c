@@ -132,6 +132,8 @@ acis_agg_open(struct acis_agg *a, const struct acis_slot_key *key,
 	memset(s->bitmap, 0, ((size + 63) / 64) * sizeof(uint64_t));
 	memset(s->done_map, 0, ((size + 63) / 64) * sizeof(uint64_t));
 	s->done = 0;
+	s->forwarding = 0;
+	s->by_retrans = 0;
 	s->done_tsc = 0;
 	s->delivered = 0;
 	s->key = *key;
@@ -183,6 +185,8 @@ acis_agg_close(struct acis_agg *a, struct acis_slot *s, int how)
 		a->st.lingered++;
 	if (how == ACIS_SLOT_EXPIRED)
 		a->st.expired++;
+	if (how == ACIS_SLOT_STALE)
+		a->st.stale++;
 }
 
 struct acis_slot *

@@ -24,7 +24,7 @@
 #define LMUL_LOG2_MAX 11   /* LMUL 2048 */
 
 int
-cgra_fault(struct acis_cgra *m, int code, const char *fmt, ...)
+acis_cgra_fault(struct acis_cgra *m, int code, const char *fmt, ...)
 {
 	const struct cgra_insn *in = &m->prog[m->pc];
 	va_list ap;
@@ -32,7 +32,7 @@ cgra_fault(struct acis_cgra *m, int code, const char *fmt, ...)
 
 	len = snprintf(m->errmsg, sizeof(m->errmsg), "instruction %zu (%s): ",
 		       m->pc, in->op >= OP_COUNT ? "csrrw" :
-		       cgra_mnemonic(in->op));
+		       acis_cgra_isa_mnemonic(in->op));
 	if (len < 0 || (size_t)len >= sizeof(m->errmsg))
 		return code;
 	va_start(ap, fmt);
@@ -108,7 +108,7 @@ acis_cgra_create(const struct acis_cgra_config *cfg)
 	}
 	memset(m->vrf, 0, vrf_bytes);
 	m->tile = -1;
-	cgra_kern_init(m);
+	acis_cgra_kern_init(m);
 	return m;
 }
 
@@ -168,7 +168,7 @@ refuse(struct loader *l, size_t i, const char *fmt, ...)
 		len = 0;
 	else
 		len = snprintf(msg, cap, "instruction %zu (%s): ", i,
-			       cgra_mnemonic(l->f[i].op));
+			       acis_cgra_isa_mnemonic(l->f[i].op));
 	if (len < 0 || (size_t)len >= cap)
 		return ACIS_CGRA_E_LOAD;
 	va_start(ap, fmt);
@@ -198,12 +198,12 @@ check_static(struct loader *l, size_t i)
 				      target, l->n - 1);
 		return 0;
 	case OP_CSRRW:
-		if (cgra_csr_name(f->csr) == NULL)
+		if (acis_cgra_isa_csr_name(f->csr) == NULL)
 			return refuse(l, i, "unknown CSR 0x%03x", f->csr);
-		if (cgra_csr_readonly(f->csr) && f->rs1 != 0)
+		if (acis_cgra_isa_csr_readonly(f->csr) && f->rs1 != 0)
 			return refuse(l, i, "writes read-only CSR %s (read "
 				      "it with x0 as the source)",
-				      cgra_csr_name(f->csr));
+				      acis_cgra_isa_csr_name(f->csr));
 		return 0;
 	case OP_VSETIVLI:
 		if (f->lmul_log2 > LMUL_LOG2_MAX)
@@ -369,7 +369,8 @@ build_tables(struct acis_cgra *m, const uint32_t *w, size_t n)
 		rc = -1;
 	}
 	for (i = 0; i < n && rc == 0; i++) {
-		if (cgra_decode(w[i], &l.f[i], why, sizeof(why)) != 0) {
+		if (acis_cgra_isa_decode(w[i], &l.f[i], why,
+					 sizeof(why)) != 0) {
 			snprintf(m->errmsg, sizeof(m->errmsg),
 				 "instruction %zu (0x%08x): %s", i,
 				 (unsigned int)w[i], why);
@@ -663,7 +664,7 @@ acis_cgra_run(struct acis_cgra *m, const void *in, size_t in_len, void *out,
 	m->skipped = 0;
 	rc = m->exec(m, &insns, &vinsns);
 	if (rc == 0 && m->pktlen_written && m->pktlen > m->sout_pos)
-		rc = cgra_fault(m, ACIS_CGRA_E_PKTLEN,
+		rc = acis_cgra_fault(m, ACIS_CGRA_E_PKTLEN,
 				"packet_length %u is more than the %zu bytes "
 				"streamed out", m->pktlen, m->sout_pos);
 	if (rc == 0) {

@@ -561,7 +561,7 @@ statement(struct asm_ctx *a, const struct tok *mn, struct tok *ops,
 	}
 	if (rc != 0)
 		return rc;
-	return add_word(a, cgra_encode(&f));
+	return add_word(a, acis_cgra_isa_encode(&f));
 }
 
 /* One line: labels, then an optional statement; comments stripped. */
@@ -704,9 +704,9 @@ acis_cgra_asm(const char *src, const char *fname, uint32_t **words,
 				     f->name, off);
 			break;
 		}
-		cgra_decode(a.w[f->idx], &fl, why, sizeof(why));
+		acis_cgra_isa_decode(a.w[f->idx], &fl, why, sizeof(why));
 		fl.imm = (int32_t)off;
-		a.w[f->idx] = cgra_encode(&fl);
+		a.w[f->idx] = acis_cgra_isa_encode(&fl);
 	}
 	ctx_free(&a);
 	if (rc != 0) {
@@ -725,7 +725,7 @@ static int
 dis_fields(const struct cgra_fields *f, long long label, char *buf,
 	   size_t len)
 {
-	const char *mn = cgra_mnemonic(f->op);
+	const char *mn = acis_cgra_isa_mnemonic(f->op);
 	const char *csr;
 	char bank[8] = "";
 
@@ -746,7 +746,7 @@ dis_fields(const struct cgra_fields *f, long long label, char *buf,
 		return snprintf(buf, len, "bne x%u, x%u, %d", f->rs1, f->rs2,
 				f->imm);
 	case OP_CSRRW:
-		csr = cgra_csr_name(f->csr);
+		csr = acis_cgra_isa_csr_name(f->csr);
 		if (csr != NULL)
 			return snprintf(buf, len, "csrrw x%u, %s, x%u", f->rd,
 					csr, f->rs1);
@@ -787,7 +787,7 @@ acis_cgra_disasm_one(uint32_t word, char *buf, size_t len)
 	struct cgra_fields f;
 	char why[96];
 
-	if (cgra_decode(word, &f, why, sizeof(why)) != 0)
+	if (acis_cgra_isa_decode(word, &f, why, sizeof(why)) != 0)
 		return snprintf(buf, len, ".word 0x%08x", (unsigned int)word);
 	return dis_fields(&f, -1, buf, len);
 }
@@ -851,7 +851,7 @@ acis_cgra_disasm(const uint32_t *words, size_t n)
 	for (i = 0; i < n; i++) {
 		long long target;
 
-		if (cgra_decode(words[i], &f, why, sizeof(why)) != 0)
+		if (acis_cgra_isa_decode(words[i], &f, why, sizeof(why)) != 0)
 			continue;
 		target = branch_target(&f, i, n);
 		if (target >= 0)
@@ -866,7 +866,7 @@ acis_cgra_disasm(const uint32_t *words, size_t n)
 		if (i == n)
 			break;
 		text_add(&t, "\t");
-		if (cgra_decode(words[i], &f, why, sizeof(why)) != 0)
+		if (acis_cgra_isa_decode(words[i], &f, why, sizeof(why)) != 0)
 			snprintf(line, sizeof(line), ".word 0x%08x",
 				 (unsigned int)words[i]);
 		else

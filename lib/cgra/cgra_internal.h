@@ -95,10 +95,10 @@ struct acis_cgra {
 };
 
 /* Set m->exec for m->P. */
-void cgra_kern_init(struct acis_cgra *m);
+void acis_cgra_kern_init(struct acis_cgra *m);
 
 /* Record a run-time fault at m->pc; returns code. */
-int cgra_fault(struct acis_cgra *m, int code, const char *fmt, ...)
+int acis_cgra_fault(struct acis_cgra *m, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*

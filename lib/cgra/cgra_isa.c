@@ -26,13 +26,13 @@ static const char *const mnemonics[OP_COUNT] = {
 };
 
 const char *
-cgra_mnemonic(unsigned int op)
+acis_cgra_isa_mnemonic(unsigned int op)
 {
 	return op < OP_COUNT ? mnemonics[op] : "?";
 }
 
 const char *
-cgra_csr_name(unsigned int csr)
+acis_cgra_isa_csr_name(unsigned int csr)
 {
 	switch (csr) {
 	case CSR_CYCLE:
@@ -50,7 +50,7 @@ cgra_csr_name(unsigned int csr)
 }
 
 int
-cgra_csr_readonly(unsigned int csr)
+acis_cgra_isa_csr_readonly(unsigned int csr)
 {
 	return csr == CSR_CYCLE || csr == CSR_SIN_WORD || csr == CSR_SIN_LEFT;
 }
@@ -65,7 +65,7 @@ fail(char *why, size_t len, const char *msg, uint32_t w)
 #define BITS(w, hi, lo) (((w) >> (lo)) & ((1u << ((hi) - (lo) + 1)) - 1))
 
 int
-cgra_decode(uint32_t w, struct cgra_fields *f, char *why, size_t len)
+acis_cgra_isa_decode(uint32_t w, struct cgra_fields *f, char *why, size_t len)
 {
 	uint32_t opc = w & 0x7f, f3 = BITS(w, 14, 12);
 
@@ -179,7 +179,7 @@ cgra_decode(uint32_t w, struct cgra_fields *f, char *why, size_t len)
 }
 
 uint32_t
-cgra_encode(const struct cgra_fields *f)
+acis_cgra_isa_encode(const struct cgra_fields *f)
 {
 	uint32_t imm = (uint32_t)f->imm;
 

@@ -81,17 +81,18 @@ struct cgra_fields {
 };
 
 /* Mnemonic of an op ("streamout.v" for both streamout forms). */
-const char *cgra_mnemonic(unsigned int op);
+const char *acis_cgra_isa_mnemonic(unsigned int op);
 
 /* Fields of a word. 0, or -1 with a reason in why[]. */
-int cgra_decode(uint32_t w, struct cgra_fields *f, char *why, size_t len);
+int acis_cgra_isa_decode(uint32_t w, struct cgra_fields *f, char *why,
+			 size_t len);
 
 /* Word of fields (assumed in range). */
-uint32_t cgra_encode(const struct cgra_fields *f);
+uint32_t acis_cgra_isa_encode(const struct cgra_fields *f);
 
 /* Name of a CSR number, NULL if it is none of ours. */
-const char *cgra_csr_name(unsigned int csr);
+const char *acis_cgra_isa_csr_name(unsigned int csr);
 /* 1 if the CSR is read only. */
-int cgra_csr_readonly(unsigned int csr);
+int acis_cgra_isa_csr_readonly(unsigned int csr);
 
 #endif /* CGRA_ISA_H */

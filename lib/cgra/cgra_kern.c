@@ -3,7 +3,7 @@
  * The run loop and the vector kernels of the machine: one instance of
  * cgra_kern_tmpl.h per VRF interleave P (1, 2, 4, 8, 16, 32), each a
  * switch over the decoded ops with the kernels inlined into it, plus what
- * does not depend on P (CSRs, streamout.v sin). cgra_kern_init points
+ * does not depend on P (CSRs, streamout.v sin). acis_cgra_kern_init points
  * m->exec at the instance for the machine's P once, at creation.
  */
 #include <inttypes.h>
@@ -33,7 +33,7 @@ static int
 cgra_mem_fault(struct acis_cgra *m, unsigned int bank, uint32_t addr,
 	       size_t len)
 {
-	return cgra_fault(m, ACIS_CGRA_E_MEM,
+	return acis_cgra_fault(m, ACIS_CGRA_E_MEM,
 			  "bank %u bytes %u..%zu (base %u) outside its %zu "
 			  "bytes", bank, addr, (size_t)addr + len,
 			  m->base[bank], m->bank_size[bank]);
@@ -42,7 +42,7 @@ cgra_mem_fault(struct acis_cgra *m, unsigned int bank, uint32_t addr,
 static int
 cgra_vrf_fault(struct acis_cgra *m, uint32_t x)
 {
-	return cgra_fault(m, ACIS_CGRA_E_VRF,
+	return acis_cgra_fault(m, ACIS_CGRA_E_VRF,
 			  "v0[%u] is outside the VRF's %u elements", x,
 			  m->n_elems);
 }
@@ -50,7 +50,7 @@ cgra_vrf_fault(struct acis_cgra *m, uint32_t x)
 static int
 cgra_out_fault(struct acis_cgra *m, size_t len)
 {
-	return cgra_fault(m, ACIS_CGRA_E_OUTFULL,
+	return acis_cgra_fault(m, ACIS_CGRA_E_OUTFULL,
 			  "stream_out needs %zu bytes at %zu, room for %zu",
 			  len, m->sout_pos, m->sout_cap);
 }
@@ -71,15 +71,17 @@ fma_n(float *r, const float *a, const float *b, const float *c,
 
 #if defined(__AVX512F__)
 	for (; k + 16 <= n; k += 16)
-		_mm512_storeu_ps(r + k, _mm512_fmadd_ps(_mm512_loadu_ps(a + k),
-							_mm512_loadu_ps(b + k),
-							_mm512_loadu_ps(c + k)));
+		_mm512_storeu_ps(r + k,
+				 _mm512_fmadd_ps(_mm512_loadu_ps(a + k),
+						 _mm512_loadu_ps(b + k),
+						 _mm512_loadu_ps(c + k)));
 #endif
 #if defined(__FMA__)
 	for (; k + 8 <= n; k += 8)
-		_mm256_storeu_ps(r + k, _mm256_fmadd_ps(_mm256_loadu_ps(a + k),
-							_mm256_loadu_ps(b + k),
-							_mm256_loadu_ps(c + k)));
+		_mm256_storeu_ps(r + k,
+				 _mm256_fmadd_ps(_mm256_loadu_ps(a + k),
+						 _mm256_loadu_ps(b + k),
+						 _mm256_loadu_ps(c + k)));
 	for (; k + 4 <= n; k += 4)
 		_mm_storeu_ps(r + k, _mm_fmadd_ps(_mm_loadu_ps(a + k),
 						  _mm_loadu_ps(b + k),
@@ -214,7 +216,7 @@ k_streamout_sin(struct acis_cgra *m, const struct cgra_insn *in)
 #undef KFN
 
 void
-cgra_kern_init(struct acis_cgra *m)
+acis_cgra_kern_init(struct acis_cgra *m)
 {
 	switch (m->P) {
 	case 1:

@@ -368,7 +368,7 @@ l_streamout_sin:
 	VECTOR(k_streamout_sin);
 budget_out:
 	m->pc = (size_t)(in - prog);
-	rc = cgra_fault(m, ACIS_CGRA_E_BUDGET, "instruction budget of %"
+	rc = acis_cgra_fault(m, ACIS_CGRA_E_BUDGET, "instruction budget of %"
 			PRIu64 " exhausted", budget);
 	goto out;
 l_wfi:

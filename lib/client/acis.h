@@ -58,7 +58,7 @@ struct acis_config {
 	unsigned int timeout_ms; /**< per blocking call; 0: 10000 */
 	unsigned int window;     /**< chunks in flight; 0: 128 */
 	unsigned int mtu;        /**< IPv4 MTU toward the switch; 0: 1500 */
-	unsigned int rto_ms;     /**< resend an unanswered chunk after; 0: 20 */
+	unsigned int rto_ms;     /**< resend an unanswered chunk after; 0: 100 */
 	/* Fault injection (testing): each message this host sends or
 	 * receives is dropped with probability fault_drop and sent twice with
 	 * probability fault_dup, from a generator seeded with fault_seed. */

@@ -27,7 +27,9 @@
 #define RX_BUF 9216
 #define CTRL_RESEND_MS 100
 #define BUSY_BACKOFF_NS 200000ull /* 200 us */
-#define RTO_MAX_MS 200
+#define RTO_MAX_MS 1000
+/* Receipts per confirmation message (fits any MTU's payload). */
+#define RCPT_MAX 256
 /* Results that arrive before their collective was started here (the root
  * of a bcast can be ahead of us) wait in the unexpected-message queue, as
  * in MPI's UMQ; this bounds its memory. */
@@ -68,10 +70,12 @@ struct acis_req {
 	uint32_t n_retry;
 	uint64_t retry_at;
 	uint64_t *sent_at; /* [n_send] when chunk k was last sent */
+	uint8_t *tries;    /* [n_send] times sent again: backs the RTO off */
 	uint32_t low;      /* every send below is answered */
 	uint64_t last_rto_scan;
 	uint64_t last_rx;  /* when this request last got anything */
-	uint64_t rcv_low;  /* every receive index below is in */
+	uint32_t *rcpt;    /* slot keys whose answer arrived, to confirm */
+	uint32_t n_rcpt;
 	/* receiving */
 	uint64_t n_recv, got;
 	uint8_t *rcv;      /* [recv index space] 1 = received */
@@ -383,16 +387,6 @@ send_index(const acis_req_t *r, uint32_t chunk)
 	return k < r->n_send ? k : UINT32_MAX;
 }
 
-/* Is receive index idx one this rank expects (gathers skip its own)? */
-static int
-recv_expected(const acis_req_t *r, uint64_t idx)
-{
-	if ((r->coll == ACIS_C_GATHER || r->coll == ACIS_C_ALLGATHER) &&
-	    !r->packed)
-		return idx / r->cpr != r->comm->rank;
-	return 1;
-}
-
 static int
 send_one(acis_req_t *r, uint32_t k, int retrans)
 {
@@ -422,39 +416,12 @@ recv_key(const acis_req_t *r, uint64_t idx)
 	return (uint32_t)idx; /* chunk, or block * cpr + chunk for gathers */
 }
 
-/* Slot keys a collective uses, for the confirmation at its end. */
-static uint32_t
-n_keys(const acis_req_t *r)
-{
-	if (r->packed || r->coll == ACIS_C_BARRIER)
-		return 1;
-	switch (r->coll) {
-	case ACIS_C_ALLREDUCE:
-	case ACIS_C_REDUCE:
-	case ACIS_C_BCAST:
-		return r->cpr;
-	default:
-		return r->comm->size * r->cpr;
-	}
-}
-
-static int
-feedback(acis_req_t *r, uint8_t type, uint32_t chunk)
-{
-	struct acis_hdr h;
-
-	base_hdr(r, &h);
-	h.type = type;
-	h.chunk = chunk;
-	h.payload_len = 0;
-	return queue_msg(r->ctx, &h, NULL, 0);
-}
-
 /*
- * Loss recovery: a chunk unanswered for an RTO is sent again (the switch
- * answers a repeat from its kept result, never adding it twice); when
- * nothing has arrived for an RTO, ask the switch again for what is still
- * missing. Both at most a window at a time.
+ * Loss recovery: a chunk unanswered for an RTO is sent again, at most a
+ * window at a time. The switch answers a repeat from its kept result (or
+ * forwards a block again to receivers that did not confirm it), never
+ * adding a contribution twice. Receivers recover through the senders:
+ * every answer they miss leaves some sender unanswered.
  */
 static int
 recover(acis_req_t *r, uint64_t now)
@@ -471,27 +438,16 @@ recover(acis_req_t *r, uint64_t now)
 	while (r->low < r->next_send && r->ans[r->low])
 		r->low++;
 	for (i = r->low; i < r->next_send && budget; i++) {
-		if (r->ans[i] || now - r->sent_at[i] < rto)
+		/* exponential back-off: a slow rank is not a lost packet */
+		if (r->ans[i] || now - r->sent_at[i] < rto << (r->tries[i] < 4 ? r->tries[i] : 4))
 			continue;
 		if ((rc = send_one(r, (uint32_t)i, 1)) != ACIS_OK)
 			return rc;
+		if (r->tries[i] < 255)
+			r->tries[i]++;
 		ctx->st.retransmits++;
 		budget--;
 	}
-	if (r->got == r->n_recv || now - r->last_rx < rto)
-		return ACIS_OK;
-	while (r->rcv_low < r->rcv_space && r->rcv[r->rcv_low])
-		r->rcv_low++;
-	budget = ctx->cfg.window;
-	for (i = r->rcv_low; i < r->rcv_space && budget; i++) {
-		if (r->rcv[i] || !recv_expected(r, i))
-			continue;
-		if ((rc = feedback(r, ACIS_T_NACK, recv_key(r, i))) != ACIS_OK)
-			return rc;
-		ctx->st.resend_requests++;
-		budget--;
-	}
-	r->last_rx = now; /* one round of requests per RTO */
 	return ACIS_OK;
 }
 
@@ -526,16 +482,45 @@ pump(acis_req_t *r, uint64_t now)
 /* Receiving                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Everything answered and received: done. Tell the switch, so it can
- * free the results it kept for this collective (best effort: if this is
- * lost, the switch frees them after its linger time). */
 static void
 finish_if_done(acis_req_t *r)
 {
-	if (!r->done && r->answered == r->n_send && r->got == r->n_recv) {
+	if (!r->done && r->answered == r->n_send && r->got == r->n_recv)
 		r->done = 1;
-		feedback(r, ACIS_T_ACK, n_keys(r));
-	}
+}
+
+/*
+ * Confirm the answers that arrived (host ACK, payload = slot keys): the
+ * switch keeps each answer until every member has confirmed it, and
+ * acknowledges a forwarded block to its sender only then. A repeated
+ * answer is confirmed again, in case the first confirmation was lost.
+ */
+static int
+send_receipts(acis_req_t *r)
+{
+	struct acis_hdr h;
+	int rc;
+
+	if (r->n_rcpt == 0)
+		return ACIS_OK;
+	base_hdr(r, &h);
+	h.type = ACIS_T_ACK;
+	h.chunk = r->n_rcpt;
+	h.payload_len = (uint16_t)(r->n_rcpt * 4);
+	if ((rc = queue_msg(r->ctx, &h, r->rcpt, h.payload_len)) != ACIS_OK)
+		return rc;
+	/* the payload is this buffer: send before it is reused */
+	rc = flush(r->ctx);
+	r->n_rcpt = 0;
+	return rc;
+}
+
+static void
+receipt(acis_req_t *r, uint32_t key)
+{
+	if (r->n_rcpt == RCPT_MAX)
+		send_receipts(r);
+	r->rcpt[r->n_rcpt++] = htole32(key);
 }
 
 static void
@@ -608,6 +593,7 @@ take_result(acis_req_t *r, const struct acis_hdr *h, const uint8_t *p)
 	}
 	if (idx >= r->rcv_space)
 		return -1;
+	receipt(r, recv_key(r, idx));
 	if (!r->rcv[idx]) {
 		r->rcv[idx] = 1;
 		r->got++;
@@ -753,6 +739,7 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 		break;
 	case ACIS_T_ACK:
 		answer_send(r, send_index(r, h.chunk));
+		receipt(r, h.chunk);
 		break;
 	case ACIS_T_NACK:
 		if (h.status == ACIS_S_BUSY) {
@@ -762,6 +749,15 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 			    r->n_retry < r->n_send) {
 				r->retry[r->n_retry++] = k;
 				r->retry_at = now_ns() + BUSY_BACKOFF_NS;
+			}
+		} else if (h.status == ACIS_S_PENDING) {
+			/* the switch has it and waits for others: wait too */
+			uint32_t k = send_index(r, h.chunk);
+
+			if (k != UINT32_MAX && !r->ans[k]) {
+				r->sent_at[k] = now_ns();
+				if (r->tries[k] < 255)
+					r->tries[k]++;
 			}
 		} else if (h.status == ACIS_S_TIMEOUT) {
 			char ranks[160];
@@ -840,10 +836,15 @@ receive(acis_ctx_t *ctx, int wait_ms)
 static int
 progress(acis_ctx_t *ctx, int wait_ms)
 {
-	uint64_t now = now_ns();
+	uint64_t now;
 	acis_req_t *r;
 	int rc, pending = 0;
 
+	/* Take what already arrived before judging anything lost: after a
+	 * pause (this process descheduled) the answers are in the socket. */
+	if ((rc = receive(ctx, 0)) != ACIS_OK)
+		return rc;
+	now = now_ns();
 	for (r = ctx->active; r != NULL; r = r->next) {
 		if (r->done)
 			continue;
@@ -864,7 +865,12 @@ progress(acis_ctx_t *ctx, int wait_ms)
 	}
 	if ((rc = flush(ctx)) != ACIS_OK)
 		return rc;
-	return receive(ctx, pending ? 0 : wait_ms);
+	if ((rc = receive(ctx, pending ? 0 : wait_ms)) != ACIS_OK)
+		return rc;
+	for (r = ctx->active; r != NULL; r = r->next)
+		if (r->n_rcpt != 0 && (rc = send_receipts(r)) != ACIS_OK)
+			return rc;
+	return ACIS_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -887,6 +893,8 @@ req_free(acis_req_t *r)
 	free(r->retry);
 	free(r->rcv);
 	free(r->sent_at);
+	free(r->rcpt);
+	free(r->tries);
 	free(r);
 }
 
@@ -997,12 +1005,16 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	r->retry = calloc(r->n_send + 1, sizeof(uint32_t));
 	r->rcv = calloc(r->rcv_space + 1, 1);
 	r->sent_at = calloc(r->n_send + 1, sizeof(uint64_t));
+	r->rcpt = malloc(RCPT_MAX * sizeof(uint32_t));
+	r->tries = calloc(r->n_send + 1, 1);
 	if (r->ans == NULL || r->retry == NULL || r->rcv == NULL ||
-	    r->sent_at == NULL) {
+	    r->sent_at == NULL || r->rcpt == NULL || r->tries == NULL) {
+		free(r->tries);
 		free(r->ans);
 		free(r->retry);
 		free(r->rcv);
 		free(r->sent_at);
+		free(r->rcpt);
 		free(r);
 		return ACIS_ERR_NOMEM;
 	}
@@ -1040,6 +1052,7 @@ req_finish(acis_req_t **req)
 	acis_ctx_t *ctx = r->ctx;
 	int rc = r->status;
 
+	send_receipts(r);
 	req_free(r);
 	*req = NULL;
 	if (ctx->tx_n != 0)
@@ -1346,7 +1359,7 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	if (ctx->cfg.mtu == 0)
 		ctx->cfg.mtu = 1500;
 	if (ctx->cfg.rto_ms == 0)
-		ctx->cfg.rto_ms = 20;
+		ctx->cfg.rto_ms = 100;
 	ctx->rto_ns = (uint64_t)(ctx->cfg.rto_ms < RTO_MAX_MS ? ctx->cfg.rto_ms : RTO_MAX_MS) * 1000000ull;
 	ctx->rng = (ctx->cfg.fault_seed ^ (0x9e3779b97f4a7c15ull * (ctx->cfg.rank + 1))) | 1;
 	if (ctx->cfg.mtu < 576 || ctx->cfg.mtu > 9000) {

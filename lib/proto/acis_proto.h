@@ -128,6 +128,7 @@ enum acis_status {
 	ACIS_S_SIZE_MISMATCH = 8, /**< join: world size differs */
 	ACIS_S_FULL = 9,          /**< table full (jobs, comms, members) */
 	ACIS_S_TIMEOUT = 10,      /**< deadline passed */
+	ACIS_S_PENDING = 11,      /**< have it; waiting for other ranks */
 	ACIS_S_MAX
 };
 

@@ -190,12 +190,13 @@ contribute(unsigned int i, const struct coll_spec *o, uint32_t comm,
 		(const uint8_t *)buf + chunk_offset(o, chunk));
 }
 
-/* Host i, rank `rank` of comm, says it finished collective seq, whose
- * slot keys are 0..nkeys-1 (a host ACK). */
+/* Host i, rank `rank` of comm, confirms it has the answers of slot keys
+ * 0..nkeys-1 of collective seq (a host ACK carrying the keys). */
 static void
 confirm(unsigned int i, const struct coll_spec *o, uint32_t comm,
 	uint32_t rank, uint32_t seq, uint32_t nkeys)
 {
+	uint32_t keys[64];
 	struct acis_hdr h = {
 		.version = ACIS_PROTO_VERSION, .type = ACIS_T_ACK,
 		.opcode = ACIS_OPCODE(o->coll, ACIS_A_DEFAULT),
@@ -203,9 +204,14 @@ confirm(unsigned int i, const struct coll_spec *o, uint32_t comm,
 		.job = JOB, .comm = comm, .rank = rank, .root = o->root,
 		.seq = seq, .chunk = nkeys, .msg_size = o->msg_size,
 		.chunk_size = o->chunk_size,
+		.payload_len = (uint16_t)(4 * nkeys),
 	};
+	uint32_t k;
 
-	send_as(i, &h, NULL);
+	assert_true(nkeys <= 64);
+	for (k = 0; k < nkeys; k++)
+		keys[k] = rte_cpu_to_le_32(k);
+	send_as(i, &h, keys);
 }
 
 /* Host i asks the switch again for slot key of collective seq (a host
@@ -1041,14 +1047,10 @@ test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank(void **state)
 	run();
 	drain();
 	for (p = 0; p < WORLD; p++) {
-		expect_count(p, cpr);
-		for (c = 0; c < cpr; c++) {
+		expect_count(p, p == 1 ? 0 : cpr); /* the root waits */
+		for (c = 0; c < cpr && p != 1; c++) {
 			const struct reply *r;
 
-			if (p == 1) {
-				expect_ack(p, &o, world, 0, c);
-				continue;
-			}
 			r = one(p, ACIS_T_RESULT, c);
 			expect_result_hdr(r, &o, world, 0, c, p);
 			assert_int_equal(r->h.root, 1);
@@ -1057,8 +1059,18 @@ test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank(void **state)
 							 MSG - c * CHUNK));
 		}
 	}
-	/* forwarded at once, and kept for resends until confirmed */
-	assert_int_equal(slot_stats().opened, cpr);
+	/* kept until every receiver confirms; then the root is answered */
+	assert_int_equal(slot_stats().in_use, cpr);
+	confirm(0, &o, world, 0, 0, cpr);
+	confirm(2, &o, world, 2, 0, cpr);
+	run_quiet();
+	confirm(3, &o, world, 3, 0, cpr);
+	run();
+	drain();
+	expect_count(1, cpr);
+	for (c = 0; c < cpr; c++)
+		expect_ack(1, &o, world, 0, c);
+	assert_int_equal(slot_stats().in_use, 0);
 	finish();
 }
 
@@ -1436,11 +1448,23 @@ test_retransmission_after_completion_gets_the_kept_result_again(void **state)
 	expect_count(3, 0);
 	assert_int_equal(drops(ACIS_DROP_ACIS_DUPLICATE), 1);
 	assert_int_equal(coll_stats().retrans_answered, 1);
+	/* a rank may also just ask for an answer again (host NACK) */
+	ask_again(1, &o, world, 1, 0, 0);
+	run();
+	drain();
+	expect_payload(only(1, ACIS_T_RESULT), want, sizeof(want));
+	expect_count(0, 0);
+	assert_int_equal(coll_stats().resends, 1);
+	/* every member confirms: the kept result is released */
+	for (p = 0; p < WORLD; p++)
+		confirm(p, &o, world, p, 0, 1);
+	run_quiet();
+	assert_int_equal(slot_stats().in_use, 0);
 	finish();
 }
 
 static void
-test_resend_request_gets_a_lost_bcast_block_again(void **state)
+test_bcast_block_sent_again_reaches_only_receivers_that_lack_it(void **state)
 {
 	static uint8_t msg[2000];
 	const struct coll_spec o = {ACIS_C_BCAST, ACIS_UINT32, ACIS_OP_NONE,
@@ -1454,12 +1478,15 @@ test_resend_request_gets_a_lost_bcast_block_again(void **state)
 		msg[i] = (uint8_t)(i * 7);
 	start_switch(NPORTS, LINGER);
 	world = join_all();
-	contribute(1, &o, world, 1, 0, 0, msg);
 	contribute(1, &o, world, 1, 0, 1, msg);
 	run();
 	drain();
-	/* rank 3 asks again for chunk 1 (slot key 1 of a bcast) */
-	ask_again(3, &o, world, 3, 0, 1);
+	/* ranks 0 and 2 confirm chunk 1 (slot key 1); rank 3 lost it */
+	confirm(0, &o, world, 0, 0, 2);
+	confirm(2, &o, world, 2, 0, 2);
+	run_quiet();
+	/* the root, still unanswered, sends it again: only rank 3 gets it */
+	contribute(1, &o, world, 1, 0, 1, msg);
 	run();
 	drain();
 	r = only(3, ACIS_T_RESULT);
@@ -1469,7 +1496,12 @@ test_resend_request_gets_a_lost_bcast_block_again(void **state)
 	expect_count(0, 0);
 	expect_count(1, 0);
 	expect_count(2, 0);
-	assert_int_equal(coll_stats().resends, 1);
+	assert_int_equal(coll_stats().retrans_answered, 1);
+	confirm(3, &o, world, 3, 0, 2);
+	run();
+	drain();
+	expect_ack(1, &o, world, 0, 1);
+	assert_int_equal(slot_stats().in_use, 0);
 	finish();
 }
 
@@ -1600,7 +1632,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_split_communicators_each_reduce_among_their_own_members, teardown),
 		cmocka_unit_test_teardown(test_comm_free_by_every_member_retires_the_communicator, teardown),
 		cmocka_unit_test_teardown(test_retransmission_after_completion_gets_the_kept_result_again, teardown),
-		cmocka_unit_test_teardown(test_resend_request_gets_a_lost_bcast_block_again, teardown),
+		cmocka_unit_test_teardown(test_bcast_block_sent_again_reaches_only_receivers_that_lack_it, teardown),
 		cmocka_unit_test_teardown(test_slots_are_freed_once_every_member_confirms, teardown),
 		cmocka_unit_test_teardown(test_unconfirmed_slots_are_freed_after_the_linger_time, teardown),
 		cmocka_unit_test_teardown(test_missing_rank_fails_the_slot_at_the_deadline_naming_it, teardown),

@@ -12,10 +12,11 @@
  *    order, early arrivals held as mbufs until their turn), and when every
  *    rank is in the answers go out, exactly once;
  *  - DATA of bcast, scatter and large gathers is kept in a slot and
- *    forwarded at once;
- *  - a completed slot is kept with its result until every member confirms
- *    the collective (host ACK), so a lost answer is sent again when a rank
- *    retransmits or asks (host NACK); slots past their deadline fail with
+ *    forwarded at once; its sender is acknowledged once every receiver
+ *    has confirmed it (end-to-end window, and a resend path);
+ *  - a completed slot is kept with its result until every member has
+ *    confirmed its answer (host ACK receipts), so a lost answer is sent
+ *    again when a rank retransmits; slots past their deadline fail with
  *    NACK TIMEOUT naming the missing ranks (doc/reliability.md);
  *  - CTRL (join, split, free, query) is handled on worker 0 under the
  *    control lock.
@@ -596,17 +597,39 @@ open_slot(struct cctx *x, const struct acis_comm *c, uint32_t key)
 			 coll != ACIS_C_REDUCE_SCATTER) ||
 			acis_reduce_order_free(h->dtype, h->op);
 	s->opened_tsc = rte_rdtsc();
+	s->by_retrans = (h->flags & ACIS_F_RETRANS) != 0;
 	return s;
 }
 
-/* bcast, scatter and large gathers: the block is kept in a slot (so a
- * receiver that lost it can have it again) and sent on at once. */
+/* Is rank r a receiver of forwarded slot s? */
+static inline int
+fwd_receiver(const struct acis_slot *s, uint32_t r)
+{
+	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
+
+	switch (coll) {
+	case ACIS_C_SCATTER:
+		return r == s->key.chunk / acis_n_chunks(s->msg_size,
+							 s->chunk_size);
+	case ACIS_C_GATHER:
+		return r == s->root;
+	default: /* bcast, allgather */
+		return r != s->src;
+	}
+}
+
+/*
+ * bcast, scatter and large gathers: the block is kept in a slot and
+ * forwarded to its receivers at once. The sender's ACK waits until every
+ * receiver has confirmed it, so the sender's window is end to end and a
+ * receiver that lost the block gets it again when the sender, unanswered,
+ * sends it again.
+ */
 static void
 handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
-	       uint32_t key)
+	       struct acis_slot *s, uint32_t key)
 {
 	const struct acis_hdr *h = &x->h;
-	struct acis_slot *s;
 	uint32_t r;
 
 	if ((coll == ACIS_C_BCAST || coll == ACIS_C_SCATTER) ?
@@ -615,17 +638,38 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 		drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
 		return;
 	}
+	if (s != NULL) {
+		/* the sender had no ACK: send to whoever has not confirmed */
+		if (!agrees(s, h) || s->src != h->rank) {
+			drop(x, x->m, ACIS_DROP_ACIS_MISMATCH);
+			return;
+		}
+		x->st->retrans_answered++;
+		for (r = 0; r < c->size; r++)
+			if (fwd_receiver(s, r) &&
+			    !((s->done_map[r >> 6] >> (r & 63)) & 1))
+				send_answer(x, c, s, r, NULL);
+		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
+		return;
+	}
 	s = open_slot(x, c, key);
 	if (s == NULL)
 		return;
 	memcpy(s->acc, x->payload, h->payload_len);
 	acis_slot_mark(s, h->rank);
+	s->forwarding = 1;
+	s->src = h->rank;
+	s->n_recv = coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER ?
+			    1 : c->size - 1;
 	x->st->payload_bytes += h->payload_len;
 	x->st->forwarded++;
-	s->done = 1;
-	s->done_tsc = s->opened_tsc;
 	for (r = 0; r < c->size; r++)
-		send_answer(x, c, s, r, NULL);
+		if (fwd_receiver(s, r))
+			send_answer(x, c, s, r, NULL);
+	if (s->n_recv == 0) { /* a communicator of one */
+		send_answer(x, c, s, s->src, NULL);
+		acis_agg_close(x->lc->shard->agg, s, ACIS_SLOT_DELIVERED);
+	}
 	rte_pktmbuf_free(x->m);
 }
 
@@ -647,9 +691,15 @@ handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 		return;
 	}
 	if (!acis_slot_mark(s, h->rank)) {
+		/* a repeat while others are still missing: tell the sender
+		 * we have it, so it backs off instead of repeating */
+		answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK,
+		       ACIS_S_PENDING, h);
 		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
 		return;
 	}
+	if (!(h->flags & ACIS_F_RETRANS))
+		s->by_retrans = 0;
 	x->st->payload_bytes += h->payload_len;
 	if (packed) {
 		memcpy(s->acc + (size_t)h->rank * h->msg_size, x->payload,
@@ -720,7 +770,7 @@ handle_data(struct cctx *x)
 	if ((coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER) && !packed)
 		k.chunk = (uint32_t)(h->rank * cpr + h->chunk);
 	s = acis_agg_find(x->lc->shard->agg, &k);
-	if (s != NULL && s->done) {
+	if (s != NULL && s->done && !s->forwarding) {
 		/* A retransmission: its answer was lost. Send it again from
 		 * the kept result; the contribution itself is not re-added. */
 		x->st->retrans_answered++;
@@ -732,12 +782,12 @@ handle_data(struct cctx *x)
 	switch (coll) {
 	case ACIS_C_BCAST:
 	case ACIS_C_SCATTER:
-		handle_forward(x, c, coll, k.chunk);
+		handle_forward(x, c, coll, s, k.chunk);
 		return;
 	case ACIS_C_GATHER:
 	case ACIS_C_ALLGATHER:
 		if (!packed) {
-			handle_forward(x, c, coll, k.chunk);
+			handle_forward(x, c, coll, s, k.chunk);
 			return;
 		}
 		/* fall through */
@@ -747,9 +797,11 @@ handle_data(struct cctx *x)
 }
 
 /*
- * From a host: ACK = "I have finished collective (comm, seq), whose slot
- * keys are 0..chunk-1": once every member has said so, its slots are
- * freed. NACK = "send me slot (comm, seq, chunk) again".
+ * From a host: ACK = receipts, "I have the answers of these slot keys"
+ * (payload: little-endian uint32 keys). A completed slot is freed once
+ * every member has one; a forwarded block once every receiver has it, and
+ * only then is its sender acknowledged. NACK = "send me the answer of slot
+ * key `chunk` again".
  */
 static void
 handle_host_feedback(struct cctx *x)
@@ -760,7 +812,7 @@ handle_host_feedback(struct cctx *x)
 	const struct acis_endpoint *ep;
 	struct acis_slot_key k = {h->comm, h->seq, h->chunk};
 	struct acis_slot *s;
-	uint32_t key;
+	uint32_t i, n;
 
 	if (c == NULL || c->job != h->job || h->rank >= c->size) {
 		drop(x, x->m, ACIS_DROP_ACIS_NO_COMM);
@@ -774,20 +826,38 @@ handle_host_feedback(struct cctx *x)
 	}
 	if (h->type == ACIS_T_NACK) {
 		s = acis_agg_find(agg, &k);
-		if (s != NULL && s->done) {
+		if (s != NULL && s->done && !s->forwarding) {
 			x->st->resends++;
 			send_answer(x, c, s, h->rank, NULL);
 		}
 		rte_pktmbuf_free(x->m);
 		return;
 	}
-	x->st->confirms++;
-	for (key = 0; key < h->chunk && key < (1u << 24); key++) {
-		k.chunk = key;
+	n = h->payload_len / 4;
+	if (h->chunk != n || h->payload_len % 4 != 0) {
+		drop(x, x->m, ACIS_DROP_ACIS_BAD_LENGTH);
+		return;
+	}
+	x->st->confirms += n;
+	for (i = 0; i < n; i++) {
+		uint32_t key;
+
+		memcpy(&key, x->payload + 4 * i, 4);
+		k.chunk = rte_le_to_cpu_32(key);
 		s = acis_agg_find(agg, &k);
-		if (s == NULL || !s->done)
+		if (s == NULL)
 			continue;
-		if (acis_slot_deliver(s, h->rank) && s->delivered == s->size)
+		if (s->forwarding) {
+			if (!fwd_receiver(s, h->rank) ||
+			    !acis_slot_deliver(s, h->rank) ||
+			    s->delivered < s->n_recv)
+				continue;
+			send_answer(x, c, s, s->src, NULL); /* the sender's ACK */
+			acis_agg_close(agg, s, ACIS_SLOT_DELIVERED);
+			continue;
+		}
+		if (s->done && acis_slot_deliver(s, h->rank) &&
+		    s->delivered == s->size)
 			acis_agg_close(agg, s, ACIS_SLOT_DELIVERED);
 	}
 	rte_pktmbuf_free(x->m);
@@ -867,9 +937,15 @@ expire(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 	uint32_t n = 0, r;
 	struct acis_hdr h;
 
-	for (r = 0; r < s->size && n < RTE_DIM(missing); r++)
-		if (!acis_slot_has(s, r))
+	for (r = 0; r < s->size && n < RTE_DIM(missing); r++) {
+		int absent = s->forwarding ?
+			fwd_receiver(s, r) &&
+			!((s->done_map[r >> 6] >> (r & 63)) & 1) :
+			!acis_slot_has(s, r);
+
+		if (absent)
 			missing[n++] = rte_cpu_to_le_32(r);
+	}
 	slot_hdr(s, &h);
 	h.type = ACIS_T_NACK;
 	h.status = ACIS_S_TIMEOUT;
@@ -913,9 +989,18 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 
 		if (s == NULL)
 			continue;
-		if (s->done) {
+		if (s->done && !s->forwarding) {
 			if (now - s->done_tsc > g_sw.coll.linger_tsc)
 				acis_agg_close(agg, s, ACIS_SLOT_LINGERED);
+			continue;
+		}
+		/* Retransmissions that arrive after their slot was confirmed
+		 * and freed open a slot no original joins: drop it quietly
+		 * once it has waited a linger time. */
+		if (s->by_retrans && !s->forwarding &&
+		    now - s->opened_tsc > g_sw.coll.linger_tsc) {
+			release_held(x.st, s);
+			acis_agg_close(agg, s, ACIS_SLOT_STALE);
 			continue;
 		}
 		if (now - s->opened_tsc <= g_sw.coll.deadline_tsc)
