@@ -23,11 +23,13 @@ demo: build
 	scripts/demo.sh
 
 # Everything: unit, integration and end-to-end tests, then the unit and
-# integration tests again under ASan+UBSan.
+# integration tests again under ASan+UBSan, then a short run of every fuzz
+# target.
 test: build
 	@rc=0; \
 	meson test -C $(BUILD) --print-errorlogs || rc=1; \
 	$(MAKE) --no-print-directory test-san || rc=1; \
+	$(MAKE) --no-print-directory fuzz-short || rc=1; \
 	scripts/test-summary.sh $(BUILD) $(BUILD_SAN) || rc=1; \
 	exit $$rc
 
@@ -46,3 +48,9 @@ test-san: setup $(BUILD_SAN)/build.ninja
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)
+
+# A short bounded run of every fuzz target (15 s each), built with clang
+# into build-fuzz/; see doc/fuzzing.md.
+.PHONY: fuzz-short
+fuzz-short:
+	test/fuzz/run.sh 15

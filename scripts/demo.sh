@@ -12,6 +12,8 @@ LOG=$(mktemp /tmp/acis-demo.XXXXXX.log)
 TB="$ACIS_ROOT/scripts/testbed.sh"
 
 cleanup() {
+	# only the script itself, never a subshell that inherited the trap
+	[ "$BASHPID" = "$$" ] || return 0
 	acis_switch_stop
 	"$TB" down -p "$PREFIX" 2>/dev/null || true
 	rm -f "$LOG"

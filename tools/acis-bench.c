@@ -749,9 +749,9 @@ usage(FILE *f)
 		"  --output FILE        also write FILE (.csv, .json, else "
 		"--format); repeatable\n"
 		"  --timeout MS         per libacis call (default 10000)\n"
-		"The environment (ACIS_SWITCH, ACIS_JOB, ACIS_RANK, ACIS_SIZE, "
-		"ACIS_TIMEOUT_MS,\nACIS_WINDOW, ACIS_MTU) gives the defaults. "
-		"Only rank 0 prints results.\n",
+		"The ACIS_* environment that libacis reads (ACIS_SWITCH, "
+		"ACIS_JOB, ACIS_RANK,\nACIS_SIZE, ACIS_TIMEOUT_MS, ... see "
+		"acis.h) gives the defaults. Only rank 0\nprints results.\n",
 		OSU_ITERATIONS, OSU_LARGE_MESSAGE_SIZE, OSU_ITERATIONS_LARGE,
 		OSU_SKIP, OSU_LARGE_MESSAGE_SIZE, OSU_SKIP_LARGE);
 }

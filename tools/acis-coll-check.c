@@ -12,6 +12,7 @@
  *                   [--sizes 4,64,4096] [--colls allreduce,bcast,...]
  *                   [--dtypes float32,int32] [--split] [--nonblocking]
  *                   [--show]   (print results beside the reference)
+ *                   [--repeat N]  (run the whole list N times: soak)
  *                   [--attach FILE]  (after joining, wait for FILE to
  *                    hold "ID RANKS" of a communicator made through
  *                    management, e.g. "65538 0,2", and run on it too)
@@ -164,6 +165,7 @@ struct opts {
 	int split;
 	int nonblocking;
 	const char *attach;
+	unsigned long repeat;
 };
 
 static int
@@ -377,6 +379,7 @@ main(int argc, char **argv)
 		{"nonblocking", no_argument, NULL, 'N'},
 		{"show", no_argument, NULL, 'V'},
 		{"attach", required_argument, NULL, 'A'},
+		{"repeat", required_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
 	};
 	struct acis_config cfg;
@@ -430,6 +433,9 @@ main(int argc, char **argv)
 		case 'A':
 			o.attach = optarg;
 			break;
+		case 'R':
+			o.repeat = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			fprintf(stderr, "usage: see the comment in acis-coll-check.c\n");
 			return 2;
@@ -442,7 +448,9 @@ main(int argc, char **argv)
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
-	run_all(ctx, acis_comm_world(ctx), &o, "world");
+	do {
+		run_all(ctx, acis_comm_world(ctx), &o, "world");
+	} while (o.repeat > 1 && --o.repeat > 0 && failed == 0);
 	if (o.attach != NULL)
 		run_attached(ctx, &cfg, &o);
 	if (o.split && cfg.size >= 2) {
@@ -478,6 +486,18 @@ main(int argc, char **argv)
 				      ACIS_OP_SUM, none), NULL, NULL, 0, ctx);
 			acis_comm_free(&none);
 		}
+	}
+	{
+		struct acis_client_stats st;
+
+		acis_get_stats(ctx, &st);
+		printf("messages sent %llu, received %llu, retransmitted %llu, "
+		       "faults injected: %llu dropped, %llu duplicated\n",
+		       (unsigned long long)st.msgs_sent,
+		       (unsigned long long)st.msgs_received,
+		       (unsigned long long)st.retransmits,
+		       (unsigned long long)st.faults_dropped,
+		       (unsigned long long)st.faults_duplicated);
 	}
 	acis_finalize(ctx);
 	printf("%u passed, %u failed\n", passed, failed);

@@ -651,10 +651,16 @@ acis_cgra_run(struct acis_cgra *m, const void *in, size_t in_len, void *out,
 		m->err = ACIS_CGRA_E_NOTREADY;
 		return ACIS_CGRA_E_NOTREADY;
 	}
-	m->sin = in;
+	{
+		/* Empty buffers may be NULL; point at something so the
+		 * kernels never do arithmetic on a null pointer. */
+		static uint8_t none[4];
+
+		m->sin = in != NULL ? in : none;
+		m->sout = out != NULL ? out : none;
+	}
 	m->sin_len = in_len;
 	m->sin_pos = 0;
-	m->sout = out;
 	m->sout_cap = out_cap;
 	m->sout_pos = 0;
 	m->pktlen = in_len > UINT32_MAX ? UINT32_MAX : (uint32_t)in_len;

@@ -500,7 +500,7 @@ statement(struct asm_ctx *a, const struct tok *mn, struct tok *ops,
 	case OP_WFI:
 		break;
 	case OP_VSETIVLI: {
-		int32_t avl;
+		int32_t avl = 0;
 
 		rc = op_xreg(a, &ops[0], &f.rd);
 		if (rc == 0)

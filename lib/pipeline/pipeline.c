@@ -396,7 +396,9 @@ read_lcore(struct ctx *c, struct acis_conf_section *s)
 	if ((rc = get_once(c, s, "role", &e)) != 0)
 		return rc;
 	if (e != NULL) {
-		snprintf(buf, sizeof(buf), "%s", e->value);
+		if ((size_t)snprintf(buf, sizeof(buf), "%s", e->value) >=
+		    sizeof(buf))
+			return fail(c, e->line, "role: value too long");
 		lc->roles = 0;
 		for (tok = strtok_r(buf, " ,+", &save); tok != NULL;
 		     tok = strtok_r(NULL, " ,+", &save)) {
@@ -409,6 +411,9 @@ read_lcore(struct ctx *c, struct acis_conf_section *s)
 					    "'worker' or 'rx worker', found "
 					    "'%s'", tok);
 		}
+		if (lc->roles == 0)
+			return fail(c, e->line, "role: expected 'rx', 'worker' "
+				    "or 'rx worker', found '%s'", e->value);
 	}
 	if ((rc = get_once(c, s, "rx", &e)) != 0)
 		return rc;
@@ -416,7 +421,10 @@ read_lcore(struct ctx *c, struct acis_conf_section *s)
 		if (!(lc->roles & ACIS_ROLE_RX))
 			return fail(c, e->line, "rx: [lcore %u] has no 'rx' "
 				    "role, so it polls no ports", id);
-		snprintf(buf, sizeof(buf), "%s", e->value);
+		if ((size_t)snprintf(buf, sizeof(buf), "%s", e->value) >=
+		    sizeof(buf))
+			return fail(c, e->line, "rx: list longer than %zu "
+				    "characters", sizeof(buf) - 1);
 		for (tok = strtok_r(buf, " ,", &save); tok != NULL;
 		     tok = strtok_r(NULL, " ,", &save)) {
 			int pi = acis_pipeline_port_index(p, tok);
