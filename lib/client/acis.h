@@ -163,6 +163,7 @@ struct acis_client_stats {
 	uint64_t ctrl_retries;  /**< control requests sent again */
 	uint64_t stray;         /**< messages for no request (late, foreign) */
 	uint64_t unexpected;    /**< results kept until their collective began */
+	uint64_t late_receipts; /**< answers confirmed again after finishing */
 	uint64_t send_batches, recv_batches;
 };
 void acis_get_stats(const acis_ctx_t *ctx, struct acis_client_stats *s);

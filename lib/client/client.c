@@ -107,6 +107,7 @@ struct acis_ctx {
 	struct iovec rx_iov[BATCH];
 	struct sockaddr_in rx_from[BATCH];
 	uint8_t *rx_bufs;
+	uint32_t late_key; /* payload of a late receipt */
 	uint64_t rng;      /* fault injection */
 	uint64_t rto_ns;
 	struct mmsghdr tx_msgs[BATCH];
@@ -661,6 +662,42 @@ umq_stash(acis_ctx_t *ctx, const struct acis_hdr *h, const uint8_t *p,
 static void dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 		     const struct sockaddr_in *from);
 
+/*
+ * An answer for a collective this rank has already finished: the switch
+ * sent it again because our confirmation was lost (a forwarded block's
+ * sender waits for it). Confirm it again at once.
+ */
+static void
+late_receipt(acis_ctx_t *ctx, const struct acis_hdr *h)
+{
+	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
+	uint64_t cpr = acis_n_chunks(h->msg_size, h->chunk_size ?
+				     h->chunk_size : 1);
+	struct acis_hdr a = *h;
+	uint32_t key = h->chunk;
+
+	if (h->type == ACIS_T_RESULT) {
+		if ((h->flags & ACIS_F_PACKED) || coll == ACIS_C_BARRIER)
+			key = 0;
+		else if (coll == ACIS_C_REDUCE_SCATTER ||
+			 coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER ||
+			 coll == ACIS_C_ALLGATHER)
+			key = (uint32_t)(h->rank * cpr + h->chunk);
+	}
+	ctx->late_key = htole32(key);
+	a.version = ACIS_PROTO_VERSION;
+	a.type = ACIS_T_ACK;
+	a.hdr_len = ACIS_HDR_LEN;
+	a.flags = 0;
+	a.status = 0;
+	a.rank = find_comm(ctx, h->comm) ? find_comm(ctx, h->comm)->rank : 0;
+	a.chunk = 1;
+	a.payload_len = 4;
+	if (queue_msg(ctx, &a, &ctx->late_key, 4) == ACIS_OK)
+		flush(ctx);
+	ctx->st.late_receipts++;
+}
+
 /* A request just started: hand it what came early, in arrival order. */
 static void
 umq_replay(acis_ctx_t *ctx, const acis_req_t *r)
@@ -722,13 +759,18 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 		return;
 	}
 	r = find_req(ctx, h.comm, h.seq);
-	if (r == NULL) {
-		if (h.type != ACIS_T_RESULT || umq_stash(ctx, &h, p, len) != 0)
+	if (r == NULL || r->done) {
+		acis_comm_t *c = find_comm(ctx, h.comm);
+
+		if (r == NULL && h.type == ACIS_T_RESULT &&
+		    umq_stash(ctx, &h, p, len) == 0)
+			return;
+		/* finished here: confirm again what the switch repeats */
+		if (c != NULL && (h.type == ACIS_T_RESULT || h.type == ACIS_T_ACK) &&
+		    (r != NULL || (int32_t)(h.seq - c->seq) < 0))
+			late_receipt(ctx, &h);
+		else
 			ctx->st.stray++;
-		return;
-	}
-	if (r->done) {
-		ctx->st.stray++;
 		return;
 	}
 	switch (h.type) {

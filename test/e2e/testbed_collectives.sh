@@ -103,17 +103,30 @@ check "management communicator {0,2} (id ${id:-none}): $(tail -n 1 "$DIR/rank0.l
 [ -n "${id:-}" ] && acis_ctl "$PREFIX" comm-free "$id" >/dev/null
 
 # Answers are kept until confirmed, a late retransmission's slot for a
-# linger time (2 s): after that, nothing may be left.
-sleep 2.5
+# linger time (2 s), a slot nobody completes until the deadline (5 s):
+# after that, nothing may be left.
+sleep 6
 in_use=$(acis_counter "$PREFIX" /acis/collectives slots_in_use)
 held=$(acis_counter "$PREFIX" /acis/collectives held_now)
+# Expected refusals: repeated chunks (duplicate), back-pressure (busy:
+# NACK BUSY, the host retries), and repeated confirmations that arrive
+# after their communicator was freed (no_comm) or their rank left the job
+# (not_member; with two workers a confirmation can overtake the LEAVE),
+# and congestion losses the protocol recovers from (handoff_full, tx_full
+# when a two-core machine is overloaded). Anything else is a fault.
+acis_ctl "$PREFIX" drops | grep -v ': 0' | sed 's/^ */    /' | grep -v '^    [{}]' || true
 drops=$(( $(acis_counter "$PREFIX" /acis/drops total) - \
-	$(acis_counter "$PREFIX" /acis/drops acis_duplicate) ))
+	$(acis_counter "$PREFIX" /acis/drops acis_duplicate) - \
+	$(acis_counter "$PREFIX" /acis/drops acis_busy) - \
+	$(acis_counter "$PREFIX" /acis/drops acis_no_comm) - \
+	$(acis_counter "$PREFIX" /acis/drops acis_not_member) - \
+	$(acis_counter "$PREFIX" /acis/drops handoff_full) - \
+	$(acis_counter "$PREFIX" /acis/drops tx_full) ))
 completed=$(acis_counter "$PREFIX" /acis/collectives slots_completed)
 comms=$(acis_counter "$PREFIX" /acis/collectives comms)
 check "no aggregation slot left open (got $in_use)" [ "$in_use" -eq 0 ]
 check "no contribution left held (got $held)" [ "$held" -eq 0 ]
-check "the switch dropped nothing but repeated chunks (got $drops)" [ "$drops" -eq 0 ]
+check "the switch dropped nothing unexpected (got $drops)" [ "$drops" -eq 0 ]
 check "slots completed ($completed)" [ "$completed" -gt 1000 ]
 check "every job left and freed its communicators (got $comms)" [ "$comms" -eq 0 ]
 
