@@ -158,7 +158,6 @@ struct acis_client_stats {
 	uint64_t msgs_sent, msgs_received, bytes_sent, bytes_received;
 	uint64_t busy_retries;  /**< chunks sent again after NACK BUSY */
 	uint64_t retransmits;   /**< chunks sent again after the RTO */
-	uint64_t resend_requests; /**< answers asked for again */
 	uint64_t faults_dropped, faults_duplicated; /**< injected */
 	uint64_t ctrl_retries;  /**< control requests sent again */
 	uint64_t stray;         /**< messages for no request (late, foreign) */
