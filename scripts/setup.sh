@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Install every Debian package acis needs to build, test and run its demo.
 # Idempotent: installs only what is missing; run as root (or it says what
-# to install). Usage: scripts/setup.sh [--check]
+# to install), then fetches the DPDK driver SDK (drivers/dpdk-sdk.sh).
+# Usage: scripts/setup.sh [--check]
 set -euo pipefail
 
 PACKAGES=(
@@ -25,7 +26,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "setup: all ${#PACKAGES[@]} packages present"
-	exit 0
+	exec "$(dirname "$0")/../drivers/dpdk-sdk.sh" "$@"
 fi
 if [ "${1:-}" = "--check" ]; then
 	echo "setup: missing: ${missing[*]}"
@@ -40,3 +41,5 @@ echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"
+# Then the DPDK driver headers Debian does not package (drivers/dpdk-sdk.sh).
+exec "$(dirname "$0")/../drivers/dpdk-sdk.sh"
