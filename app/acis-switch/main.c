@@ -20,6 +20,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "lookaside.h"
 #include "switch.h"
 
 static struct {
@@ -252,7 +253,8 @@ main(int argc, char **argv)
 	}
 	g_sw.idle_sleep_us = opt.idle_sleep_us;
 	if (acis_telemetry_register() != 0 ||
-	    acis_coll_telemetry_register() != 0)
+	    acis_coll_telemetry_register() != 0 ||
+	    acis_la_telemetry_register() != 0)
 		printf("acis-switch: warning: telemetry commands not "
 		       "registered (is telemetry disabled?)\n");
 	printf("acis-switch %s: %s: %u ports, %u lcores (%u workers), ACiS "
@@ -260,6 +262,7 @@ main(int argc, char **argv)
 	       g_sw.n_lcores, g_sw.n_workers, pl.udp_port);
 	fflush(stdout);
 
+	acis_la_set_running(1);
 	for (i = 0; i < g_sw.n_lcores; i++) {
 		struct acis_lcore_ctx *lc = g_sw.lcores[i];
 
@@ -279,6 +282,7 @@ main(int argc, char **argv)
 	}
 	g_sw.quit = 1;
 	rte_eal_mp_wait_lcore();
+	acis_la_set_running(0);
 	if (sup_started)
 		pthread_join(sup, NULL);
 

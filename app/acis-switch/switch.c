@@ -18,7 +18,10 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "lookaside.h"
 #include "switch.h"
+
+#define errf acis_errf
 
 struct acis_switch g_sw;
 struct acis_lcore_ctx *acis_creating_lcore;
@@ -38,8 +41,8 @@ acis_node_init_ctx(const struct rte_graph *graph, struct rte_node *node)
 	return 0;
 }
 
-static int
-errf(char *err, size_t len, int rc, const char *fmt, ...)
+int
+acis_errf(char *err, size_t len, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -259,7 +262,10 @@ setup_graphs(char *err, size_t len)
 	unsigned int i;
 	static const char *const senders[] = {"acis_l2", "acis_local",
 					      "acis_collective",
-					      "acis_coll_sweep"};
+					      "acis_coll_sweep",
+					      "acis_lookaside"};
+	const char *l2_name = "acis_l2";
+	rte_node_t la_id;
 
 	if (tx_id == RTE_NODE_ID_INVALID)
 		return errf(err, len, -ENOENT, "internal: node acis_tx missing");
@@ -285,6 +291,14 @@ setup_graphs(char *err, size_t len)
 			return errf(err, len, -EINVAL, "cannot link %s to the "
 				    "TX nodes", senders[i]);
 	}
+	/* The look-aside stage forwards through L2: the edge after the
+	 * ports. */
+	la_id = rte_node_from_name("acis_lookaside");
+	rte_node_edge_update(la_id, (rte_edge_t)(g_sw.n_ports + 1), &l2_name, 1);
+	if (rte_node_edge_count(la_id) < g_sw.n_ports + 2)
+		return errf(err, len, -EINVAL, "cannot link acis_lookaside to "
+			    "acis_l2");
+	g_la.l2_edge = (uint16_t)(g_sw.n_ports + 1);
 	for (i = 0; i < g_sw.n_lcores; i++) {
 		struct acis_lcore_ctx *lc = g_sw.lcores[i];
 		const char *patterns[3];
@@ -338,6 +352,10 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 			max_frame = (uint32_t)pl->ports[i].mtu +
 				    RTE_ETHER_HDR_LEN + 8;
 	g_sw.ccfg.max_frame = max_frame;
+	for (i = 0; i < pl->n_lookaside; i++)
+		if (pl->lookaside[i].match == ACIS_LA_MATCH_UDP)
+			g_sw.ccfg.la_ports[g_sw.ccfg.n_la_ports++] =
+				pl->lookaside[i].udp_port;
 
 	/* Enough mbufs to fill every descriptor, plus caches and bursts. */
 	need = 0;
@@ -386,6 +404,9 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	rc = acis_coll_init(pl, err, len);
 	if (rc != 0)
 		return rc;
+	rc = acis_la_init(pl, err, len);
+	if (rc != 0)
+		return rc;
 	return setup_graphs(err, len);
 }
 
@@ -402,8 +423,10 @@ acis_switch_run_lcore(void *arg)
 	while (!g_sw.quit) {
 		lc->last_rx = 0;
 		rte_graph_walk(graph);
-		if (lc->worker_index >= 0)
+		if (lc->worker_index >= 0) {
 			acis_coll_quiescent(lc);
+			acis_la_poll(lc);
+		}
 		lc->stats.polls++;
 		if (lc->last_rx != 0) {
 			idle = 0;
@@ -429,6 +452,7 @@ acis_switch_fini(void)
 	unsigned int i, j;
 
 	acis_coll_fini();
+	acis_la_fini();
 	for (i = 0; i < g_sw.n_lcores; i++) {
 		struct acis_lcore_ctx *lc = g_sw.lcores[i];
 

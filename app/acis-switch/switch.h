@@ -33,6 +33,7 @@ struct acis_mbuf_meta {
 	uint8_t cls;        /**< enum acis_class */
 	uint8_t drop_reason;
 	uint16_t owner;     /**< worker index that must process it */
+	uint8_t la_rule;    /**< look-aside: index of its [lookaside] rule */
 	uint32_t hold_rank; /**< collective: rank of a held contribution */
 	struct rte_mbuf *hold_next; /**< collective: held list link */
 } __rte_aligned(8);
@@ -54,6 +55,7 @@ acis_meta(struct rte_mbuf *m)
 	X(L2, "l2_forward")                                                   \
 	X(LOCAL, "local")                                                     \
 	X(COLL, "collective")                                                 \
+	X(LOOKASIDE, "lookaside")                                             \
 	X(TX, "tx")                                                           \
 	X(DROP, "drop")
 
@@ -72,6 +74,7 @@ enum {
 	ACIS_NEXT_L2,
 	ACIS_NEXT_LOCAL,
 	ACIS_NEXT_COLL,
+	ACIS_NEXT_LA,
 	ACIS_NEXT_HANDOFF, /* parse only */
 };
 /* Nodes that transmit: edge ACIS_NEXT_TX_BASE + port index. */
@@ -153,6 +156,10 @@ extern struct acis_switch g_sw;
 
 /* Lcore whose graph is being created; node init callbacks read it. */
 extern struct acis_lcore_ctx *acis_creating_lcore;
+
+/* Format an error into err; returns rc if negative, else -EINVAL. */
+int acis_errf(char *err, size_t len, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Start-up and shutdown (switch.c). Returns 0 or a negative errno, with a
  * message in err. */

@@ -38,6 +38,77 @@ static const struct {
 	{"list", "/", "every telemetry command the process offers"},
 };
 
+static const char cgra_help[] =
+	"  cgra [stats [RULE]]                 look-aside handlers and counters\n"
+	"  cgra load RULE FILE                 load (.s or .bin) and start a program\n"
+	"  cgra mem RULE BANK OFFSET FILE      write resident data into a bank\n"
+	"  cgra read RULE BANK OFFSET LEN      read resident data (hex, LEN <= 256)\n"
+	"  cgra start|stop RULE                restart the loaded program / stop it\n"
+	"  cgra passthrough RULE on|off        forward unchanged without running\n";
+
+/*
+ * "cgra ..." to a telemetry request. File names become absolute, since
+ * the switch opens them from its own working directory. 0, or -1 with a
+ * message printed.
+ */
+static int
+cgra_request(int argc, char **argv, char *req, size_t len)
+{
+	const char *sub = argc > 0 ? argv[0] : "stats";
+	char abs_path[4096];
+	int n, i, file_arg = -1, want = -1;
+
+	if (strcmp(sub, "stats") == 0) {
+		if (argc > 2)
+			goto usage;
+		n = snprintf(req, len, "/acis/cgra%s%s", argc == 2 ? "," : "",
+			     argc == 2 ? argv[1] : "");
+		return n < (int)len ? 0 : -1;
+	}
+	if (strcmp(sub, "load") == 0) {
+		want = 3;
+		file_arg = 2;
+	} else if (strcmp(sub, "mem") == 0) {
+		want = 5;
+		file_arg = 4;
+	} else if (strcmp(sub, "read") == 0) {
+		want = 5;
+	} else if (strcmp(sub, "start") == 0 || strcmp(sub, "stop") == 0) {
+		want = 2;
+	} else if (strcmp(sub, "passthrough") == 0) {
+		want = 3;
+	}
+	if (want < 0 || argc != want)
+		goto usage;
+	n = snprintf(req, len, "/acis/cgra/ctl");
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (i == file_arg) {
+			if (realpath(a, abs_path) == NULL) {
+				fprintf(stderr, "acisctl: %s: %s\n", a,
+					strerror(errno));
+				return -1;
+			}
+			a = abs_path;
+		}
+		if (strchr(a, ',') != NULL) {
+			fprintf(stderr, "acisctl: '%s': commas cannot be sent "
+				"to the switch\n", a);
+			return -1;
+		}
+		n += snprintf(req + n, len - (size_t)n, ",%s", a);
+		if (n >= (int)len) {
+			fprintf(stderr, "acisctl: request too long\n");
+			return -1;
+		}
+	}
+	return 0;
+usage:
+	fprintf(stderr, "acisctl: cgra: expected one of:\n%s", cgra_help);
+	return -1;
+}
+
 static void
 usage(FILE *f)
 {
@@ -48,6 +119,7 @@ usage(FILE *f)
 	for (i = 0; i < sizeof(shortcuts) / sizeof(shortcuts[0]); i++)
 		fprintf(f, "  %-12s %-18s %s\n", shortcuts[i].name,
 			shortcuts[i].cmd, shortcuts[i].help);
+	fprintf(f, "%s", cgra_help);
 	fprintf(f, "  /any/telemetry/command   sent as given\n\n"
 		   "  -f, --file-prefix P  the switch's EAL --file-prefix "
 		   "(default rte)\n"
@@ -145,6 +217,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 	cmd = argv[optind];
+	if (strcmp(cmd, "cgra") == 0) {
+		if (cgra_request(argc - optind - 1, argv + optind + 1, req,
+				 sizeof(req)) != 0)
+			return 2;
+		goto send;
+	}
 	for (i = 0; i < sizeof(shortcuts) / sizeof(shortcuts[0]); i++)
 		if (strcmp(cmd, shortcuts[i].name) == 0)
 			cmd = shortcuts[i].cmd;
@@ -158,6 +236,7 @@ main(int argc, char **argv)
 	else
 		snprintf(req, sizeof(req), "%s", cmd);
 
+send:
 	if (sock_path == NULL) {
 		const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
 
@@ -204,6 +283,9 @@ main(int argc, char **argv)
 	c = strstr(reply, "\":null}") != NULL ? 1 : 0;
 	if (c)
 		fprintf(stderr, "acisctl: the switch does not know '%s'\n", cmd);
+	/* Management commands answer {"...": {"error": "why"}} on refusal. */
+	if (!c && strstr(reply, "{\"error\":") != NULL)
+		c = 1;
 	free(reply);
 	return c;
 }

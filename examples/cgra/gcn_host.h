@@ -44,6 +44,7 @@ struct gcn_packets {
 	size_t *start;     /* [n + 1]: packet i is data[start[i]..start[i+1]) */
 	size_t n, cap_n;
 	uint64_t skipped;  /* what the idle-tile counter should end at */
+	size_t max_payload; /* a packet's payload stays within this */
 	int oom;
 };
 
@@ -254,7 +255,7 @@ gcn_close(struct gcn_packets *pk)
 }
 
 /* Chunks of head + up to D indices, padded; a packet that would pass
- * GCN_MAX_PAYLOAD is closed and another opened for the same tile. */
+ * max_payload is closed and another opened for the same tile. */
 static inline void
 gcn_chunks(struct gcn_packets *pk, int *open, uint32_t t, uint32_t head,
 	   const uint32_t *idx, uint32_t cnt, uint32_t sub)
@@ -263,7 +264,7 @@ gcn_chunks(struct gcn_packets *pk, int *open, uint32_t t, uint32_t head,
 
 	for (k = 0; k < cnt; k += GCN_D) {
 		if (*open && pk->len - pk->start[pk->n - 1] +
-		    4 * (1 + GCN_D) > GCN_MAX_PAYLOAD) {
+		    4 * (1 + GCN_D) > pk->max_payload) {
 			gcn_close(pk);
 			*open = 0;
 		}
@@ -295,13 +296,16 @@ gcn_end_block(struct gcn_packets *pk, size_t first, uint32_t tiles_sent)
 	pk->skipped += GCN_T - tiles_sent;
 }
 
-/* Packets of gcn_os.s: row blocks, then k tiles, then rows. */
+/* Packets of gcn_os.s, payloads of at most max_payload bytes (at least
+ * 8 + 4 * (1 + GCN_D)): row blocks, then k tiles, then rows. */
 static inline int
-gcn_pack_os(const struct gcn_graph *g, struct gcn_packets *pk)
+gcn_pack_os_max(const struct gcn_graph *g, struct gcn_packets *pk,
+		size_t max_payload)
 {
 	uint32_t pos[GCN_R], b, t, r;
 
 	memset(pk, 0, sizeof(*pk));
+	pk->max_payload = max_payload;
 	for (b = 0; b < g->n / GCN_R; b++) {
 		size_t first = pk->n;
 		uint32_t sent = 0;
@@ -331,13 +335,22 @@ gcn_pack_os(const struct gcn_graph *g, struct gcn_packets *pk)
 	return pk->oom ? -1 : 0;
 }
 
-/* Packets of gcn_ws.s: m tiles, then k tiles, then columns. */
 static inline int
-gcn_pack_ws(const struct gcn_graph *g, struct gcn_packets *pk)
+gcn_pack_os(const struct gcn_graph *g, struct gcn_packets *pk)
+{
+	return gcn_pack_os_max(g, pk, GCN_MAX_PAYLOAD);
+}
+
+/* Packets of gcn_ws.s, payloads of at most max_payload bytes: m tiles,
+ * then k tiles, then columns. */
+static inline int
+gcn_pack_ws_max(const struct gcn_graph *g, struct gcn_packets *pk,
+		size_t max_payload)
 {
 	uint32_t *colptr, *rows, *fill, *pos, i, k, mt, t, j;
 
 	memset(pk, 0, sizeof(*pk));
+	pk->max_payload = max_payload;
 	colptr = calloc(g->n + 1, sizeof(uint32_t));
 	rows = malloc(((size_t)g->nnz + 1) * sizeof(uint32_t));
 	fill = calloc(g->n, sizeof(uint32_t));
@@ -388,6 +401,12 @@ out:
 	free(fill);
 	free(pos);
 	return pk->oom ? -1 : 0;
+}
+
+static inline int
+gcn_pack_ws(const struct gcn_graph *g, struct gcn_packets *pk)
+{
+	return gcn_pack_ws_max(g, pk, GCN_MAX_PAYLOAD);
 }
 
 static inline void

@@ -59,6 +59,47 @@ struct acis_static_cfg {
 	int line;
 };
 
+#define ACIS_MAX_LOOKASIDE 16
+#define ACIS_LA_MAX_MEM 32
+
+enum acis_la_match {
+	ACIS_LA_MATCH_UDP = 1,  /**< UDP datagrams to a port */
+	ACIS_LA_MATCH_ACIS = 2, /**< ACiS LOOKASIDE requests naming a handler */
+};
+
+enum acis_la_action {
+	ACIS_LA_RETURN = 0,  /**< back to the sender, addresses swapped */
+	ACIS_LA_FORWARD = 1, /**< on to the datagram's own destination */
+};
+
+/** "memory = BANK OFFSET FILE": resident data loaded at start. */
+struct acis_la_mem_cfg {
+	uint32_t bank;
+	uint32_t off;
+	char path[ACIS_PATH_LEN];
+	int line;
+};
+
+/** "[lookaside NAME]": a packet handler of the look-aside CGRA. */
+struct acis_lookaside_cfg {
+	char name[ACIS_NAME_LEN];
+	uint8_t match;        /**< enum acis_la_match */
+	uint8_t action;       /**< enum acis_la_action */
+	uint8_t handler;      /**< ACIS_LA_MATCH_ACIS: the request's opcode */
+	uint8_t passthrough_when_stopped; /**< else stopped drops */
+	uint16_t udp_port;    /**< ACIS_LA_MATCH_UDP */
+	uint32_t worker;      /**< worker index that runs it */
+	uint32_t vpe;         /**< 0: the machine's default */
+	uint32_t banks;
+	uint32_t bank_size;
+	uint32_t vrf_regs;
+	uint32_t budget;      /**< instructions per packet */
+	char program[ACIS_PATH_LEN]; /**< "" when loaded later */
+	unsigned int n_mem;
+	struct acis_la_mem_cfg mem[ACIS_LA_MAX_MEM];
+	int line;
+};
+
 struct acis_pipeline {
 	char path[ACIS_PATH_LEN];
 	char name[ACIS_NAME_LEN];
@@ -91,6 +132,8 @@ struct acis_pipeline {
 	struct acis_lcore_cfg lcores[ACIS_MAX_LCORES];
 	unsigned int n_statics;
 	struct acis_static_cfg statics[ACIS_MAX_STATIC];
+	unsigned int n_lookaside;
+	struct acis_lookaside_cfg lookaside[ACIS_MAX_LOOKASIDE];
 	/** set when the file declared no [lcore]: one lcore does everything */
 	uint8_t default_lcores;
 };

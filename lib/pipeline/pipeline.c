@@ -294,6 +294,178 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 	return 0;
 }
 
+/* A path in the file, relative to the pipeline file's folder unless
+ * absolute. */
+static int
+get_path(struct ctx *c, int line, const char *key, const char *v, char *out)
+{
+	const char *slash = strrchr(c->conf->path, '/');
+	int n;
+
+	if (v[0] == '\0')
+		return fail(c, line, "%s: expected a file name", key);
+	if (v[0] == '/' || slash == NULL)
+		n = snprintf(out, ACIS_PATH_LEN, "%s", v);
+	else
+		n = snprintf(out, ACIS_PATH_LEN, "%.*s/%s",
+			     (int)(slash - c->conf->path), c->conf->path, v);
+	if (n < 0 || n >= ACIS_PATH_LEN)
+		return fail(c, line, "%s: path longer than %d characters", key,
+			    ACIS_PATH_LEN - 1);
+	return 0;
+}
+
+static int
+read_lookaside(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_pipeline *p = c->p;
+	struct acis_lookaside_cfg *la;
+	struct acis_conf_entry *e;
+	unsigned int i;
+	uint32_t v;
+	int rc;
+
+	if (s->arg[0] == '\0' || strchr(s->arg, ' ') != NULL ||
+	    strchr(s->arg, ',') != NULL)
+		return fail(c, s->line, "expected '[lookaside NAME]' (one word, "
+			    "no commas)");
+	if (strlen(s->arg) >= ACIS_NAME_LEN)
+		return fail(c, s->line, "look-aside name longer than %d "
+			    "characters", ACIS_NAME_LEN - 1);
+	for (i = 0; i < p->n_lookaside; i++)
+		if (strcmp(p->lookaside[i].name, s->arg) == 0)
+			return fail(c, s->line, "duplicate [lookaside %s] "
+				    "(first at line %d)", s->arg,
+				    p->lookaside[i].line);
+	if (p->n_lookaside == ACIS_MAX_LOOKASIDE)
+		return fail(c, s->line, "more than %d [lookaside] sections",
+			    ACIS_MAX_LOOKASIDE);
+	rc = check_keys(c, s, "match action program memory worker vpe banks "
+			      "bank_size vrf_regs budget when_stopped");
+	if (rc != 0)
+		return rc;
+	la = &p->lookaside[p->n_lookaside];
+	memset(la, 0, sizeof(*la));
+	strcpy(la->name, s->arg);
+	la->line = s->line;
+
+	if ((rc = get_once(c, s, "match", &e)) != 0)
+		return rc;
+	if (e == NULL)
+		return fail(c, s->line, "[lookaside %s] needs 'match = udp_port "
+			    "N' or 'match = acis_handler N'", s->arg);
+	{
+		char what[32], num[32], extra[2];
+
+		if (sscanf(e->value, "%31s %31s %1s", what, num, extra) != 2)
+			goto bad_match;
+		if (strcmp(what, "udp_port") == 0) {
+			if (parse_u32(num, &v) != 0 || v == 0 || v > 65535)
+				goto bad_match;
+			if (v == p->udp_port)
+				return fail(c, e->line, "match: udp_port %u is "
+					    "the ACiS port of [switch]; select "
+					    "ACiS requests with 'match = "
+					    "acis_handler N'", v);
+			la->match = ACIS_LA_MATCH_UDP;
+			la->udp_port = (uint16_t)v;
+		} else if (strcmp(what, "acis_handler") == 0) {
+			if (parse_u32(num, &v) != 0 || v == 0 || v > 255)
+				goto bad_match;
+			la->match = ACIS_LA_MATCH_ACIS;
+			la->handler = (uint8_t)v;
+		} else {
+			goto bad_match;
+		}
+		for (i = 0; i < p->n_lookaside; i++) {
+			const struct acis_lookaside_cfg *o = &p->lookaside[i];
+
+			if (o->match == la->match && o->udp_port == la->udp_port &&
+			    o->handler == la->handler)
+				return fail(c, e->line, "match: '%s' already "
+					    "selected by [lookaside %s] at line "
+					    "%d", e->value, o->name, o->line);
+		}
+	}
+	if ((rc = get_once(c, s, "action", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		if (strcmp(e->value, "return") == 0)
+			la->action = ACIS_LA_RETURN;
+		else if (strcmp(e->value, "forward") == 0)
+			la->action = ACIS_LA_FORWARD;
+		else
+			return fail(c, e->line, "action: expected return or "
+				    "forward, found '%s'", e->value);
+		if (la->action == ACIS_LA_FORWARD &&
+		    la->match == ACIS_LA_MATCH_ACIS)
+			return fail(c, e->line, "action: ACiS requests are "
+				    "addressed to the switch, so their results "
+				    "can only return to the sender");
+	}
+	if ((rc = get_once(c, s, "when_stopped", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		if (strcmp(e->value, "drop") == 0)
+			la->passthrough_when_stopped = 0;
+		else if (strcmp(e->value, "passthrough") == 0)
+			la->passthrough_when_stopped = 1;
+		else
+			return fail(c, e->line, "when_stopped: expected drop or "
+				    "passthrough, found '%s'", e->value);
+	}
+	if ((rc = get_once(c, s, "program", &e)) != 0)
+		return rc;
+	if (e != NULL && (rc = get_path(c, e->line, "program", e->value,
+					la->program)) != 0)
+		return rc;
+	if ((rc = get_uint(c, s, "worker", 0, ACIS_MAX_LCORES - 1,
+			   &la->worker)) != 0 ||
+	    (rc = get_uint(c, s, "vpe", 1, 31, &la->vpe)) != 0 ||
+	    (rc = get_uint(c, s, "banks", 1, 31, &la->banks)) != 0 ||
+	    (rc = get_uint(c, s, "bank_size", 4096, 1u << 30,
+			   &la->bank_size)) != 0 ||
+	    (rc = get_uint(c, s, "vrf_regs", 16, 4096, &la->vrf_regs)) != 0 ||
+	    (rc = get_uint(c, s, "budget", 16, UINT32_MAX, &la->budget)) != 0)
+		return rc;
+	if (la->vrf_regs & (la->vrf_regs - 1)) {
+		e = acis_conf_get(s, "vrf_regs", NULL);
+		return fail(c, e->line, "vrf_regs: expected a power of two from "
+			    "16 to 4096, found '%s'", e->value);
+	}
+	for (i = 0; i < s->n_entries; i++) {
+		struct acis_la_mem_cfg *mc;
+		char bank[32], off[32], path[ACIS_PATH_LEN];
+		int n = 0;
+
+		e = &s->entries[i];
+		if (strcmp(e->key, "memory") != 0)
+			continue;
+		e->used = 1;
+		if (la->n_mem == ACIS_LA_MAX_MEM)
+			return fail(c, e->line, "more than %d memory lines",
+				    ACIS_LA_MAX_MEM);
+		mc = &la->mem[la->n_mem];
+		if (sscanf(e->value, "%31s %31s %n", bank, off, &n) != 2 ||
+		    e->value[n] == '\0' || parse_u32(bank, &mc->bank) != 0 ||
+		    mc->bank < 1 || mc->bank > 31 ||
+		    parse_u32(off, &mc->off) != 0)
+			return fail(c, e->line, "memory: expected 'memory = BANK "
+				    "OFFSET FILE' (BANK 1..31, OFFSET in bytes), "
+				    "found '%s'", e->value);
+		snprintf(path, sizeof(path), "%s", e->value + n);
+		if ((rc = get_path(c, e->line, "memory", path, mc->path)) != 0)
+			return rc;
+		mc->line = e->line;
+		la->n_mem++;
+	}
+	p->n_lookaside++;
+	return 0;
+bad_match:
+	return fail(c, e->line, "match: expected 'udp_port N' (1..65535) or "
+		    "'acis_handler N' (1..255), found '%s'", e->value);
+}
+
 static int
 read_port(struct ctx *c, struct acis_conf_section *s)
 {
@@ -546,10 +718,12 @@ acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 					    coll->line);
 			coll = s;
 		} else if (strcmp(s->type, "port") != 0 &&
-			   strcmp(s->type, "lcore") != 0) {
+			   strcmp(s->type, "lcore") != 0 &&
+			   strcmp(s->type, "lookaside") != 0) {
 			return fail(&c, s->line, "unknown section [%s] "
 				    "(expected [switch], [l2], [collective], "
-				    "[port NAME] or [lcore N])", s->type);
+				    "[port NAME], [lcore N] or [lookaside "
+				    "NAME])", s->type);
 		}
 	}
 	if (sw == NULL)
@@ -589,6 +763,25 @@ acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 		return fail(&c, p->lcores[0].line, "no lcore has the worker "
 			    "role: packets polled by rx lcores would have "
 			    "nowhere to go (add role = worker to an lcore)");
+	for (i = 0; i < conf->n_sections; i++)
+		if (strcmp(conf->sections[i].type, "lookaside") == 0 &&
+		    (rc = read_lookaside(&c, &conf->sections[i])) != 0)
+			return rc;
+	for (i = 0; i < p->n_lookaside; i++) {
+		const struct acis_lookaside_cfg *la = &p->lookaside[i];
+		struct acis_conf_entry *e;
+		struct acis_conf_section *s = acis_conf_section(conf,
+						"lookaside", la->name);
+
+		if (la->worker >= acis_pipeline_n_workers(p)) {
+			e = acis_conf_get(s, "worker", NULL);
+			return fail(&c, e->line, "worker: %u, but the pipeline "
+				    "has %u worker lcore%s (workers count from "
+				    "0 in [lcore] order)", la->worker,
+				    acis_pipeline_n_workers(p),
+				    acis_pipeline_n_workers(p) == 1 ? "" : "s");
+		}
+	}
 	return 0;
 }
 

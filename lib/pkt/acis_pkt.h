@@ -31,6 +31,7 @@ extern "C" {
 #define ACIS_ETHERTYPE_QINQ 0x88a8
 #define ACIS_IPPROTO_ICMP 1
 #define ACIS_IPPROTO_UDP 17
+#define ACIS_MAX_LA_PORTS 16
 
 /**
  * Drop reasons: every frame the switch discards is counted under exactly
@@ -74,6 +75,11 @@ extern "C" {
 	X(L2_SAME_PORT, "l2_same_port", "destination is on the ingress port") \
 	X(L2_UNKNOWN_DST, "l2_unknown_dst", "unknown unicast and flooding is off") \
 	X(L2_FLOOD_EMPTY, "l2_flood_empty", "flooding found no other port")   \
+	X(LA_NO_RULE, "lookaside_no_rule", "look-aside request (ACiS type 7) naming no handler of the pipeline") \
+	X(LA_NOT_READY, "lookaside_not_ready", "look-aside handler stopped or without a program, and its rule drops") \
+	X(LA_FAULT, "lookaside_fault", "look-aside handler failed on the packet (budget, memory, stream; see acisctl cgra stats)") \
+	X(LA_OVERSIZE, "lookaside_oversize", "look-aside result longer than the MTU or the buffer") \
+	X(LA_NO_ROUTE, "lookaside_no_route", "look-aside result to forward, but the request was addressed to the switch") \
 	X(HANDOFF_FULL, "handoff_full", "worker handoff ring full")           \
 	X(TX_FULL, "tx_full", "port TX queue full")
 
@@ -95,6 +101,9 @@ enum acis_class {
 	ACIS_CLASS_ARP,         /**< ARP request or reply for the switch */
 	ACIS_CLASS_ICMP,        /**< ICMP echo request to the switch */
 	ACIS_CLASS_ACIS,        /**< ACiS message to the switch */
+	ACIS_CLASS_LOOKASIDE,   /**< UDP on a look-aside port (to the switch or
+				 *   passing through), or an ACiS LOOKASIDE
+				 *   request (set by the switch's parse stage) */
 	ACIS_CLASS_DROP,        /**< see the drop reason */
 	ACIS_CLASS_MAX
 };
@@ -121,6 +130,10 @@ struct acis_classify_cfg {
 	uint32_t ip;       /**< network order */
 	uint16_t udp_port; /**< ACiS UDP port, host order */
 	uint32_t max_frame; /**< longest accepted frame (MTU + L2 headers) */
+	/** UDP destination ports taken by the look-aside stage, whether the
+	 * datagram is addressed to the switch or passing through it */
+	uint16_t la_ports[ACIS_MAX_LA_PORTS];
+	uint8_t n_la_ports;
 };
 
 /**
@@ -140,6 +153,18 @@ uint16_t acis_csum(const void *buf, uint32_t len);
 
 /** UDP checksum over IPv4 pseudo header + UDP header and payload. */
 uint16_t acis_udp4_csum(const uint8_t *ip, const uint8_t *udp, uint32_t udp_len);
+
+/**
+ * Finish a UDP/IPv4 datagram whose payload (at pi->payload_off) now holds
+ * payload_len bytes: IPv4 total length and header checksum, UDP length
+ * and checksum. With swap, the Ethernet and IPv4 addresses and the UDP
+ * ports are exchanged so the datagram returns to its sender, and src_mac
+ * (if not NULL) becomes the Ethernet source. The frame must hold
+ * pi->payload_off + payload_len bytes. Returns that frame length.
+ */
+uint32_t acis_udp4_finish(uint8_t *frame, const struct acis_pkt_info *pi,
+			  uint32_t payload_len, int swap,
+			  const uint8_t *src_mac);
 
 /** Parse "aa:bb:cc:dd:ee:ff"; returns 0 on success. */
 int acis_parse_mac(const char *s, uint8_t mac[6]);

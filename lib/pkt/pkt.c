@@ -73,6 +73,45 @@ acis_udp4_csum(const uint8_t *ip, const uint8_t *udp, uint32_t udp_len)
 	return c == 0 ? 0xffff : c;
 }
 
+static inline void
+wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+uint32_t
+acis_udp4_finish(uint8_t *f, const struct acis_pkt_info *pi,
+		 uint32_t payload_len, int swap, const uint8_t *src_mac)
+{
+	uint8_t *ip = f + pi->l3_off;
+	uint8_t *udp = f + pi->l4_off;
+	uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
+	uint32_t udp_len = ACIS_UDP_HLEN + payload_len;
+	uint8_t t[6];
+
+	if (swap) {
+		memcpy(t, f, 6);
+		memcpy(f, f + 6, 6);
+		memcpy(f + 6, t, 6);
+		memcpy(t, ip + 12, 4);
+		memcpy(ip + 12, ip + 16, 4);
+		memcpy(ip + 16, t, 4);
+		memcpy(t, udp, 2);
+		memcpy(udp, udp + 2, 2);
+		memcpy(udp + 2, t, 2);
+	}
+	if (src_mac != NULL)
+		memcpy(f + 6, src_mac, 6);
+	wr16(ip + 2, (uint16_t)(ihl + udp_len));
+	wr16(ip + 10, 0);
+	wr16(ip + 10, acis_csum(ip, ihl));
+	wr16(udp + 4, (uint16_t)udp_len);
+	wr16(udp + 6, 0);
+	wr16(udp + 6, acis_udp4_csum(ip, udp, udp_len));
+	return (uint32_t)pi->payload_off + payload_len;
+}
+
 static enum acis_class
 drop(uint8_t *reason, enum acis_drop_reason r)
 {
@@ -115,6 +154,35 @@ classify_arp(const struct acis_classify_cfg *cfg, const uint8_t *f,
 		return ACIS_CLASS_ARP;
 	return is_for_us_mac(cfg, f) ? drop(reason, ACIS_DROP_LOCAL_UNSUPPORTED) :
 				       ACIS_CLASS_FORWARD;
+}
+
+static int
+is_la_port(const struct acis_classify_cfg *cfg, uint16_t port)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->n_la_ports; i++)
+		if (cfg->la_ports[i] == port)
+			return 1;
+	return 0;
+}
+
+/* A passing IPv4 datagram the look-aside stage takes: unfragmented UDP to
+ * one of its ports. Only a loose look here; what it selects is then
+ * checked as strictly as traffic to the switch, and what it does not is
+ * forwarded untouched. */
+static int
+is_transit_la(const struct acis_classify_cfg *cfg, const uint8_t *f,
+	      uint32_t len, uint32_t off)
+{
+	const uint8_t *ip = f + off;
+	uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
+
+	if (cfg->n_la_ports == 0 || (ip[0] >> 4) != 4 || ihl < 20 ||
+	    ip[9] != ACIS_IPPROTO_UDP || (rd16(ip + 6) & 0x3fff) != 0 ||
+	    len < off + ihl + ACIS_UDP_HLEN)
+		return 0;
+	return is_la_port(cfg, rd16(ip + ihl + 2));
 }
 
 /* Strict checks for IPv4 that the switch itself consumes. */
@@ -166,6 +234,8 @@ classify_local_ipv4(const struct acis_classify_cfg *cfg, const uint8_t *f,
 	}
 	if (pi->dport == cfg->udp_port)
 		return ACIS_CLASS_ACIS;
+	if (is_la_port(cfg, pi->dport))
+		return ACIS_CLASS_LOOKASIDE;
 	return drop(reason, ACIS_DROP_LOCAL_UNSUPPORTED);
 }
 
@@ -230,6 +300,8 @@ acis_pkt_classify(const struct acis_classify_cfg *cfg, const uint8_t *f,
 	if (pi->dst_ip != cfg->ip) {
 		if (to_our_mac)
 			return drop(reason, ACIS_DROP_NOT_ROUTED);
+		if (is_transit_la(cfg, f, len, off))
+			return classify_local_ipv4(cfg, f, len, pi, reason);
 		return ACIS_CLASS_FORWARD;
 	}
 	if (!to_our_mac && !(f[0] & 1)) {

@@ -536,7 +536,7 @@ test_unknown_section_type_is_an_error_at_its_header(void **state)
 	(void)state;
 	expect_error(SWITCH PORT_P0 "[ports p1]\ndev = x\n", 6,
 		     "unknown section [ports] (expected [switch], [l2], "
-		     "[collective], [port NAME] or [lcore N])");
+		     "[collective], [port NAME], [lcore N] or [lookaside NAME])");
 }
 
 static void
@@ -884,6 +884,89 @@ test_role_given_twice_is_an_error_naming_the_lcore(void **state)
 		     "role = worker\n", 9, "'role' given twice in [lcore 1]");
 }
 
+/* --- [lookaside NAME] ------------------------------------------------------ */
+
+#define LA(body) SWITCH PORT_P0 "[lookaside h]\n" body
+
+static void
+test_lookaside_udp_rule_gets_its_fields_and_defaults(void **state)
+{
+	(void)state;
+	load_ok(LA("match = udp_port 48000\nvpe = 4\nbudget = 1000\n"));
+	assert_int_equal(pl.n_lookaside, 1);
+	assert_string_equal(pl.lookaside[0].name, "h");
+	assert_int_equal(pl.lookaside[0].match, ACIS_LA_MATCH_UDP);
+	assert_int_equal(pl.lookaside[0].udp_port, 48000);
+	assert_int_equal(pl.lookaside[0].action, ACIS_LA_RETURN);
+	assert_int_equal(pl.lookaside[0].passthrough_when_stopped, 0);
+	assert_int_equal(pl.lookaside[0].vpe, 4);
+	assert_int_equal(pl.lookaside[0].budget, 1000);
+	assert_int_equal(pl.lookaside[0].worker, 0);
+	assert_string_equal(pl.lookaside[0].program, "");
+}
+
+static void
+test_lookaside_paths_are_relative_to_the_pipeline_file(void **state)
+{
+	(void)state;
+	struct acis_conf *c;
+
+	c = acis_conf_parse("dir/sub/p.ini", LA("match = acis_handler 3\n"
+		"program = ../prog.s\nmemory = 2 0x100 /abs/data.bin\n"
+		"memory = 1 0 rel.bin\nwhen_stopped = passthrough\n"), err);
+	assert_non_null(c);
+	assert_int_equal(acis_pipeline_from_conf(c, 0, &pl, err), 0);
+	acis_conf_free(c);
+	assert_int_equal(pl.lookaside[0].match, ACIS_LA_MATCH_ACIS);
+	assert_int_equal(pl.lookaside[0].handler, 3);
+	assert_string_equal(pl.lookaside[0].program, "dir/sub/../prog.s");
+	assert_int_equal(pl.lookaside[0].n_mem, 2);
+	assert_int_equal(pl.lookaside[0].mem[0].bank, 2);
+	assert_int_equal(pl.lookaside[0].mem[0].off, 0x100);
+	assert_string_equal(pl.lookaside[0].mem[0].path, "/abs/data.bin");
+	assert_string_equal(pl.lookaside[0].mem[1].path, "dir/sub/rel.bin");
+	assert_int_equal(pl.lookaside[0].passthrough_when_stopped, 1);
+}
+
+static void
+test_lookaside_errors_name_line_and_form(void **state)
+{
+	(void)state;
+	expect_error(SWITCH PORT_P0 "[lookaside]\nmatch = udp_port 1\n", 6,
+		     "expected '[lookaside NAME]'");
+	expect_error(LA("action = return\n"), 6, "needs 'match = udp_port N' "
+		     "or 'match = acis_handler N'");
+	expect_error(LA("match = tcp_port 80\n"), 7, "match: expected "
+		     "'udp_port N' (1..65535) or 'acis_handler N' (1..255)");
+	expect_error(LA("match = acis_handler 256\n"), 7, "acis_handler N' "
+		     "(1..255)");
+	expect_error(LA("match = udp_port 47000\n"), 7, "is the ACiS port of "
+		     "[switch]");
+	expect_error(LA("match = acis_handler 1\naction = forward\n"), 8,
+		     "can only return to the sender");
+	expect_error(LA("match = udp_port 9\naction = bounce\n"), 8,
+		     "action: expected return or forward");
+	expect_error(LA("match = udp_port 9\nwhen_stopped = hold\n"), 8,
+		     "when_stopped: expected drop or passthrough");
+	expect_error(LA("match = udp_port 9\nvpe = 32\n"), 8,
+		     "vpe: expected a whole number from 1 to 31");
+	expect_error(LA("match = udp_port 9\nvrf_regs = 100\n"), 8,
+		     "vrf_regs: expected a power of two");
+	expect_error(LA("match = udp_port 9\nmemory = 0 0 f.bin\n"), 8,
+		     "memory: expected 'memory = BANK OFFSET FILE'");
+	expect_error(LA("match = udp_port 9\nmemory = 1 0\n"), 8,
+		     "memory: expected 'memory = BANK OFFSET FILE'");
+	expect_error(LA("match = udp_port 9\nworker = 1\n"), 8,
+		     "worker: 1, but the pipeline has 1 worker lcore");
+	expect_error(LA("match = udp_port 9\nprogramme = x.s\n"), 8,
+		     "unknown key 'programme' in [lookaside h]");
+	expect_error(LA("match = udp_port 9\n") "[lookaside h]\n"
+		     "match = udp_port 10\n", 8, "duplicate [lookaside h]");
+	expect_error(LA("match = udp_port 9\n") "[lookaside g]\n"
+		     "match = udp_port 9\n", 9, "match: 'udp_port 9' already "
+		     "selected by [lookaside h] at line 6");
+}
+
 int
 main(void)
 {
@@ -962,6 +1045,9 @@ main(void)
 		cmocka_unit_test(test_mac_given_twice_is_an_error_at_the_second),
 		cmocka_unit_test(test_dev_given_twice_is_an_error_naming_the_port),
 		cmocka_unit_test(test_role_given_twice_is_an_error_naming_the_lcore),
+		cmocka_unit_test(test_lookaside_udp_rule_gets_its_fields_and_defaults),
+		cmocka_unit_test(test_lookaside_paths_are_relative_to_the_pipeline_file),
+		cmocka_unit_test(test_lookaside_errors_name_line_and_form),
 	};
 
 	return cmocka_run_group_tests_name("pipeline", tests, NULL, NULL);

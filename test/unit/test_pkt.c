@@ -1394,10 +1394,121 @@ test_parse_ipv4_refuses_malformed_text(void **state)
 
 #define T(fn) cmocka_unit_test_setup(fn, setup)
 
+/* --- look-aside ports and the result's headers --------------------------- */
+
+#define LA_PORT 48000
+
+static enum acis_class
+classify_la(uint32_t len)
+{
+	struct acis_classify_cfg c = sw_cfg();
+
+	c.la_ports[0] = 9;
+	c.la_ports[1] = LA_PORT;
+	c.n_la_ports = 2;
+	return acis_pkt_classify(&c, f, len, &pi, &reason);
+}
+
+static void
+test_classify_la_port_to_the_switch_is_lookaside(void **state)
+{
+	uint32_t len;
+
+	(void)state;
+	spec.dport = LA_PORT;
+	len = build_udp(f);
+	assert_int_equal(classify_la(len), ACIS_CLASS_LOOKASIDE);
+	assert_int_equal(pi.dport, LA_PORT);
+	assert_int_equal(pi.payload_off, ACIS_ETH_HLEN + 20 + ACIS_UDP_HLEN);
+	assert_int_equal(pi.payload_len, spec.plen);
+	/* not a look-aside port: the switch has no service there */
+	spec.dport = LA_PORT + 1;
+	len = build_udp(f);
+	assert_int_equal(classify_la(len), ACIS_CLASS_DROP);
+	assert_string_equal(acis_drop_name(reason), "local_unsupported");
+}
+
+static void
+test_classify_la_port_passing_through_is_lookaside_and_checked(void **state)
+{
+	uint32_t len;
+
+	(void)state;
+	spec.dmac = OTHER_MAC;
+	spec.dip = OTHER_IP;
+	spec.dport = LA_PORT;
+	spec.tags = 1;
+	len = build_udp(f);
+	assert_int_equal(classify_la(len), ACIS_CLASS_LOOKASIDE);
+	assert_int_equal(pi.dst_ip, OTHER_IP);
+	/* selected, so checked as strictly as traffic to the switch */
+	f[len - 1] ^= 0x40;
+	assert_int_equal(classify_la(len), ACIS_CLASS_DROP);
+	assert_string_equal(acis_drop_name(reason), "udp_bad_checksum");
+	/* other ports and fragments pass untouched */
+	spec.dport = 5000;
+	len = build_udp(f);
+	assert_int_equal(classify_la(len), ACIS_CLASS_FORWARD);
+	spec.dport = LA_PORT;
+	len = build_udp(f);
+	wr16(f + L3(1) + 6, 0x2000); /* more fragments */
+	fix_ipv4_csum(f + L3(1));
+	assert_int_equal(classify_la(len), ACIS_CLASS_FORWARD);
+}
+
+static void
+test_udp4_finish_returns_to_sender_with_valid_checksums(void **state)
+{
+	uint32_t len, l3 = L3(1), ihl = 24, n;
+	uint8_t *ip, *udp;
+	uint32_t a;
+
+	(void)state;
+	spec.dport = LA_PORT;
+	spec.tags = 1;
+	spec.ip_hlen = ihl;
+	len = build_udp(f);
+	assert_int_equal(classify_la(len), ACIS_CLASS_LOOKASIDE);
+	ip = f + l3;
+	udp = ip + ihl;
+	/* the handler emitted 301 bytes (odd, longer than what came) */
+	for (n = 0; n < 301; n++)
+		udp[ACIS_UDP_HLEN + n] = (uint8_t)(n * 7);
+	len = acis_udp4_finish(f, &pi, 301, 1, SW_MAC);
+	assert_int_equal(len, l3 + ihl + ACIS_UDP_HLEN + 301);
+	assert_memory_equal(f, HOST_MAC, 6);
+	assert_memory_equal(f + 6, SW_MAC, 6);
+	memcpy(&a, ip + 12, 4);
+	assert_int_equal(a, SW_IP);
+	memcpy(&a, ip + 16, 4);
+	assert_int_equal(a, HOST_IP);
+	assert_int_equal(rd16(udp), LA_PORT);
+	assert_int_equal(rd16(udp + 2), 5555);
+	assert_int_equal(rd16(ip + 2), ihl + ACIS_UDP_HLEN + 301);
+	assert_int_equal(rd16(udp + 4), ACIS_UDP_HLEN + 301);
+	assert_int_equal(ref_sum(ip, ihl, 0), 0xffff);
+	assert_int_equal(ref_sum(udp, ACIS_UDP_HLEN + 301,
+				 ref_sum(ip + 12, 8, 0) + ACIS_IPPROTO_UDP +
+				 ACIS_UDP_HLEN + 301), 0xffff);
+	/* forwarding keeps addresses; shrinking works as well */
+	memcpy(f, OTHER_MAC, 6);
+	len = acis_udp4_finish(f, &pi, 3, 0, NULL);
+	assert_int_equal(len, l3 + ihl + ACIS_UDP_HLEN + 3);
+	assert_memory_equal(f, OTHER_MAC, 6);
+	assert_int_equal(rd16(udp), LA_PORT);
+	assert_int_equal(ref_sum(ip, ihl, 0), 0xffff);
+	assert_int_equal(ref_sum(udp, ACIS_UDP_HLEN + 3,
+				 ref_sum(ip + 12, 8, 0) + ACIS_IPPROTO_UDP +
+				 ACIS_UDP_HLEN + 3), 0xffff);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		T(test_classify_la_port_to_the_switch_is_lookaside),
+		T(test_classify_la_port_passing_through_is_lookaside_and_checked),
+		T(test_udp4_finish_returns_to_sender_with_valid_checksums),
 		T(test_classify_forwards_udp_to_another_host),
 		T(test_classify_forwards_acis_port_udp_to_another_host),
 		T(test_classify_forwards_non_ipv4_ethertype_with_garbage_payload),

@@ -70,6 +70,7 @@ static const uint16_t class_next[ACIS_CLASS_MAX] = {
 	[ACIS_CLASS_ARP] = ACIS_NEXT_LOCAL,
 	[ACIS_CLASS_ICMP] = ACIS_NEXT_LOCAL,
 	[ACIS_CLASS_ACIS] = ACIS_NEXT_COLL,
+	[ACIS_CLASS_LOOKASIDE] = ACIS_NEXT_LA,
 	[ACIS_CLASS_DROP] = ACIS_NEXT_DROP,
 };
 
@@ -105,12 +106,13 @@ static struct rte_node_register ring_rx_node = {
 	.flags = RTE_NODE_SOURCE_F,
 	.process = ring_rx_process,
 	.init = acis_node_init_ctx,
-	.nb_edges = 4,
+	.nb_edges = 5,
 	.next_nodes = {
 		[ACIS_NEXT_DROP] = "acis_drop",
 		[ACIS_NEXT_L2] = "acis_l2",
 		[ACIS_NEXT_LOCAL] = "acis_local",
 		[ACIS_NEXT_COLL] = "acis_collective",
+		[ACIS_NEXT_LA] = "acis_lookaside",
 	},
 };
 

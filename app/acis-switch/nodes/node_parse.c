@@ -7,6 +7,7 @@
  * ACiS messages to the owner of their aggregation slot (control to worker
  * 0), other traffic of an rx-only lcore to a worker chosen by flow.
  */
+#include "../lookaside.h"
 #include "../switch.h"
 
 static const uint16_t class_next[ACIS_CLASS_MAX] = {
@@ -14,6 +15,7 @@ static const uint16_t class_next[ACIS_CLASS_MAX] = {
 	[ACIS_CLASS_ARP] = ACIS_NEXT_LOCAL,
 	[ACIS_CLASS_ICMP] = ACIS_NEXT_LOCAL,
 	[ACIS_CLASS_ACIS] = ACIS_NEXT_COLL,
+	[ACIS_CLASS_LOOKASIDE] = ACIS_NEXT_LA,
 	[ACIS_CLASS_DROP] = ACIS_NEXT_DROP,
 };
 
@@ -57,6 +59,21 @@ acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
 	return (uint16_t)(((h & 0xffffffffu) * n_workers) >> 32);
 }
 
+/* A look-aside packet: the rule that takes it, or a drop. */
+static enum acis_class
+la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
+{
+	int r = acis_la_rule_of(eth, meta->pi.payload_off, meta->pi.dport,
+				g_sw.ccfg.udp_port, meta->pi.payload_len);
+
+	if (r < 0) {
+		meta->drop_reason = ACIS_DROP_LA_NO_RULE;
+		return ACIS_CLASS_DROP;
+	}
+	meta->la_rule = (uint8_t)r;
+	return ACIS_CLASS_LOOKASIDE;
+}
+
 static uint16_t
 parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	      uint16_t cnt)
@@ -86,11 +103,21 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			cls = acis_pkt_classify(&g_sw.ccfg, eth,
 						rte_pktmbuf_data_len(m),
 						&meta->pi, &meta->drop_reason);
+			if (unlikely(cls == ACIS_CLASS_LOOKASIDE ||
+				     (cls == ACIS_CLASS_ACIS &&
+				      g_la.has_acis_rules &&
+				      meta->pi.payload_len >= 2 &&
+				      eth[meta->pi.payload_off + 1] ==
+				      ACIS_T_LOOKASIDE)))
+				cls = la_select(meta, eth);
 			meta->cls = (uint8_t)cls;
 			nexts[i] = class_next[cls];
 			if (cls == ACIS_CLASS_DROP || (!rx_only && n_workers == 1))
 				continue;
-			if (cls == ACIS_CLASS_ACIS)
+			if (cls == ACIS_CLASS_LOOKASIDE)
+				meta->owner = (uint16_t)
+					g_la.rules[meta->la_rule].cfg->worker;
+			else if (cls == ACIS_CLASS_ACIS)
 				meta->owner = acis_owner(eth, &meta->pi,
 							 n_workers);
 			else if (rx_only)
@@ -112,12 +139,13 @@ static struct rte_node_register parse_node = {
 	.name = "acis_parse",
 	.process = parse_process,
 	.init = acis_node_init_ctx,
-	.nb_edges = 5,
+	.nb_edges = 6,
 	.next_nodes = {
 		[ACIS_NEXT_DROP] = "acis_drop",
 		[ACIS_NEXT_L2] = "acis_l2",
 		[ACIS_NEXT_LOCAL] = "acis_local",
 		[ACIS_NEXT_COLL] = "acis_collective",
+		[ACIS_NEXT_LA] = "acis_lookaside",
 		[ACIS_NEXT_HANDOFF] = "acis_handoff",
 	},
 };

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The look-aside stage's state: one CGRA machine (lib/cgra) per
+ * [lookaside NAME] rule of the pipeline, owned by the worker lcore the
+ * rule names. Only that worker touches the machine: it runs the packet
+ * handler on the rule's packets and, between graph walks, carries out the
+ * management requests (load a program, write resident memory, start,
+ * stop, pass-through) that the telemetry thread posts to the rule's
+ * mailbox. So a program is swapped without locks on the packet path and
+ * without stopping other traffic.
+ */
+#ifndef ACIS_LOOKASIDE_H
+#define ACIS_LOOKASIDE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acis_cgra.h"
+#include "acis_pipeline.h"
+
+/* Counters of a rule; written by its worker only. */
+struct acis_la_stats {
+	uint64_t pkts_in;
+	uint64_t bytes_in;      /**< stream_in bytes handed to the handler */
+	uint64_t pkts_out;      /**< result packets sent on */
+	uint64_t bytes_out;     /**< stream_out bytes */
+	uint64_t consumed;      /**< runs that emitted nothing */
+	uint64_t passthrough;   /**< packets sent on unchanged */
+	uint64_t faults;        /**< runs that failed (budget, memory, ...) */
+	uint64_t not_ready;     /**< dropped: stopped or no program */
+	uint64_t oversize;      /**< dropped: result beyond MTU/buffer */
+	uint64_t runs;
+	uint64_t instructions;
+	uint64_t element_ops;
+	uint64_t cycles;
+	uint64_t tiles_skipped;
+	uint64_t loads;         /**< programs loaded since start */
+	uint64_t mem_writes;    /**< resident memory writes */
+};
+
+enum acis_la_op {
+	ACIS_LA_OP_LOAD = 1,   /* words/n: write and start a program */
+	ACIS_LA_OP_MEM,        /* bank/off/buf/len: write resident data */
+	ACIS_LA_OP_READ,       /* bank/off/buf/len: read resident data */
+	ACIS_LA_OP_START,      /* restart the program in bank 0 */
+	ACIS_LA_OP_STOP,
+	ACIS_LA_OP_PASSTHROUGH, /* on */
+};
+
+/* A management request, posted by the control side, run by the worker. */
+struct acis_la_req {
+	int op;
+	const uint32_t *words;
+	size_t n;
+	uint32_t bank;
+	size_t off;
+	void *buf;
+	size_t len;
+	int on;
+	int rc;                 /* set by the worker */
+	char err[256];
+	atomic_int done;
+};
+
+struct acis_la_rule {
+	const struct acis_lookaside_cfg *cfg;
+	struct acis_cgra *m;
+	uint8_t *scratch;       /**< stream_out buffer */
+	size_t scratch_len;
+	int started;            /**< a program is loaded and running */
+	int passthrough;
+	char program[ACIS_PATH_LEN]; /**< where the running program came from */
+	size_t program_words;
+	int last_rc;            /**< last failed run's code, 0 if none */
+	char last_error[160];   /**< ... and why */
+	_Atomic(struct acis_la_req *) req; /**< mailbox: one request at a time */
+	struct acis_la_stats st;
+} __attribute__((aligned(64)));
+
+struct acis_la_state {
+	unsigned int n_rules;
+	struct acis_la_rule rules[ACIS_MAX_LOOKASIDE];
+	/* rule index + 1 by ACiS handler number; 0: none */
+	uint8_t by_handler[256];
+	uint16_t l2_edge;       /**< the look-aside node's edge to acis_l2 */
+	int has_acis_rules;
+};
+
+extern struct acis_la_state g_la;
+
+struct acis_lcore_ctx;
+
+/* Create the machines and load what the pipeline names (program, memory
+ * files). 0, or a negative errno with "file:line: why" in err. */
+int acis_la_init(const struct acis_pipeline *pl, char *err, size_t len);
+void acis_la_fini(void);
+
+/* Whether the lcores run: management requests are then posted to the
+ * rule's worker; before, they run on the caller's thread. */
+void acis_la_set_running(int on);
+
+/* Between graph walks on every worker: carry out posted requests. */
+void acis_la_poll(const struct acis_lcore_ctx *lc);
+
+/* The rule selecting a classified look-aside packet, or -1. */
+static inline int
+acis_la_rule_of(const uint8_t *eth, uint16_t payload_off, uint16_t dport,
+		uint16_t acis_port, uint16_t payload_len)
+{
+	unsigned int i;
+
+	if (dport == acis_port) {
+		/* ACiS LOOKASIDE request: opcode (byte 2) names the handler */
+		return payload_len >= 3 ? (int)g_la.by_handler[eth[payload_off + 2]] - 1
+					: -1;
+	}
+	for (i = 0; i < g_la.n_rules; i++)
+		if (g_la.rules[i].cfg->match == ACIS_LA_MATCH_UDP &&
+		    g_la.rules[i].cfg->udp_port == dport)
+			return (int)i;
+	return -1;
+}
+
+/* Read a program file: assembled if text, taken as little-endian words
+ * if it ends in ".bin". *words is malloc'd. 0, or -1 with err set. */
+int acis_la_read_program(const char *path, uint32_t **words, size_t *n,
+			 char *err, size_t errlen);
+
+int acis_la_telemetry_register(void);
+
+#endif /* ACIS_LOOKASIDE_H */

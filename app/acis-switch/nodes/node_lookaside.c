@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acis_lookaside: the look-aside CGRA beside the pipeline (ACiS Type 2,
+ * thesis ch. 4). Each packet a [lookaside] rule selected reaches the
+ * worker that owns the rule's machine; the packet handler runs with the
+ * payload as stream_in (after the ACiS header for ACiS requests) and what
+ * it emits becomes the new payload (thesis §4.5.2). The stage then fixes
+ * the IPv4 and UDP lengths and checksums (and the ACiS payload_len) and
+ * either returns the packet to its sender with addresses and ports
+ * swapped, or forwards it to its own destination through the L2 stage. A
+ * run that emits nothing consumes the packet.
+ */
+#include <rte_memcpy.h>
+
+#include "../lookaside.h"
+#include "../switch.h"
+#include "acis_proto.h"
+
+static inline uint16_t
+rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* Drop reasons of header faults, in the order of enum acis_hdr_error. */
+static inline enum acis_drop_reason
+hdr_drop(enum acis_hdr_error e)
+{
+	RTE_BUILD_BUG_ON(ACIS_DROP_ACIS_BAD_CHUNK - ACIS_DROP_ACIS_TRUNC !=
+			 ACIS_E_CHUNK - ACIS_E_TRUNCATED);
+	return (enum acis_drop_reason)(ACIS_DROP_ACIS_TRUNC +
+				       (e - ACIS_E_TRUNCATED));
+}
+
+/* One packet: returns its edge, or UINT16_MAX when it was consumed. */
+static uint16_t
+la_one(struct acis_lcore_ctx *lc, struct rte_mbuf *m)
+{
+	struct acis_mbuf_meta *meta = acis_meta(m);
+	struct acis_la_rule *r = &g_la.rules[meta->la_rule];
+	const struct acis_lookaside_cfg *cfg = r->cfg;
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *payload = eth + meta->pi.payload_off;
+	uint32_t keep = 0, new_len, frame_len;
+	struct acis_cgra_run_stats rs;
+	size_t out_len = 0;
+	int to_us = meta->pi.dst_ip == g_sw.ccfg.ip, rc;
+
+	if (cfg->match == ACIS_LA_MATCH_ACIS) {
+		struct acis_hdr h;
+		enum acis_hdr_error e = acis_msg_parse(payload,
+						       meta->pi.payload_len, &h);
+
+		if (e != ACIS_E_OK) {
+			acis_set_drop(m, hdr_drop(e));
+			return ACIS_NEXT_DROP;
+		}
+		keep = h.hdr_len;
+	}
+	if (to_us)
+		acis_learn(lc, eth + 6, meta->in_port, acis_now_sec());
+	r->st.pkts_in++;
+	if (!r->started || r->passthrough) {
+		if (!r->passthrough && !cfg->passthrough_when_stopped) {
+			r->st.not_ready++;
+			acis_set_drop(m, ACIS_DROP_LA_NOT_READY);
+			return ACIS_NEXT_DROP;
+		}
+		/* Unchanged, but still sent where the rule sends results. */
+		r->st.passthrough++;
+		new_len = meta->pi.payload_len;
+		goto send;
+	}
+	r->st.bytes_in += meta->pi.payload_len - keep;
+	rc = acis_cgra_run(r->m, payload + keep, meta->pi.payload_len - keep,
+			   r->scratch, r->scratch_len, &out_len, &rs);
+	r->st.runs++;
+	r->st.instructions += rs.instructions;
+	r->st.element_ops += rs.element_ops;
+	r->st.cycles += rs.cycles;
+	r->st.tiles_skipped += rs.tiles_skipped;
+	if (unlikely(rc != 0)) {
+		r->st.faults++;
+		r->last_rc = rc;
+		snprintf(r->last_error, sizeof(r->last_error), "%s",
+			 acis_cgra_last_error(r->m));
+		acis_set_drop(m, ACIS_DROP_LA_FAULT);
+		return ACIS_NEXT_DROP;
+	}
+	if (out_len == 0) {
+		r->st.consumed++;
+		rte_pktmbuf_free(m);
+		return UINT16_MAX;
+	}
+	new_len = keep + (uint32_t)out_len;
+	frame_len = (uint32_t)meta->pi.payload_off + new_len;
+	if (frame_len > g_sw.ccfg.max_frame ||
+	    frame_len > (uint32_t)rte_pktmbuf_data_room_size(g_sw.pool) -
+			m->data_off) {
+		r->st.oversize++;
+		acis_set_drop(m, ACIS_DROP_LA_OVERSIZE);
+		return ACIS_NEXT_DROP;
+	}
+	rte_memcpy(payload + keep, r->scratch, out_len);
+	if (keep != 0) { /* ACiS header: the new payload_len */
+		payload[40] = (uint8_t)(out_len >> 8);
+		payload[41] = (uint8_t)out_len;
+	}
+	r->st.bytes_out += out_len;
+send:
+	if (cfg->action == ACIS_LA_FORWARD && to_us) {
+		acis_set_drop(m, ACIS_DROP_LA_NO_ROUTE);
+		return ACIS_NEXT_DROP;
+	}
+	frame_len = acis_udp4_finish(eth, &meta->pi, new_len,
+				     cfg->action == ACIS_LA_RETURN,
+				     to_us ? g_sw.ccfg.mac : NULL);
+	m->data_len = (uint16_t)frame_len;
+	m->pkt_len = frame_len;
+	r->st.pkts_out++;
+	if (cfg->action == ACIS_LA_FORWARD)
+		return g_la.l2_edge;
+	return (uint16_t)(ACIS_NEXT_TX_BASE + meta->in_port);
+}
+
+static uint16_t
+la_process(struct rte_graph *graph, struct rte_node *node, void **objs,
+	   uint16_t cnt)
+{
+	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
+	void *keep[RTE_GRAPH_BURST_SIZE];
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t i, done = 0;
+
+	while (done < cnt) {
+		uint16_t n = RTE_MIN((uint16_t)(cnt - done),
+				     (uint16_t)RTE_GRAPH_BURST_SIZE);
+		uint16_t k = 0;
+
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = objs[done + i];
+			uint16_t next = la_one(lc, m);
+
+			if (next == UINT16_MAX)
+				continue;
+			keep[k] = m;
+			nexts[k++] = next;
+		}
+		acis_enqueue_runs(graph, node, keep, nexts, k);
+		done += n;
+	}
+	lc->stats.stage_pkts[ACIS_STAGE_LOOKASIDE] += cnt;
+	return cnt;
+}
+
+/* Edges to every port's TX stage and to acis_l2 are added at start-up
+ * (switch.c). */
+static struct rte_node_register la_node = {
+	.name = "acis_lookaside",
+	.process = la_process,
+	.init = acis_node_init_ctx,
+	.nb_edges = 1,
+	.next_nodes = {[ACIS_NEXT_DROP] = "acis_drop"},
+};
+
+RTE_NODE_REGISTER(la_node);

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Integration: the look-aside stage of the real switch on net_ring ports.
+ * Example handlers (examples/cgra) with resident data from the pipeline's
+ * memory lines: results returned to the sender with swapped addresses and
+ * valid checksums, ACiS requests answered with their header, passing
+ * traffic run through a handler and forwarded, and a program that runs
+ * away or a rule with no program dropped and counted, nothing leaked.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_mbuf.h>
+
+#include "acis_proto.h"
+#include "frames.h"
+#include "harness.h"
+#include "lookaside.h"
+
+#define L 20 /* floats of x in a dot request */
+
+static char tmpdir[64];
+static char conf[2048];
+
+/* Write w_p (p = 1, 2) into files and name them in memory lines. */
+static float
+weight(unsigned int p, unsigned int i)
+{
+	return (float)((int)(i * 7 + p * 3) % 11 - 5) * 0.375f;
+}
+
+static void
+write_weights(void)
+{
+	unsigned int p, i;
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/acis-la-ring.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	for (p = 1; p <= 2; p++) {
+		char path[128];
+		float w[L];
+		FILE *f;
+
+		for (i = 0; i < L; i++)
+			w[i] = weight(p, i);
+		snprintf(path, sizeof(path), "%s/w%u.bin", tmpdir, p);
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(w, sizeof(w), 1, f), 1);
+		fclose(f);
+	}
+}
+
+static void
+remove_weights(void)
+{
+	char path[128];
+	unsigned int p;
+
+	for (p = 1; p <= 3; p++) {
+		snprintf(path, sizeof(path), "%s/w%u.bin", tmpdir, p);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/loop.s", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+}
+
+static struct tf_addr
+switch_addr(void)
+{
+	struct tf_addr a = sw;
+
+	a.ip = sw_ip();
+	return a;
+}
+
+static void
+dot_payload(float *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < L; i++)
+		x[i] = (float)i * 0.25f - 2.0f;
+}
+
+static void
+expect_dot(const uint8_t *y)
+{
+	float x[L], want[2];
+	unsigned int p, i;
+
+	dot_payload(x);
+	for (p = 0; p < 2; p++) {
+		float acc = 0.0f;
+
+		for (i = 0; i < L; i++)
+			acc = fmaf(x[i], weight(p + 1, i), acc);
+		want[p] = acc;
+	}
+	assert_memory_equal(y, want, sizeof(want));
+}
+
+static const char *
+dot_rule(const char *match)
+{
+	snprintf(conf, sizeof(conf),
+		 "[lookaside dot]\nmatch = %s\nvpe = 2\nbank_size = 131072\n"
+		 "program = " ACIS_EXAMPLES_DIR "/dot.s\n"
+		 "memory = 1 0 %s/w1.bin\nmemory = 2 0 %s/w2.bin\n",
+		 match, tmpdir, tmpdir);
+	return conf;
+}
+
+static void
+test_udp_request_returns_the_result_to_its_sender(void **state)
+{
+	struct tf_addr h = tf_host(10), s;
+	uint8_t f[256];
+	float x[L];
+	struct rte_mbuf *m;
+	const uint8_t *r, *ip, *udp;
+	unsigned int len;
+
+	(void)state;
+	write_weights();
+	start_switch(NPORTS, dot_rule("udp_port 48000"));
+	s = switch_addr();
+	dot_payload(x);
+	len = tf_udp(f, &s, &h, 5555, 48000, x, sizeof(x), -1);
+	inject(2, f, len);
+	run();
+	m = sent(2);
+	assert_non_null(m);
+	r = rte_pktmbuf_mtod(m, const uint8_t *);
+	ip = r + 14;
+	udp = ip + 20;
+	assert_int_equal(rte_pktmbuf_data_len(m), 14 + 20 + 8 + 8);
+	assert_memory_equal(r, h.mac, 6);
+	assert_memory_equal(r + 6, sw.mac, 6);
+	assert_memory_equal(ip + 12, &s.ip, 4);
+	assert_memory_equal(ip + 16, &h.ip, 4);
+	assert_int_equal(udp[0] << 8 | udp[1], 48000);
+	assert_int_equal(udp[2] << 8 | udp[3], 5555);
+	assert_int_equal(acis_csum(ip, 20), 0);
+	assert_int_equal(acis_csum_partial(udp, 16, acis_csum_partial(ip + 12,
+				8, 0) + ACIS_IPPROTO_UDP + 16), 0xffff);
+	expect_dot(udp + 8);
+	rte_pktmbuf_free(m);
+	expect_silent(0);
+	expect_silent(1);
+	expect_silent(3);
+	assert_int_equal(g_la.rules[0].st.runs, 1);
+	assert_int_equal(g_la.rules[0].st.pkts_out, 1);
+	assert_int_equal(g_la.rules[0].st.bytes_in, sizeof(x));
+	assert_int_equal(delta().stage_pkts[ACIS_STAGE_LOOKASIDE], 1);
+	expect_no_leak();
+	stop_switch();
+	remove_weights();
+}
+
+static void
+test_acis_request_is_answered_with_its_header(void **state)
+{
+	struct tf_addr h = tf_host(11), s;
+	struct acis_hdr q = {
+		.version = ACIS_PROTO_VERSION, .type = ACIS_T_LOOKASIDE,
+		.opcode = 5, .hdr_len = ACIS_HDR_LEN, .job = 77,
+		.payload_len = L * 4,
+	}, a;
+	uint8_t f[512], msg[ACIS_HDR_LEN + L * 4];
+	const uint8_t *r;
+	struct rte_mbuf *m;
+	unsigned int len;
+
+	(void)state;
+	write_weights();
+	start_switch(NPORTS, dot_rule("acis_handler 5"));
+	s = switch_addr();
+	acis_hdr_encode(&q, msg);
+	dot_payload((float *)(msg + ACIS_HDR_LEN));
+	len = tf_udp(f, &s, &h, 6000, 47000, msg, sizeof(msg), -1);
+	inject(1, f, len);
+	/* a handler nobody has: dropped and counted */
+	q.opcode = 6;
+	acis_hdr_encode(&q, msg);
+	len = tf_udp(f, &s, &h, 6000, 47000, msg, sizeof(msg), -1);
+	inject(1, f, len);
+	run();
+	m = sent(1);
+	assert_non_null(m);
+	r = rte_pktmbuf_mtod(m, const uint8_t *) + 42;
+	assert_int_equal(acis_msg_parse(r, rte_pktmbuf_data_len(m) - 42, &a),
+			 ACIS_E_OK);
+	assert_int_equal(a.type, ACIS_T_LOOKASIDE);
+	assert_int_equal(a.opcode, 5);
+	assert_int_equal(a.job, 77);
+	assert_int_equal(a.payload_len, 8);
+	expect_dot(r + ACIS_HDR_LEN);
+	rte_pktmbuf_free(m);
+	expect_silent(1);
+	assert_int_equal(drops(ACIS_DROP_LA_NO_RULE), 1);
+	expect_no_leak();
+	stop_switch();
+	remove_weights();
+}
+
+static void
+test_passing_traffic_runs_through_a_handler_and_is_forwarded(void **state)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(11);
+	uint8_t f[1600], payload[1001];
+	unsigned int len, i, p;
+
+	(void)state;
+	start_switch(NPORTS, "[lookaside fwd]\nmatch = udp_port 48001\n"
+		     "action = forward\nvpe = 1\nbanks = 1\nbank_size = 4096\n"
+		     "program = " ACIS_EXAMPLES_DIR "/passthrough.s\n");
+	for (i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 13);
+	len = tf_udp(f, &b, &a, 4000, 48001, payload, sizeof(payload), 7);
+	inject(0, f, len);
+	run();
+	/* b is unknown: flooded, byte for byte what a sent */
+	for (p = 1; p < NPORTS; p++)
+		expect_frame(p, f, len);
+	expect_silent(0);
+	assert_int_equal(g_la.rules[0].st.runs, 1);
+	assert_int_equal(g_la.rules[0].st.bytes_out, sizeof(payload));
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_runaway_and_unloaded_handlers_drop_and_count(void **state)
+{
+	struct tf_addr h = tf_host(10), s;
+	uint8_t f[256];
+	char path[128], text[1024];
+	unsigned int len;
+	FILE *fp;
+
+	(void)state;
+	write_weights();
+	snprintf(path, sizeof(path), "%s/loop.s", tmpdir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("\taddi x1, x0, 1\nspin:\n\tbne x1, x0, spin\n\twfi\n", fp);
+	fclose(fp);
+	snprintf(text, sizeof(text),
+		 "[lookaside spin]\nmatch = udp_port 48000\nvpe = 1\nbanks = 1\n"
+		 "bank_size = 4096\nbudget = 1000\nprogram = %s\n"
+		 "[lookaside idle]\nmatch = udp_port 48002\nvpe = 1\nbanks = 1\n"
+		 "bank_size = 4096\n", path);
+	start_switch(NPORTS, text);
+	s = switch_addr();
+	len = tf_udp(f, &s, &h, 5555, 48000, "abcd", 4, -1);
+	inject(0, f, len);
+	inject(0, f, len);
+	len = tf_udp(f, &s, &h, 5555, 48002, "abcd", 4, -1);
+	inject(0, f, len);
+	run();
+	expect_silent(0);
+	assert_int_equal(drops(ACIS_DROP_LA_FAULT), 2);
+	assert_int_equal(drops(ACIS_DROP_LA_NOT_READY), 1);
+	assert_int_equal(g_la.rules[0].st.faults, 2);
+	assert_int_equal(g_la.rules[0].last_rc, ACIS_CGRA_E_BUDGET);
+	assert_true(g_la.rules[0].st.instructions >= 2000);
+	expect_no_leak();
+	stop_switch();
+	remove_weights();
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(
+			test_udp_request_returns_the_result_to_its_sender,
+			teardown),
+		cmocka_unit_test_teardown(
+			test_acis_request_is_answered_with_its_header, teardown),
+		cmocka_unit_test_teardown(
+			test_passing_traffic_runs_through_a_handler_and_is_forwarded,
+			teardown),
+		cmocka_unit_test_teardown(
+			test_runaway_and_unloaded_handlers_drop_and_count,
+			teardown),
+	};
+	int rc;
+
+	(void)argc;
+	if (harness_eal_init(argv[0]) != 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	harness_eal_cleanup();
+	return rc;
+}
