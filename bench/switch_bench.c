@@ -1,0 +1,1241 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * switch_bench: the real switch — pipeline text, ports, graph of stages,
+ * the lcore loop of acis-switch (acis_switch_core) — on net_ring ports in
+ * this process, fed from rings the benchmark owns, against a reference
+ * measured in the same run on the same cores.
+ *
+ *   switch_bench [EAL options] -- fwd [--frame B] [--seconds S]
+ *                [--inflight N] [--io] [--csv FILE]
+ *   switch_bench [EAL options] -- agg [--ranks P] [--payload B]
+ *                [--chunks C] [--workers W] [--round-mb M] [--rounds R]
+ *                [--csv FILE]
+ *
+ * fwd: L2 forwarding between two ports wired back to back (what port 0
+ * sends, port 1 receives, and the other way), two stations A on port 0
+ * and B on port 1 (static entries), N frames of B bytes in flight each
+ * way. Every frame crosses the whole graph (rx, parse, l2, tx) and comes
+ * back round the wire, as in testpmd's --tx-first loop. With --io, a plain
+ * rx_burst/tx_burst loop (testpmd's io forwarding) on the same ports
+ * instead of the switch. Reports forwarded Mpps on one lcore.
+ *
+ * agg: allreduce float32 sum of P ranks on P ports. Each round preloads
+ * the ports' RX rings with whole collectives of C chunks of B bytes
+ * (every rank's contributions, then its receipts), starts the worker
+ * lcores, and samples the results coming out; the rate is taken between
+ * 10% and 90% of the round, so start and end do not count. The ceiling is
+ * a plain streaming sum (acc = r0; acc += r1; ...) over the same mbufs'
+ * payload bytes in the same order, on the same worker lcores. The first
+ * result of every round is checked bit for bit against that sum. Reports
+ * contribution Gb/s per worker lcore for both and their ratio.
+ *
+ * The lcores the switch runs on are the EAL's lcores after the main one:
+ * give the EAL -l or --lcores accordingly (the main lcore only samples).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "acis_conf.h"
+#include "acis_pipeline.h"
+#include "acis_proto.h"
+#include "switch.h"
+
+#define MAX_PORTS 8
+#define MAX_Q 4
+#define SW_MAC "02:ac:15:00:00:01"
+#define SW_IP_STR "10.77.0.1"
+#define OFF_ACIS 42 /* Ethernet + IPv4 + UDP */
+#define OFF_PAYLOAD (OFF_ACIS + ACIS_HDR_LEN)
+#define JOB 4242
+/* The switch's mbuf pool in agg: twice the default, so results taken off
+ * the TX rings every 100 us never leave it short. (net_ring ports have no
+ * descriptors: rxd and txd only size the pool check, so they are small.) */
+#define SW_MBUFS 32767
+
+static const uint8_t sw_mac[6] = {0x02, 0xac, 0x15, 0, 0, 1};
+
+struct bport {
+	uint16_t port_id;
+	unsigned int nrx, ntx;
+	struct rte_ring *rx[MAX_Q]; /* we enqueue: the port receives */
+	struct rte_ring *tx[MAX_Q]; /* the port transmits: we dequeue */
+	char ethdev[64];
+};
+
+static struct {
+	unsigned int gen;
+	unsigned int lcores[MAX_Q]; /* EAL lcores after the main one */
+	unsigned int n_lcores;
+	FILE *csv;
+	const char *csv_path;
+	struct acis_pipeline pl;
+} B;
+
+static void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "switch_bench: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+static double
+tsc_sec(uint64_t d)
+{
+	return (double)d / (double)rte_get_tsc_hz();
+}
+
+static uint32_t
+ip4(const char *s)
+{
+	uint32_t ip;
+
+	if (acis_parse_ipv4(s, &ip) != 0)
+		die("bad address %s", s);
+	return ip;
+}
+
+static struct rte_ring *
+make_ring(const char *what, unsigned int i, unsigned int q, unsigned int n)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+
+	snprintf(name, sizeof(name), "b%s%u_%u_%u", what, B.gen, i, q);
+	r = rte_ring_create(name, rte_align32pow2(n + 1), SOCKET_ID_ANY,
+			    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (r == NULL)
+		die("ring %s (%u slots): %s", name, n, rte_strerror(rte_errno));
+	return r;
+}
+
+/* An ethdev over rings we own; rx[] and tx[] are set by the caller. */
+static void
+make_port(struct bport *p, unsigned int i)
+{
+	char name[32];
+	int id;
+
+	snprintf(name, sizeof(name), "b%u_%u", B.gen, i);
+	id = rte_eth_from_rings(name, p->rx, p->nrx, p->tx, p->ntx,
+				(unsigned int)rte_socket_id());
+	if (id < 0)
+		die("rte_eth_from_rings %s: %s", name, rte_strerror(rte_errno));
+	p->port_id = (uint16_t)id;
+	/* rte_eth_from_rings names the ethdev "net_ring_" + name */
+	snprintf(p->ethdev, sizeof(p->ethdev), "net_ring_%s", name);
+}
+
+static void
+free_port_rings(struct bport *p)
+{
+	unsigned int q;
+
+	for (q = 0; q < p->nrx; q++)
+		rte_ring_free(p->rx[q]);
+	for (q = 0; q < p->ntx; q++)
+		if (p->tx[q] != p->rx[0] || p->nrx == 0)
+			rte_ring_free(p->tx[q]);
+}
+
+/* Parse pipeline text and start the switch on it. */
+static void
+switch_start(const char *text)
+{
+	char err[ACIS_CONF_ERR_LEN];
+	struct acis_conf *conf;
+
+	conf = acis_conf_parse("switch_bench.ini", text, err);
+	if (conf == NULL)
+		die("pipeline: %s", err);
+	if (acis_pipeline_from_conf(conf, rte_get_main_lcore(), &B.pl, err))
+		die("pipeline: %s", err);
+	acis_conf_free(conf);
+	if (acis_switch_init(&B.pl, err, sizeof(err)) != 0)
+		die("switch: %s", err);
+}
+
+static void
+lcores_launch(void)
+{
+	unsigned int i;
+
+	g_sw.quit = 0;
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		struct acis_lcore_ctx *lc = g_sw.lcores[i];
+
+		if (lc->lcore_id == rte_get_main_lcore())
+			die("the switch may not run on the main lcore");
+		if (rte_eal_remote_launch(acis_switch_run_lcore, lc,
+					  lc->lcore_id) != 0)
+			die("lcore %u is busy", lc->lcore_id);
+	}
+}
+
+static void
+lcores_stop(void)
+{
+	g_sw.quit = 1;
+	rte_eal_mp_wait_lcore();
+	g_sw.quit = 0;
+}
+
+/* "[lcore N]" sections: the first n of our lcores, each rx and worker,
+ * each polling every port. */
+static int
+lcore_sections(char *buf, size_t len, unsigned int n, unsigned int nports)
+{
+	unsigned int i, p;
+	int k = 0;
+
+	for (i = 0; i < n; i++) {
+		k += snprintf(buf + k, len - k, "[lcore %u]\nrole = rx worker\n"
+			      "rx =", B.lcores[i]);
+		for (p = 0; p < nports; p++)
+			k += snprintf(buf + k, len - k, " p%u", p);
+		k += snprintf(buf + k, len - k, "\n");
+	}
+	return k;
+}
+
+/* Ethernet, IPv4 and UDP headers for a payload of ulen bytes. */
+static void
+udp_frame(uint8_t *f, const uint8_t *dmac, const uint8_t *smac, uint32_t sip,
+	  uint32_t dip, uint16_t sport, uint16_t dport, uint16_t ulen)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
+	uint16_t ip_len = (uint16_t)(20 + 8 + ulen);
+
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, smac, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = 0x45;
+	ip->total_length = rte_cpu_to_be_16(ip_len);
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = sip;
+	ip->dst_addr = dip;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	*(uint16_t *)(f + 34) = rte_cpu_to_be_16(sport);
+	*(uint16_t *)(f + 36) = rte_cpu_to_be_16(dport);
+	*(uint16_t *)(f + 38) = rte_cpu_to_be_16((uint16_t)(8 + ulen));
+	*(uint16_t *)(f + 40) = 0; /* no checksum */
+}
+
+static struct rte_mempool *
+make_pool(const char *what, unsigned int n, unsigned int data_room)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *mp;
+
+	snprintf(name, sizeof(name), "b%s%u", what, B.gen);
+	mp = rte_pktmbuf_pool_create(name, n, 256, ACIS_MBUF_PRIV_SIZE,
+				     (uint16_t)(RTE_PKTMBUF_HEADROOM +
+						data_room),
+				     (int)rte_socket_id());
+	if (mp == NULL)
+		die("mbuf pool of %u x %u B: %s (give the EAL more memory, "
+		    "-m)", n, data_room, rte_strerror(rte_errno));
+	return mp;
+}
+
+static void
+csv_open(const char *header)
+{
+	long pos;
+
+	if (B.csv_path == NULL)
+		return;
+	B.csv = fopen(B.csv_path, "a");
+	if (B.csv == NULL)
+		die("%s: %s", B.csv_path, strerror(errno));
+	fseek(B.csv, 0, SEEK_END);
+	pos = ftell(B.csv);
+	if (pos == 0)
+		fprintf(B.csv, "%s\n", header);
+}
+
+/* ------------------------------------------------------------------ */
+/* fwd                                                                  */
+/* ------------------------------------------------------------------ */
+
+struct fwd_opts {
+	unsigned int frame;
+	double seconds;
+	unsigned int inflight;
+	int io;
+};
+
+static volatile int io_quit;
+
+/* testpmd's io forwarding: whatever port p receives goes out of p ^ 1. */
+static int
+io_loop(void *arg)
+{
+	const struct bport *ports = arg;
+	struct rte_mbuf *pkts[32];
+	uint16_t n, sent, p;
+
+	while (!io_quit) {
+		for (p = 0; p < 2; p++) {
+			n = rte_eth_rx_burst(ports[p].port_id, 0, pkts, 32);
+			if (n == 0)
+				continue;
+			sent = rte_eth_tx_burst(ports[p ^ 1].port_id, 0, pkts,
+						n);
+			if (unlikely(sent < n))
+				rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+		}
+	}
+	return 0;
+}
+
+static void
+io_ports_start(struct bport *ports, struct rte_mempool *mp)
+{
+	struct rte_eth_conf conf;
+	unsigned int p;
+
+	memset(&conf, 0, sizeof(conf));
+	for (p = 0; p < 2; p++) {
+		uint16_t id = ports[p].port_id;
+
+		if (rte_eth_dev_configure(id, 1, 1, &conf) != 0 ||
+		    rte_eth_rx_queue_setup(id, 0, 1024, rte_socket_id(), NULL,
+					   mp) != 0 ||
+		    rte_eth_tx_queue_setup(id, 0, 1024, rte_socket_id(),
+					   NULL) != 0 ||
+		    rte_eth_dev_start(id) != 0)
+			die("cannot start port %u", p);
+	}
+}
+
+static uint64_t
+fwd_tx_total(const struct bport *ports)
+{
+	struct rte_eth_stats st;
+	uint64_t n = 0;
+	unsigned int p;
+
+	for (p = 0; p < 2; p++)
+		if (rte_eth_stats_get(ports[p].port_id, &st) == 0)
+			n += st.opackets;
+	return n;
+}
+
+static void
+fwd_run(const struct fwd_opts *o)
+{
+	static const uint8_t mac_a[6] = {0x02, 0xa0, 0, 0, 0, 0x0a};
+	static const uint8_t mac_b[6] = {0x02, 0xa0, 0, 0, 0, 0x0b};
+	struct bport ports[2];
+	struct rte_mempool *mp;
+	struct rte_ring *w[2];
+	char text[4096];
+	struct rte_mbuf **m;
+	unsigned int i, k, n = o->inflight;
+	uint64_t t0, t1, c0, c1;
+	double mpps, sec;
+	int len;
+
+	memset(ports, 0, sizeof(ports));
+	B.gen++;
+	/* w[1] carries A->B frames into port 0 and out of port 1 back to
+	 * port 0; w[0] carries B->A frames the other way round */
+	w[0] = make_ring("w", 0, 0, 4096);
+	w[1] = make_ring("w", 1, 0, 4096);
+	ports[0].rx[0] = w[1];
+	ports[0].tx[0] = w[0];
+	ports[1].rx[0] = w[0];
+	ports[1].tx[0] = w[1];
+	for (i = 0; i < 2; i++) {
+		ports[i].nrx = ports[i].ntx = 1;
+		make_port(&ports[i], i);
+	}
+	mp = make_pool("f", 2 * n + 4096, RTE_ALIGN(o->frame, 64));
+	m = calloc(2 * n, sizeof(*m));
+	if (m == NULL || rte_pktmbuf_alloc_bulk(mp, m, 2 * n) != 0)
+		die("no memory for %u frames", 2 * n);
+	for (i = 0; i < 2 * n; i++) {
+		int ab = i < n; /* A->B, else B->A */
+		uint8_t *f = (uint8_t *)rte_pktmbuf_append(m[i],
+							   (uint16_t)o->frame);
+
+		memset(f, 0, o->frame);
+		udp_frame(f, ab ? mac_b : mac_a, ab ? mac_a : mac_b,
+			  ip4(ab ? "10.1.0.10" : "10.1.0.11"),
+			  ip4(ab ? "10.1.0.11" : "10.1.0.10"), 1024, 9,
+			  (uint16_t)(o->frame - OFF_ACIS));
+	}
+	if (rte_ring_enqueue_bulk(w[1], (void **)m, n, NULL) != n ||
+	    rte_ring_enqueue_bulk(w[0], (void **)(m + n), n, NULL) != n)
+		die("cannot preload the wire");
+	free(m);
+
+	if (o->io) {
+		io_ports_start(ports, mp);
+		io_quit = 0;
+		rte_eal_remote_launch(io_loop, ports, B.lcores[0]);
+	} else {
+		len = snprintf(text, sizeof(text),
+			       "[switch]\nmac = " SW_MAC "\nip = " SW_IP_STR
+			       "\nmtu = 1500\nburst = 32\nmbufs = 8191\n"
+			       "[l2]\nlearning = on\nflood = on\n"
+			       "static = 02:a0:00:00:00:0a p0\n"
+			       "static = 02:a0:00:00:00:0b p1\n");
+		for (i = 0; i < 2; i++)
+			len += snprintf(text + len, sizeof(text) - len,
+					"[port p%u]\ndev = %s\nrxd = 1024\n"
+					"txd = 1024\n", i, ports[i].ethdev);
+		lcore_sections(text + len, sizeof(text) - len, 1, 2);
+		switch_start(text);
+		lcores_launch();
+	}
+	rte_delay_ms(300); /* warm up */
+	c0 = fwd_tx_total(ports);
+	t0 = rte_rdtsc();
+	rte_delay_us_sleep((unsigned int)(o->seconds * 1e6));
+	c1 = fwd_tx_total(ports);
+	t1 = rte_rdtsc();
+	sec = tsc_sec(t1 - t0);
+	mpps = (double)(c1 - c0) / sec / 1e6;
+
+	if (o->io) {
+		io_quit = 1;
+		rte_eal_mp_wait_lcore();
+	} else {
+		struct acis_lcore_stats s;
+
+		lcores_stop();
+		acis_stats_sum(&s);
+		k = 0;
+		for (i = 0; i < ACIS_DROP_MAX; i++)
+			k += s.drops[i] != 0;
+		if (k != 0 || s.flooded != 0)
+			die("the switch dropped or flooded frames: the run "
+			    "does not measure forwarding");
+	}
+	printf("%-12s %6u B  %5u in flight each way  %8.3f Mpps on 1 lcore "
+	       "(%.2f s)\n", o->io ? "io loop" : "acis-switch", o->frame, n,
+	       mpps, sec);
+	csv_open("dut,frame_bytes,inflight,lcores,seconds,packets,mpps");
+	if (B.csv != NULL) {
+		fprintf(B.csv, "%s,%u,%u,1,%.3f,%" PRIu64 ",%.4f\n",
+			o->io ? "io-loop" : "acis-switch", o->frame, n, sec,
+			c1 - c0, mpps);
+		fclose(B.csv);
+	}
+	if (o->io) {
+		for (i = 0; i < 2; i++) {
+			rte_eth_dev_stop(ports[i].port_id);
+			rte_eth_dev_close(ports[i].port_id);
+		}
+	} else {
+		acis_switch_fini();
+	}
+	/* the frames are on the wire rings: free them with the rings */
+	for (i = 0; i < 2; i++) {
+		void *x = NULL;
+
+		while (rte_ring_dequeue(w[i], &x) == 0)
+			rte_pktmbuf_free(x);
+		rte_ring_free(w[i]);
+	}
+	rte_mempool_free(mp);
+}
+
+/* ------------------------------------------------------------------ */
+/* agg                                                                  */
+/* ------------------------------------------------------------------ */
+
+struct agg_opts {
+	unsigned int ranks, payload, chunks, workers, rounds;
+	double round_mb;
+};
+
+struct agg_run {
+	const struct agg_opts *o;
+	struct bport ports[MAX_PORTS];
+	struct rte_mempool *gp; /* contributions and receipts */
+	unsigned int n_coll;    /* collectives per round */
+	unsigned int lag;       /* receipts follow this many collectives late */
+	uint32_t comm;
+	/* per (port, queue): the frames of one round, in ring order */
+	struct rte_mbuf **q[MAX_PORTS][MAX_Q];
+	unsigned int nq[MAX_PORTS][MAX_Q];
+	/* the receipts of the last `lag` collectives, sent once the round's
+	 * results are out (as hosts confirm what they received) */
+	struct rte_mbuf **tq[MAX_PORTS][MAX_Q];
+	unsigned int ntq[MAX_PORTS][MAX_Q];
+	uint64_t results_per_round;
+	float *ref; /* chunk 0 of collective 0, summed in rank order */
+	struct rte_mbuf **contrib; /* [(s * C + c) * P + r] */
+	float *acc[MAX_Q];
+	double ceil_sec[MAX_Q];
+	unsigned int ceil_lo[MAX_Q], ceil_hi[MAX_Q];
+};
+
+static const uint8_t *
+rank_mac(unsigned int r)
+{
+	static uint8_t mac[MAX_PORTS][6];
+
+	mac[r][0] = 0x02;
+	mac[r][1] = 0xa0;
+	mac[r][5] = (uint8_t)(0x10 + r);
+	return mac[r];
+}
+
+static uint32_t
+rank_ip(unsigned int r)
+{
+	return rte_cpu_to_be_32((10u << 24) | (77u << 16) | (10 + r));
+}
+
+static struct rte_mbuf *
+acis_frame(struct agg_run *a, unsigned int r, const struct acis_hdr *h,
+	   const void *payload)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(a->gp);
+	uint16_t len = (uint16_t)(OFF_PAYLOAD + h->payload_len);
+	uint8_t *f;
+
+	if (m == NULL)
+		die("contribution pool empty");
+	f = (uint8_t *)rte_pktmbuf_append(m, len);
+	if (f == NULL)
+		die("frame of %u B does not fit an mbuf", len);
+	udp_frame(f, sw_mac, rank_mac(r), rank_ip(r), ip4(SW_IP_STR),
+		  (uint16_t)(40000 + r), ACIS_DEFAULT_UDP_PORT,
+		  (uint16_t)(ACIS_HDR_LEN + h->payload_len));
+	acis_hdr_encode(h, f + OFF_ACIS);
+	if (h->payload_len)
+		memcpy(f + OFF_PAYLOAD, payload, h->payload_len);
+	return m;
+}
+
+static void
+base_hdr(struct acis_hdr *h, unsigned int type, unsigned int r)
+{
+	memset(h, 0, sizeof(*h));
+	h->version = ACIS_PROTO_VERSION;
+	h->type = (uint8_t)type;
+	h->hdr_len = ACIS_HDR_LEN;
+	h->job = JOB;
+	h->rank = r;
+	h->root = ACIS_RANK_NONE;
+}
+
+/* Frames still owed: every TX ring's count. */
+static uint64_t
+tx_count(const struct agg_run *a)
+{
+	uint64_t n = 0;
+	unsigned int p, q;
+
+	for (p = 0; p < a->o->ranks; p++)
+		for (q = 0; q < a->ports[p].ntx; q++)
+			n += rte_ring_count(a->ports[p].tx[q]);
+	return n;
+}
+
+/* Join the P ranks (the job's world communicator). */
+static void
+agg_join(struct agg_run *a)
+{
+	unsigned int r, p, q, n = 0;
+	uint64_t t0 = rte_rdtsc();
+	struct acis_hdr h;
+	void *x;
+
+	for (r = 0; r < a->o->ranks; r++) {
+		struct rte_mbuf *m;
+
+		base_hdr(&h, ACIS_T_CTRL, r);
+		h.opcode = ACIS_CTRL_JOIN;
+		h.root = a->o->ranks;
+		m = acis_frame(a, r, &h, NULL);
+		if (rte_ring_enqueue(a->ports[r].rx[0], m) != 0)
+			die("join: ring full");
+	}
+	lcores_launch();
+	while (tx_count(a) < a->o->ranks) {
+		if (tsc_sec(rte_rdtsc() - t0) > 5)
+			die("the ranks could not join (%" PRIu64 " answers)",
+			    tx_count(a));
+		rte_delay_us_sleep(100);
+	}
+	lcores_stop();
+	for (p = 0; p < a->o->ranks; p++)
+		for (q = 0; q < a->ports[p].ntx; q++)
+			while (rte_ring_dequeue(a->ports[p].tx[q], &x) == 0) {
+				const uint8_t *f =
+					rte_pktmbuf_mtod((struct rte_mbuf *)x,
+							 const uint8_t *);
+
+				acis_hdr_decode(f + OFF_ACIS, &h);
+				if (h.type != ACIS_T_CTRL_ACK || h.status != 0)
+					die("join refused (status %u)",
+					    h.status);
+				a->comm = h.comm;
+				n++;
+				rte_pktmbuf_free(x);
+			}
+	if (n != a->o->ranks)
+		die("join: %u answers for %u ranks", n, a->o->ranks);
+}
+
+/*
+ * The frames of one round, in the order each (port, queue) ring gets
+ * them. Rank r's frames of collective s arrive on port (r + s) % P, so
+ * the ranks' arrival order turns with every collective and rank-order
+ * folding has contributions to hold; they use RX queue r % workers, as a
+ * NIC spreading by source would. A rank's receipts for collective s
+ * follow its contributions `lag` collectives later, when the switch has
+ * long answered s, and once more after the round.
+ */
+static void
+agg_build(struct agg_run *a)
+{
+	const struct agg_opts *o = a->o;
+	unsigned int P = o->ranks, C = o->chunks, L = o->payload;
+	unsigned int nw = o->workers, s, c, r, p, q, i;
+	size_t per_q;
+	float *data;
+	uint32_t *keys;
+	struct acis_hdr h;
+	struct rte_mbuf *m;
+
+	data = malloc((size_t)P * C * L);
+	a->contrib = malloc((size_t)a->n_coll * C * P * sizeof(*a->contrib));
+	if (a->contrib == NULL)
+		die("out of memory");
+	keys = malloc(C * sizeof(*keys));
+	a->ref = malloc(L);
+	if (data == NULL || keys == NULL || a->ref == NULL)
+		die("out of memory");
+	/* small values: millions of sums stay finite and normal */
+	srand(7);
+	for (i = 0; i < (size_t)P * C * L / 4; i++)
+		data[i] = (float)(rand() % 2000 - 1000) * 1e-4f;
+	for (c = 0; c < C; c++)
+		keys[c] = rte_cpu_to_le_32(c);
+	for (i = 0; i < L / 4; i++) {
+		float v = data[i];
+
+		for (r = 1; r < P; r++)
+			v += data[(size_t)r * C * L / 4 + i];
+		a->ref[i] = v;
+	}
+	per_q = ((size_t)a->n_coll * (C + 1) * P + nw - 1) / nw + P;
+	for (p = 0; p < P; p++)
+		for (q = 0; q < nw; q++) {
+			a->q[p][q] = malloc(per_q * sizeof(struct rte_mbuf *));
+			a->tq[p][q] = malloc(((size_t)a->n_coll * P + 1) *
+					     sizeof(struct rte_mbuf *));
+			if (a->q[p][q] == NULL || a->tq[p][q] == NULL)
+				die("out of memory");
+			a->nq[p][q] = 0;
+			a->ntq[p][q] = 0;
+		}
+	for (s = 0; s < a->n_coll + a->lag; s++) {
+		for (r = 0; r < P; r++) {
+			unsigned int sd;
+
+			q = r % nw;
+			if (s < a->n_coll) {
+				p = (r + s) % P;
+				base_hdr(&h, ACIS_T_DATA, r);
+				h.opcode = ACIS_OPCODE(ACIS_C_ALLREDUCE, 0);
+				h.dtype = ACIS_FLOAT32;
+				h.op = ACIS_OP_SUM;
+				h.comm = a->comm;
+				h.seq = s;
+				h.msg_size = (uint64_t)C * L;
+				h.payload_len = (uint16_t)L;
+				h.chunk_size = (uint16_t)L;
+				h.contributors = 1;
+				for (c = 0; c < C; c++) {
+					h.chunk = c;
+					h.flags = c == C - 1 ? ACIS_F_LAST : 0;
+					m = acis_frame(a, r, &h,
+						       (const uint8_t *)data +
+						       ((size_t)r * C + c) * L);
+					a->q[p][q][a->nq[p][q]++] = m;
+					a->contrib[((size_t)s * C + c) * P +
+						   r] = m;
+				}
+			}
+			if (s < a->lag || s - a->lag >= a->n_coll)
+				continue;
+			sd = s - a->lag; /* receipts of an older collective */
+			p = (r + sd) % P;
+			base_hdr(&h, ACIS_T_ACK, r);
+			h.opcode = ACIS_OPCODE(ACIS_C_ALLREDUCE, 0);
+			h.dtype = ACIS_FLOAT32;
+			h.op = ACIS_OP_SUM;
+			h.comm = a->comm;
+			h.seq = sd;
+			h.msg_size = (uint64_t)C * L;
+			h.chunk_size = (uint16_t)L;
+			h.chunk = C;
+			h.payload_len = (uint16_t)(C * 4);
+			if (s < a->n_coll)
+				a->q[p][q][a->nq[p][q]++] =
+					acis_frame(a, r, &h, keys);
+			/* and once more after the round: a receipt that met
+			 * its slot unfinished (lcores out of step) counts
+			 * then, as a host confirms again */
+			a->tq[p][q][a->ntq[p][q]++] = acis_frame(a, r, &h,
+								 keys);
+		}
+	}
+	free(data);
+	free(keys);
+	a->results_per_round = (uint64_t)a->n_coll * C * P;
+}
+
+/* Number every frame of a list with its collective's sequence number
+ * on the communicator, and put them on the RX rings, each with a
+ * reference the switch's free gives back. */
+static void
+agg_load(struct agg_run *a, unsigned int round, int tail)
+{
+	unsigned int p, q, i;
+	uint32_t base = round * a->n_coll;
+
+	for (p = 0; p < a->o->ranks; p++)
+		for (q = 0; q < a->o->workers; q++) {
+			struct rte_mbuf **l = tail ? a->tq[p][q] : a->q[p][q];
+			unsigned int n = tail ? a->ntq[p][q] : a->nq[p][q];
+
+			for (i = 0; i < n; i++) {
+				uint8_t *f = rte_pktmbuf_mtod(l[i], uint8_t *);
+				uint32_t seq;
+
+				/* seq: ACiS header bytes 24..27, big endian */
+				memcpy(&seq, f + OFF_ACIS + 24, 4);
+				seq = rte_cpu_to_be_32(base + (rte_be_to_cpu_32(
+					seq) % a->n_coll));
+				memcpy(f + OFF_ACIS + 24, &seq, 4);
+				rte_mbuf_refcnt_update(l[i], 1);
+			}
+			if (rte_ring_enqueue_bulk(a->ports[p].rx[q],
+						  (void **)l, n, NULL) != n)
+				die("RX ring too small");
+		}
+}
+
+/* The last receipts of a round, untimed: every slot must then be free. */
+static void
+agg_confirm(struct agg_run *a, unsigned int round)
+{
+	struct acis_coll_stats cs;
+	struct acis_agg_stats as;
+	uint64_t t0 = rte_rdtsc();
+
+	agg_load(a, round, 1);
+	lcores_launch();
+	do {
+		rte_delay_us_sleep(200);
+		acis_coll_stats_sum(&cs, &as);
+	} while (as.in_use != 0 && tsc_sec(rte_rdtsc() - t0) < 1);
+	lcores_stop();
+	if (as.in_use != 0)
+		die("round %u: %u slots still open after every receipt",
+		    round, as.in_use);
+}
+
+/* Take what the switch sent so far, as a NIC's transmit side would, and
+ * free it; check that every frame is a result and that the one of
+ * collective 0 chunk 0 is the rank-order sum. Returns the frames taken. */
+static uint64_t
+agg_drain(struct agg_run *a, unsigned int round, int *checked)
+{
+	struct rte_mbuf *m[64];
+	unsigned int p, q, i, k;
+	uint64_t n = 0;
+
+	for (p = 0; p < a->o->ranks; p++)
+		for (q = 0; q < a->ports[p].ntx; q++)
+			while ((k = rte_ring_dequeue_burst(a->ports[p].tx[q],
+							   (void **)m, 64,
+							   NULL)) != 0) {
+				for (i = 0; i < k; i++) {
+					const uint8_t *f = rte_pktmbuf_mtod(
+						m[i], const uint8_t *);
+					struct acis_hdr h;
+
+					acis_hdr_decode(f + OFF_ACIS, &h);
+					if (h.type != ACIS_T_RESULT)
+						die("round %u: the switch sent "
+						    "a frame of type %u "
+						    "(status %u)", round,
+						    h.type, h.status);
+					if (*checked || h.chunk != 0 ||
+					    h.seq != round * a->n_coll)
+						continue;
+					if (memcmp(f + OFF_PAYLOAD, a->ref,
+						   a->o->payload) != 0)
+						die("round %u: the switch's "
+						    "sum differs from the "
+						    "rank-order sum", round);
+					*checked = 1;
+				}
+				rte_pktmbuf_free_bulk(m, k);
+				n += k;
+			}
+	return n;
+}
+
+/* acc[i] += x[i], as the compiler vectorises it for the widest vector
+ * unit the CPU has (the switch's reduce kernels choose theirs the same
+ * way at start-up; DPDK's build flags alone would hold this loop to SSE). */
+__attribute__((target_clones("avx512f", "avx2", "default"), noinline))
+static void
+stream_sum(float *restrict acc, const float *restrict x, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		acc[i] += x[i];
+}
+
+/* The ceiling: a plain streaming sum (acc = r0; acc += r1; ...) over the
+ * same mbufs' payload bytes, by collective, chunk and rank, for this
+ * lcore's share of the collectives. */
+static int
+ceiling_lcore(void *arg)
+{
+	struct agg_run *a = arg;
+	unsigned int P = a->o->ranks, C = a->o->chunks;
+	size_t n = a->o->payload / 4;
+	unsigned int k, s, c, r;
+	uint64_t t0;
+	float *acc;
+
+	for (k = 0; k < a->o->workers; k++)
+		if (B.lcores[k] == rte_lcore_id())
+			break;
+	acc = a->acc[k];
+	t0 = rte_rdtsc();
+	for (s = a->ceil_lo[k]; s < a->ceil_hi[k]; s++)
+		for (c = 0; c < C; c++) {
+			struct rte_mbuf **m = &a->contrib[((size_t)s * C + c) *
+							  P];
+			const float *x = (const float *)(rte_pktmbuf_mtod(
+				m[0], const uint8_t *) + OFF_PAYLOAD);
+
+			memcpy(acc, x, n * 4);
+			for (r = 1; r < P; r++) {
+				x = (const float *)(rte_pktmbuf_mtod(
+					m[r], const uint8_t *) + OFF_PAYLOAD);
+				stream_sum(acc, x, n);
+			}
+			if (s == 0 && c == 0 &&
+			    memcmp(acc, a->ref, n * 4) != 0)
+				die("the ceiling's sum differs from the "
+				    "reference");
+		}
+	a->ceil_sec[k] = tsc_sec(rte_rdtsc() - t0);
+	return 0;
+}
+
+/* Contribution Gb/s per lcore of the ceiling, all lcores at once. */
+static double
+agg_ceiling(struct agg_run *a)
+{
+	unsigned int k, nw = a->o->workers;
+	double worst = 0;
+
+	for (k = 0; k < nw; k++) {
+		a->ceil_lo[k] = a->n_coll * k / nw;
+		a->ceil_hi[k] = a->n_coll * (k + 1) / nw;
+		rte_eal_remote_launch(ceiling_lcore, a, B.lcores[k]);
+	}
+	rte_eal_mp_wait_lcore();
+	for (k = 0; k < nw; k++)
+		if (a->ceil_sec[k] > worst)
+			worst = a->ceil_sec[k];
+	return (double)a->n_coll * a->o->chunks * a->o->ranks *
+	       a->o->payload * 8 / worst / 1e9 / nw;
+}
+
+struct sample {
+	uint64_t tsc, n;
+};
+
+/* One round through the switch: Gb/s of contributions per worker lcore,
+ * between 10% and 90% of the round's results. The sampler takes the
+ * results off the TX rings every 100 us. */
+static double
+agg_round(struct agg_run *a, unsigned int round, struct sample *sm,
+	  size_t cap, int *coarse)
+{
+	uint64_t total = a->results_per_round, t0, n = 0;
+	size_t ns = 0, i, lo = SIZE_MAX, hi = SIZE_MAX;
+	int checked = 0;
+	double sec;
+
+	agg_load(a, round, 0);
+	lcores_launch();
+	t0 = rte_rdtsc();
+	for (;;) {
+		n += agg_drain(a, round, &checked);
+		if (ns < cap) {
+			sm[ns].tsc = rte_rdtsc();
+			sm[ns].n = n;
+			ns++;
+		}
+		if (n >= total)
+			break;
+		if (tsc_sec(rte_rdtsc() - t0) > 60)
+			die("round %u: %" PRIu64 " of %" PRIu64 " results after "
+			    "60 s", round, n, total);
+		rte_delay_us_sleep(100);
+	}
+	lcores_stop();
+	if (n != total || !checked)
+		die("round %u: %" PRIu64 " results (want %" PRIu64 ")%s",
+		    round, n, total, checked ? "" :
+		    ", collective 0 chunk 0 not seen");
+	for (i = 0; i < ns; i++) {
+		if (lo == SIZE_MAX && sm[i].n >= total / 10)
+			lo = i;
+		if (sm[i].n <= total * 9 / 10)
+			hi = i;
+	}
+	if (lo == SIZE_MAX || hi == SIZE_MAX || hi <= lo ||
+	    sm[hi].n <= sm[lo].n) {
+		/* too short to sample inside: the whole round, start to
+		 * the sample that saw it end */
+		*coarse = 1;
+		sec = tsc_sec(sm[ns - 1].tsc - t0);
+		return (double)total * a->o->payload * 8 / sec / 1e9 /
+		       a->o->workers;
+	}
+	sec = tsc_sec(sm[hi].tsc - sm[lo].tsc);
+	return (double)(sm[hi].n - sm[lo].n) * a->o->payload * 8 / sec /
+	       1e9 / a->o->workers;
+}
+
+static int
+cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static void
+agg_run(const struct agg_opts *o)
+{
+	struct agg_run a;
+	unsigned int P = o->ranks, C = o->chunks, L = o->payload;
+	unsigned int nw = o->workers, p, q, k, mtu, slots, data_room;
+	uint64_t frames;
+	char *text;
+	size_t len = 0, cap = 1 << 20;
+	double *sw, *ce, sw_best, ce_best, sw_med, ce_med;
+	struct sample *sm;
+	struct acis_coll_stats cs;
+	struct acis_agg_stats as;
+	struct acis_lcore_stats ls;
+	int coarse = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.o = o;
+	a.n_coll = (unsigned int)(o->round_mb * 1048576.0 /
+				  ((double)P * C * L));
+	if (a.n_coll == 0)
+		a.n_coll = 1;
+	a.lag = (256 + C) / (C + 1);
+	if (a.lag > a.n_coll)
+		a.lag = a.n_coll;
+	frames = (uint64_t)a.n_coll * (C + 1) * P;
+	mtu = L + 20 + 8 + ACIS_HDR_LEN;
+	if (mtu < 576)
+		mtu = 576;
+	if (mtu > 9600)
+		die("--payload %u: the largest is %u", L,
+		    9600 - 20 - 8 - ACIS_HDR_LEN);
+	/* nothing paces a preloaded round: one lcore may open every slot of
+	 * the round before the other brings the rest of their
+	 * contributions, so there is a slot for every chunk of the round */
+	slots = rte_align32pow2(a.n_coll * C + 64);
+	if (slots > 4194304)
+		die("a round of %u collectives of %u chunks needs too many "
+		    "slots: use a smaller --round-mb", a.n_coll, C);
+	B.gen++;
+	for (p = 0; p < P; p++) {
+		struct bport *bp = &a.ports[p];
+
+		bp->nrx = bp->ntx = nw;
+		for (q = 0; q < nw; q++) {
+			bp->rx[q] = make_ring("r", p, q,
+					      (unsigned int)(frames / nw + 64));
+			bp->tx[q] = make_ring("t", p, q, SW_MBUFS);
+		}
+		make_port(bp, p);
+	}
+	data_room = RTE_ALIGN(OFF_PAYLOAD + RTE_MAX(L, 4 * C), 64);
+	a.gp = make_pool("g", (unsigned int)frames + 4096, data_room);
+	for (k = 0; k < nw; k++) {
+		a.acc[k] = rte_zmalloc(NULL, L, 64);
+		if (a.acc[k] == NULL)
+			die("out of memory");
+	}
+
+	text = malloc(65536);
+	if (text == NULL)
+		die("out of memory");
+	len += snprintf(text + len, 65536 - len,
+			"[switch]\nmac = " SW_MAC "\nip = " SW_IP_STR "\n"
+			"mtu = %u\nburst = 32\nmbufs = %u\nring_size = 65536\n"
+			"[collective]\nslots = %u\n", mtu, SW_MBUFS, slots);
+	for (p = 0; p < P; p++)
+		len += snprintf(text + len, 65536 - len,
+				"[port p%u]\ndev = %s\nrxd = 128\ntxd = 128\n",
+				p, a.ports[p].ethdev);
+	lcore_sections(text + len, 65536 - len, nw, P);
+	switch_start(text);
+	free(text);
+	agg_join(&a);
+	agg_build(&a);
+
+	sw = calloc(o->rounds, sizeof(*sw));
+	ce = calloc(o->rounds, sizeof(*ce));
+	sm = malloc(cap * sizeof(*sm));
+	if (sw == NULL || ce == NULL || sm == NULL)
+		die("out of memory");
+	/* alternate, so that whatever else the machine does falls on both */
+	for (k = 0; k < o->rounds; k++) {
+		ce[k] = agg_ceiling(&a);
+		sw[k] = agg_round(&a, k, sm, cap, &coarse);
+		agg_confirm(&a, k);
+	}
+	acis_coll_stats_sum(&cs, &as);
+	acis_stats_sum(&ls);
+	for (k = 0, p = 0; k < ACIS_DROP_MAX; k++)
+		p += ls.drops[k] != 0;
+	if (p != 0 || as.in_use != 0 || as.busy != 0 || as.expired != 0 ||
+	    as.lingered != 0 || cs.nombuf != 0)
+		die("the switch was not clean: %u drop reasons, %u slots in "
+		    "use, %" PRIu64 " busy, %" PRIu64 " expired, %" PRIu64
+		    " lingered, %" PRIu64 " nombuf", p, as.in_use, as.busy,
+		    as.expired, as.lingered, cs.nombuf);
+	qsort(sw, o->rounds, sizeof(*sw), cmp_dbl);
+	qsort(ce, o->rounds, sizeof(*ce), cmp_dbl);
+	sw_best = sw[o->rounds - 1];
+	ce_best = ce[o->rounds - 1];
+	sw_med = sw[o->rounds / 2];
+	ce_med = ce[o->rounds / 2];
+	printf("allreduce float32 sum, %u ranks, %5u B payload, %u chunks, "
+	       "%u worker%s: switch %7.2f Gb/s per core, ceiling %7.2f, "
+	       "ratio %.2f (best of %u rounds of %u collectives; medians "
+	       "%.2f, %.2f; %" PRIu64 " held for rank order)%s\n", P, L, C,
+	       nw, nw > 1 ? "s" : "", sw_best, ce_best, sw_best / ce_best,
+	       o->rounds, a.n_coll, sw_med, ce_med, cs.held_total,
+	       coarse ? " [coarse timing]" : "");
+	csv_open("ranks,payload_bytes,chunks,workers,rounds,collectives,"
+		 "round_bytes,switch_gbps_core,ceiling_gbps_core,ratio,"
+		 "switch_gbps_core_median,ceiling_gbps_core_median,"
+		 "switch_mpps_core,held,coarse");
+	if (B.csv != NULL) {
+		fprintf(B.csv, "%u,%u,%u,%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.4f,"
+			"%.3f,%.3f,%.4f,%" PRIu64 ",%d\n", P, L, C, nw,
+			o->rounds, a.n_coll,
+			(uint64_t)a.n_coll * C * P * L, sw_best, ce_best,
+			sw_best / ce_best, sw_med, ce_med,
+			sw_best * 1e3 / 8 / L, cs.held_total, coarse);
+		fclose(B.csv);
+	}
+
+	acis_switch_fini();
+	for (p = 0; p < P; p++) {
+		free_port_rings(&a.ports[p]);
+		for (q = 0; q < nw; q++) {
+			rte_pktmbuf_free_bulk(a.q[p][q], a.nq[p][q]);
+			rte_pktmbuf_free_bulk(a.tq[p][q], a.ntq[p][q]);
+			free(a.q[p][q]);
+			free(a.tq[p][q]);
+		}
+	}
+	rte_mempool_free(a.gp);
+	for (k = 0; k < nw; k++)
+		rte_free(a.acc[k]);
+	free(a.contrib);
+	free(a.ref);
+	free(sw);
+	free(ce);
+	free(sm);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: switch_bench [EAL options] -- fwd [--frame B] "
+		"[--seconds S] [--inflight N]\n"
+		"                                         [--io] [--csv FILE]\n"
+		"       switch_bench [EAL options] -- agg [--ranks P] "
+		"[--payload B] [--chunks C]\n"
+		"                                         [--workers W] "
+		"[--round-mb M] [--rounds R]\n"
+		"                                         [--csv FILE]\n"
+		"The switch runs on the EAL lcores after the main one.\n");
+}
+
+static double
+num(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		die("--%s %s: want a number from %g to %g", opt, s, lo, hi);
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"frame", required_argument, NULL, 'f'},
+		{"seconds", required_argument, NULL, 's'},
+		{"inflight", required_argument, NULL, 'n'},
+		{"io", no_argument, NULL, 'i'},
+		{"ranks", required_argument, NULL, 'P'},
+		{"payload", required_argument, NULL, 'L'},
+		{"chunks", required_argument, NULL, 'C'},
+		{"workers", required_argument, NULL, 'w'},
+		{"round-mb", required_argument, NULL, 'm'},
+		{"rounds", required_argument, NULL, 'r'},
+		{"csv", required_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct fwd_opts fo = {.frame = 64, .seconds = 2, .inflight = 256};
+	struct agg_opts ao = {.ranks = 4, .payload = 1024, .chunks = 16,
+			      .workers = 1, .rounds = 5, .round_mb = 32};
+	const char *mode;
+	unsigned int lc;
+	int n, c;
+
+	n = rte_eal_init(argc, argv);
+	if (n < 0)
+		die("EAL init failed: %s", rte_strerror(rte_errno));
+	argc -= n;
+	argv += n;
+	/* the sampler sleeps 100 us at a time: ask for no timer slack */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	mode = argv[1];
+	argv[1] = argv[0];
+	argc--;
+	argv++;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			fo.frame = (unsigned int)num("frame", optarg, 60, 1514);
+			break;
+		case 's':
+			fo.seconds = num("seconds", optarg, 0.1, 3600);
+			break;
+		case 'n':
+			fo.inflight = (unsigned int)num("inflight", optarg, 1,
+							2048);
+			break;
+		case 'i':
+			fo.io = 1;
+			break;
+		case 'P':
+			ao.ranks = (unsigned int)num("ranks", optarg, 2,
+						     MAX_PORTS);
+			break;
+		case 'L':
+			ao.payload = (unsigned int)num("payload", optarg, 8,
+						       9000);
+			if (ao.payload % 8 != 0)
+				die("--payload: a multiple of 8 bytes");
+			break;
+		case 'C':
+			ao.chunks = (unsigned int)num("chunks", optarg, 1, 1024);
+			break;
+		case 'w':
+			ao.workers = (unsigned int)num("workers", optarg, 1,
+						       MAX_Q);
+			break;
+		case 'm':
+			ao.round_mb = num("round-mb", optarg, 0.01, 65536);
+			break;
+		case 'r':
+			ao.rounds = (unsigned int)num("rounds", optarg, 1, 1000);
+			break;
+		case 'c':
+			B.csv_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
+	RTE_LCORE_FOREACH_WORKER(lc) {
+		if (B.n_lcores < MAX_Q)
+			B.lcores[B.n_lcores++] = lc;
+	}
+	if (strcmp(mode, "fwd") == 0) {
+		if (B.n_lcores < 1)
+			die("fwd needs an lcore besides the main one (-l 0-1)");
+		fwd_run(&fo);
+	} else if (strcmp(mode, "agg") == 0) {
+		if (B.n_lcores < ao.workers)
+			die("--workers %u needs %u lcores besides the main one",
+			    ao.workers, ao.workers);
+		agg_run(&ao);
+	} else {
+		usage(stderr);
+		return 2;
+	}
+	rte_eal_cleanup();
+	return 0;
+}
