@@ -7,7 +7,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 PREFIX=${ACIS_DEMO_PREFIX:-acis-demo}
-PIPELINE=${ACIS_DEMO_PIPELINE:-$ACIS_ROOT/pipelines/testbed-af_packet.ini}
+PIPELINE=${ACIS_DEMO_PIPELINE:-$ACIS_ROOT/pipelines/testbed-lookaside.ini}
 LOG=$(mktemp /tmp/acis-demo.XXXXXX.log)
 TB="$ACIS_ROOT/scripts/testbed.sh"
 
@@ -59,6 +59,25 @@ else
 	exit 1
 fi
 rm -rf "$COLL_DIR"
+
+acis_log "look-aside CGRA: one GCN aggregation layer through the switch's handler"
+echo "(4096-node power-law graph; host 0 streams the sparse rows to UDP port"
+echo " 48000, the handler gathers resident node features and returns each block"
+echo " of 64 aggregated rows; host 0 checks them against plain C)"
+LA_DIR=$(mktemp -d /tmp/acis-demo-la.XXXXXX)
+"$ACIS_BUILD/tools/acis-lookaside" prep gcn --dir "$LA_DIR" --vpe 4 --seed 1
+for b in 1 2 3 4; do
+	acis_ctl "$PREFIX" cgra mem gcn "$b" 0 "$LA_DIR/bank$b.bin" >/dev/null
+done
+acis_ctl "$PREFIX" cgra load gcn "$ACIS_ROOT/examples/cgra/gcn_os.s" >/dev/null
+echo "acisctl cgra load gcn examples/cgra/gcn_os.s: loaded at runtime"
+if ! "$TB" exec -p "$PREFIX" h0 "$ACIS_BUILD/tools/acis-lookaside" run gcn \
+	--to 10.77.0.1:48000 --vpe 4 --seed 1; then
+	rm -rf "$LA_DIR"
+	exit 1
+fi
+rm -rf "$LA_DIR"
+acis_ctl "$PREFIX" cgra stats gcn | grep -E 'state|program"|pkts_|consumed|runs|instructions|cycles|tiles_skipped|faults'
 
 acis_log "the switch's counters (acisctl, over DPDK telemetry)"
 acis_ctl "$PREFIX" stages
