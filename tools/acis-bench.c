@@ -50,6 +50,14 @@
 #define OSU_SKIP_LARGE 10
 #define OSU_LARGE_MESSAGE_SIZE 8192
 
+/* Built with bench/acis_over_mpi.c instead of libacis, the same
+ * benchmark times MPI's collectives (doc/benchmarks.md). */
+#ifdef ACIS_BENCH_MPI
+#define BENCH_TRANSPORT "mpi"
+#else
+#define BENCH_TRANSPORT "acis"
+#endif
+
 #define MAX_OUTPUTS 8
 #define MAX_SIZES 40 /* 1 B to 4 GiB, doubling */
 #define N_STATS 6 /* per rank: status, timed calls, mean, min, max, p99 */
@@ -239,9 +247,14 @@ write_header(const struct bench *b, struct output *o)
 	iter_text(b, iters, sizeof(iters));
 	switch (o->fmt) {
 	case FMT_TABLE:
+#ifdef ACIS_BENCH_MPI
+		fprintf(o->f, "# acis-bench: MPI collectives (the same method "
+			"on MPI_Allreduce, MPI_Bcast, ...)\n");
+#else
+		fprintf(o->f, "# acis-bench: libacis collectives through the "
+			"acis switch %s:%u\n", b->cfg.switch_ip, port);
+#endif
 		fprintf(o->f,
-			"# acis-bench: libacis collectives through the acis "
-			"switch %s:%u\n"
 			"# %s on %s; job %u, %u ranks, %s %s, root 0, MTU %u, "
 			"window %u, timeout %u ms\n"
 			"# iterations: %s\n"
@@ -256,7 +269,7 @@ write_header(const struct bench *b, struct output *o)
 			"#   allreduce 2(P-1)/P; allgather, reduce_scatter "
 			"(P-1)/P; bcast, reduce, scatter, gather 1; barrier "
 			"none. GB/s = 1e9 B/s\n",
-			b->cfg.switch_ip, port, date, host, b->cfg.job, b->P,
+			date, host, b->cfg.job, b->P,
 			acis_dtype_name(b->dtype), acis_op_name(b->op), mtu,
 			window, timeout, iters, acis_dtype_name(b->dtype));
 		break;
@@ -268,7 +281,9 @@ write_header(const struct bench *b, struct output *o)
 		break;
 	case FMT_JSON:
 		fprintf(o->f, "{\n  \"benchmark\": \"acis-bench\",\n"
-			"  \"date\": \"%s\",\n  \"host\": ", date);
+			"  \"transport\": \"%s\",\n"
+			"  \"date\": \"%s\",\n  \"host\": ", BENCH_TRANSPORT,
+			date);
 		json_str(o->f, host);
 		fprintf(o->f, ",\n  \"switch\": ");
 		json_str(o->f, b->cfg.switch_ip);
