@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Helpers of the comparison scripts in scripts/bench/. Source it after
+# scripts/lib.sh. Each comparison writes a results directory holding its
+# CSV, a table (table.txt), a plot (PNG) and run.txt: machine, commit,
+# load, the exact command, so every figure says where it came from.
+
+BENCH_PY=/usr/bin/python3
+
+# Results directory: -o DIR, or /tmp/acis-bench-NAME-DATE.
+bench_outdir() {
+	local name=$1 dir=$2
+	[ -n "$dir" ] || dir=/tmp/acis-bench-$name-$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$dir"
+	(cd "$dir" && pwd)
+}
+
+# What the numbers came from: bench_runinfo DIR COMMAND...
+bench_runinfo() {
+	local dir=$1; shift
+	{
+		echo "date:      $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "machine:   $(uname -srm), $(nproc) cores," \
+			"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')," \
+			"$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
+		if git -C "$ACIS_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+			echo "commit:    $(git -C "$ACIS_ROOT" rev-parse --short HEAD)" \
+				"($(git -C "$ACIS_ROOT" status --porcelain | wc -l) paths changed or new)"
+		fi
+		echo "build:     $ACIS_BUILD"
+		echo "dpdk:      $(pkg-config --modversion libdpdk 2>/dev/null || echo '?')"
+		# the numbers mean little if someone else was using the cores
+		echo "sharing:   load average $(cut -d' ' -f1-3 /proc/loadavg)," \
+			"$(pgrep -c -x acis-switch || true) acis-switch," \
+			"$(pgrep -c -f dpdk-testpmd || true) testpmd running"
+		echo "command:   $*"
+	} >"$dir/run.txt"
+}
+
+# Make sure N 2 MiB hugepages are free (adds pages, never takes them
+# away: others may be using them). Prints the EAL memory option to use.
+bench_hugepages() {
+	local want=$1 free total
+	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	total=$(cat /proc/sys/vm/nr_hugepages)
+	if [ "${free:-0}" -lt "$want" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
+		echo $((total + want - free)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+		grep -qs ' hugetlbfs ' /proc/mounts ||
+			{ mkdir -p /dev/hugepages; mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || true; }
+		free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	fi
+	if [ "${free:-0}" -ge "$want" ] && grep -qs ' hugetlbfs ' /proc/mounts; then
+		echo "--in-memory"
+	else
+		acis_warn "only ${free:-0} free hugepages (want $want): --no-huge, slower"
+		echo "--no-huge -m $((want * 2)) --no-shconf"
+	fi
+}
+
+# The plotter needs matplotlib (Debian's python3-matplotlib).
+bench_need_plot() {
+	if ! "$BENCH_PY" -c 'import matplotlib' 2>/dev/null; then
+		acis_warn "no python3-matplotlib: tables only (scripts/bench/setup.sh installs it)"
+		return 1
+	fi
+}
+
+# bench_plot KIND CSV PNG [args]: see plot.py
+bench_plot() {
+	bench_need_plot || return 0
+	"$BENCH_PY" "$ACIS_ROOT/scripts/bench/plot.py" "$@"
+}

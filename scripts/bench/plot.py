@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Plots of the comparison scripts in scripts/bench/ (matplotlib, PNG).
+
+    plot.py fwd       fwd.csv       fwd.png
+    plot.py agg       agg.csv       agg.png
+    plot.py e2e       e2e.csv       e2e.png
+    plot.py lookaside lookaside.csv lookaside.png
+    plot.py scaling   agg.csv e2e.csv scaling.png
+
+Each figure's title says what it measured; run.txt beside it says where.
+"""
+import csv
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def fwd(src, png):
+    med = {}
+    for r in rows(src):
+        med.setdefault((r["dut"], int(r["frame_bytes"])), []).append(float(r["mpps"]))
+    med = {k: statistics.median(v) for k, v in med.items()}
+    frames = sorted({f for _, f in med})
+    duts = ["acis-switch", "testpmd-mac", "testpmd-io", "io-loop"]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    w = 0.8 / len(duts)
+    for i, d in enumerate(duts):
+        xs = [k + (i - (len(duts) - 1) / 2) * w for k in range(len(frames))]
+        ys = [med.get((d, f), 0) for f in frames]
+        bars = ax.bar(xs, ys, w, label=d)
+        ax.bar_label(bars, fmt="%.1f", fontsize=8)
+    ax.set_xticks(range(len(frames)), ["%d B frames" % f for f in frames])
+    ax.set_yscale("log")
+    ax.set_ylabel("Mpps on one forwarding lcore (log)")
+    ax.set_title("L2 forwarding on net_ring ports: acis-switch vs dpdk-testpmd")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
+def agg(src, png):
+    data = rows(src)
+    workers = sorted({int(r["workers"]) for r in data})
+    ranks = sorted({int(r["ranks"]) for r in data})
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for P in ranks:
+        for W in workers:
+            sel = sorted((int(r["payload_bytes"]), float(r["switch_gbps_core"]),
+                          float(r["ceiling_gbps_core"])) for r in data
+                         if int(r["ranks"]) == P and int(r["workers"]) == W)
+            if not sel:
+                continue
+            xs = [s[0] for s in sel]
+            tag = "%d ranks, %d worker%s" % (P, W, "s" if W > 1 else "")
+            line, = ax.plot(xs, [s[1] for s in sel], "o-", label="switch, " + tag)
+            ax.plot(xs, [s[2] for s in sel], "s--", color=line.get_color(),
+                    alpha=0.6, label="streaming sum, " + tag)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("contribution payload (bytes)")
+    ax.set_ylabel("contribution Gb/s per core")
+    ax.set_title("allreduce float32 sum: aggregation stage vs streaming-sum ceiling")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
+def e2e(src, png):
+    data = rows(src)
+    colls = []
+    for r in data:
+        if r["collective"] not in colls:
+            colls.append(r["collective"])
+    n = len(colls)
+    cols = 4 if n > 4 else n
+    nrows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3.4 * nrows),
+                             squeeze=False)
+    for i, c in enumerate(colls):
+        ax = axes[i // cols][i % cols]
+        for tr, style in (("acis", "o-"), ("mpi", "s--")):
+            sel = sorted((int(r["size_bytes"]), float(r["avg_us"])) for r in data
+                         if r["collective"] == c and r["transport"] == tr and r["avg_us"])
+            if sel:
+                ax.plot([max(s[0], 1) for s in sel], [s[1] for s in sel], style,
+                        ms=3, label="acis switch" if tr == "acis" else "Open MPI (TCP)")
+        ax.set_title(c)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("size (B)")
+        ax.set_ylabel("avg latency (us)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for j in range(n, nrows * cols):
+        axes[j // cols][j % cols].axis("off")
+    P = data[0]["ranks"] if data else "?"
+    fig.suptitle("End to end on the namespace testbed, %s hosts: acis switch vs Open MPI" % P)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+
+
+def lookaside(src, png):
+    data = rows(src)
+    names = [r["program"] for r in data]
+    ratio = [float(r["ratio"]) for r in data]
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    bars = ax.barh(range(len(names)), ratio, color=["tab:green" if x <= 1.5 else "tab:red"
+                                                    for x in ratio])
+    ax.bar_label(bars, fmt="%.2f", fontsize=8)
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.axvline(1.5, color="tab:red", lw=0.8, ls="--", label="target 1.5x")
+    ax.set_yticks(range(len(names)), names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("time on the CGRA machine / time in native C (lower is better)")
+    ax.set_title("Look-aside: example CGRA programs vs the same computation in C")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
+def scaling(agg_src, e2e_src, png):
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    data = rows(agg_src)
+    for P in sorted({int(r["ranks"]) for r in data}):
+        for L in sorted({int(r["payload_bytes"]) for r in data}):
+            sel = sorted((int(r["workers"]), float(r["switch_gbps_core"]) * int(r["workers"]))
+                         for r in data if int(r["ranks"]) == P and int(r["payload_bytes"]) == L)
+            if len(sel) > 1:
+                a1.plot([s[0] for s in sel], [s[1] for s in sel], "o-",
+                        label="%d ranks, %d B" % (P, L))
+    a1.set_xlabel("worker lcores")
+    a1.set_ylabel("total contribution Gb/s")
+    a1.set_title("aggregation throughput")
+    a1.legend(fontsize=7)
+    a1.grid(alpha=0.3)
+    data = rows(e2e_src)
+    for c in sorted({r["collective"] for r in data}):
+        for S in sorted({int(r["size_bytes"]) for r in data}):
+            sel = sorted((int(r["ranks"]), float(r["avg_us"])) for r in data
+                         if r["collective"] == c and int(r["size_bytes"]) == S and r["avg_us"])
+            if len(sel) > 1:
+                a2.plot([s[0] for s in sel], [s[1] for s in sel], "o-",
+                        label="%s %d B" % (c, S))
+    a2.set_xlabel("hosts")
+    a2.set_ylabel("avg latency (us)")
+    a2.set_yscale("log")
+    a2.set_title("end-to-end latency through the switch")
+    a2.legend(fontsize=6)
+    a2.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
+def main(argv):
+    kinds = {"fwd": fwd, "agg": agg, "e2e": e2e, "lookaside": lookaside,
+             "scaling": scaling}
+    if len(argv) < 4 or argv[1] not in kinds:
+        sys.stderr.write(__doc__)
+        return 2
+    kinds[argv[1]](*argv[2:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
