@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Comparison 2, aggregation: allreduce contributions (float32 sum, 4 and 8
+# ranks, payloads 256 B to 8 KiB) fed to the switch's aggregation stage on
+# net_ring ports, against a plain streaming sum over the same bytes in the
+# same run (bench/switch_bench agg; doc/benchmarks.md says how).
+#
+#   scripts/bench/agg.sh [-o DIR] [-P "4 8"] [-L "256 512 ... 8192"]
+#                        [-w "1"] [-r ROUNDS] [-m ROUND_MB]
+#
+# -w "1 2" measures one and two worker lcores (scaling). Contribution Gb/s
+# per worker core, best of ROUNDS rounds, and the ratio to the ceiling.
+# Writes DIR/agg.csv, table.txt, agg.png, run.txt. Needs root (hugepages).
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.sh"
+
+OUT='' RANKS="4 8" SIZES="256 512 1024 2048 4096 8192" WORKERS=1 ROUNDS=5 MB=32
+while getopts "o:P:L:w:r:m:h" o; do
+	case $o in
+	o) OUT=$OPTARG ;;
+	P) RANKS=$OPTARG ;;
+	L) SIZES=$OPTARG ;;
+	w) WORKERS=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
+	m) MB=$OPTARG ;;
+	h) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) exit 2 ;;
+	esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "agg: needs root (hugepages)" >&2; exit 1; }
+SB=$ACIS_BUILD/bench/switch_bench
+[ -x "$SB" ] || { echo "agg: $SB missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }
+OUT=$(bench_outdir agg "$OUT")
+bench_runinfo "$OUT" "$0 -o $OUT -P \"$RANKS\" -L \"$SIZES\" -w \"$WORKERS\" -r $ROUNDS -m $MB"
+# a round preloads about ROUND_MB of contributions plus their mbufs
+MEM=$(bench_hugepages $(( (MB * 3 + 160) / 2 + 64 )))
+# main lcore 0 (it samples the results) and worker lcores 1 and 2: lcore 1
+# on core 1 and, with two workers, lcore 2 on core 0 beside the sampler,
+# which sleeps 100 us between samples
+LCORES=${BENCH_LCORES:-0@0,1@1,2@0}
+# a LIFO mempool: a freed mbuf is reused while still in cache, as when a
+# NIC driver frees transmitted mbufs on the worker itself
+EAL=(--lcores "$LCORES" $MEM --no-pci --no-telemetry --log-level error
+	--mbuf-pool-ops-name stack)
+echo "eal:       ${EAL[*]}" >>"$OUT/run.txt"
+rm -f "$OUT/agg.csv"
+for W in $WORKERS; do
+	for P in $RANKS; do
+		for L in $SIZES; do
+			"$SB" "${EAL[@]}" --file-prefix "ag$$" -- agg --ranks "$P" \
+				--payload "$L" --workers "$W" --rounds "$ROUNDS" \
+				--round-mb "$MB" --csv "$OUT/agg.csv" | tee -a "$OUT/log.txt"
+		done
+	done
+done
+
+"$BENCH_PY" - "$OUT/agg.csv" "$OUT/table.txt" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+lines = ["# allreduce float32 sum through the aggregation stage; contribution Gb/s per worker core",
+         "# (best of %s rounds) against a streaming sum over the same bytes on the same cores"
+         % rows[0]["rounds"],
+         "%5s %8s %7s %12s %12s %7s %10s" % ("ranks", "payload", "workers", "switch", "ceiling",
+                                           "ratio", "Mcontrib/s")]
+for r in rows:
+    lines.append("%5s %8s %7s %12.2f %12.2f %6.3fx %10.3f" % (
+        r["ranks"], r["payload_bytes"], r["workers"], float(r["switch_gbps_core"]),
+        float(r["ceiling_gbps_core"]), float(r["ratio"]), float(r["switch_mpps_core"])))
+open(sys.argv[2], "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+bench_plot agg "$OUT/agg.csv" "$OUT/agg.png"
+acis_log "results: $OUT (agg.csv, table.txt, agg.png, run.txt)"
