@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Open MPI's launch agent on the namespace testbed (mpirun --mca
+# plm_rsh_agent THIS): instead of ssh to a host, run the command in the
+# host's network namespace. Host i is 10.77.0.(10+i), namespace
+# $BENCH_NETNS_PREFIX-hI (scripts/testbed.sh).
+host=$1
+shift
+case $host in
+10.77.0.*) i=$((${host##*.} - 10)) ;;
+*) echo "mpi-netns-agent: $host is not a testbed host" >&2; exit 1 ;;
+esac
+[ -n "$BENCH_NETNS_PREFIX" ] || { echo "mpi-netns-agent: BENCH_NETNS_PREFIX unset" >&2; exit 1; }
+exec ip netns exec "$BENCH_NETNS_PREFIX-h$i" /bin/sh -c "$*"
