@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Debian packages the benchmarks need beyond scripts/setup.sh: Open MPI
+# (the end-to-end peer) and matplotlib (the plots). The tests need none
+# of them. Installs only what is missing; run as root.
+set -euo pipefail
+PACKAGES=(openmpi-bin libopenmpi-dev python3-matplotlib)
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && { echo "bench setup: all ${#PACKAGES[@]} packages present"; exit 0; }
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench setup: run as root, or: sudo apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+echo "bench setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
