@@ -54,3 +54,9 @@ clean:
 .PHONY: fuzz-short
 fuzz-short:
 	test/fuzz/run.sh 15
+
+# Every benchmark comparison (doc/benchmarks.md); separate from test, and
+# nothing in it judges a time. BENCH_OUT=DIR keeps the results there.
+.PHONY: bench
+bench: build
+	scripts/bench/all.sh $(BENCH_OUT)
