@@ -20,6 +20,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "fault.h"
 #include "lookaside.h"
 #include "switch.h"
 
@@ -254,7 +255,8 @@ main(int argc, char **argv)
 	g_sw.idle_sleep_us = opt.idle_sleep_us;
 	if (acis_telemetry_register() != 0 ||
 	    acis_coll_telemetry_register() != 0 ||
-	    acis_la_telemetry_register() != 0)
+	    acis_la_telemetry_register() != 0 ||
+	    acis_fault_telemetry_register() != 0)
 		printf("acis-switch: warning: telemetry commands not "
 		       "registered (is telemetry disabled?)\n");
 	printf("acis-switch %s: %s: %u ports, %u lcores (%u workers), ACiS "

@@ -18,6 +18,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "fault.h"
 #include "lookaside.h"
 #include "switch.h"
 
@@ -352,6 +353,7 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 			max_frame = (uint32_t)pl->ports[i].mtu +
 				    RTE_ETHER_HDR_LEN + 8;
 	g_sw.ccfg.max_frame = max_frame;
+	g_sw.ctrl_restricted = pl->n_ctrl_nets != 0 || pl->ctrl_ports != 0;
 	for (i = 0; i < pl->n_lookaside; i++)
 		if (pl->lookaside[i].match == ACIS_LA_MATCH_UDP)
 			g_sw.ccfg.la_ports[g_sw.ccfg.n_la_ports++] =
@@ -407,6 +409,9 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	rc = acis_la_init(pl, err, len);
 	if (rc != 0)
 		return rc;
+	rc = acis_fault_init(pl);
+	if (rc != 0)
+		return errf(err, len, rc, "out of memory for the fault stage");
 	return setup_graphs(err, len);
 }
 
@@ -426,6 +431,7 @@ acis_switch_run_lcore(void *arg)
 		if (lc->worker_index >= 0) {
 			acis_coll_quiescent(lc);
 			acis_la_poll(lc);
+			acis_fault_flush(lc);
 		}
 		lc->stats.polls++;
 		if (lc->last_rx != 0) {
@@ -453,6 +459,7 @@ acis_switch_fini(void)
 
 	acis_coll_fini();
 	acis_la_fini();
+	acis_fault_fini();
 	for (i = 0; i < g_sw.n_lcores; i++) {
 		struct acis_lcore_ctx *lc = g_sw.lcores[i];
 

@@ -98,6 +98,8 @@ struct acis_lcore_stats {
 	uint64_t idle_polls;   /**< walks that found no packet */
 } __rte_cache_aligned;
 
+struct acis_fault_lc;
+
 struct acis_rxq {
 	uint16_t port; /**< port index */
 	uint16_t port_id;
@@ -123,6 +125,7 @@ struct acis_lcore_ctx {
 	struct rte_ring *in[ACIS_MAX_RX_LCORES];
 	uint16_t last_rx; /**< packets found by the last walk (for idle sleep) */
 	uint64_t next_sweep; /**< tsc of the next collective deadline sweep */
+	struct acis_fault_lc *fault[ACIS_MAX_PORTS]; /**< workers: per port */
 	struct acis_lcore_stats stats;
 } __rte_cache_aligned;
 
@@ -148,6 +151,7 @@ struct acis_switch {
 	struct acis_lcore_ctx *lcores[ACIS_MAX_LCORES];
 	unsigned int n_workers;
 	uint32_t idle_sleep_us; /**< sleep after this many idle walks; 0 never */
+	uint8_t ctrl_restricted; /**< control_from or control_ports given */
 	struct acis_coll_state coll;
 	volatile int quit;
 };

@@ -35,6 +35,27 @@ extern "C" {
 /** Default ACiS UDP port (see doc/wire-format.md). */
 #define ACIS_DEFAULT_UDP_PORT 47000
 
+/** "[fault PORT]": faults injected on frames the switch sends on a port. */
+struct acis_fault_cfg {
+	double drop;          /**< probability a frame is dropped */
+	double duplicate;     /**< ... sent twice */
+	double reorder;       /**< ... held back behind later frames */
+	uint32_t reorder_window; /**< held back behind 1..this many frames */
+	double corrupt;       /**< ... has one byte flipped (past Ethernet) */
+	uint32_t delay_us;    /**< every frame delayed by this */
+	uint64_t seed;
+	uint8_t enabled;
+	int line;
+};
+
+#define ACIS_MAX_CTRL_NETS 32
+
+/** An IPv4 prefix control messages may come from. */
+struct acis_net_cfg {
+	uint32_t addr; /**< network order */
+	uint32_t mask; /**< network order */
+};
+
 struct acis_port_cfg {
 	char name[ACIS_NAME_LEN]; /**< from "[port NAME]" */
 	char dev[ACIS_DEV_LEN];   /**< devargs, PCI address or ethdev name */
@@ -42,6 +63,7 @@ struct acis_port_cfg {
 	uint16_t txd;             /**< TX descriptors per queue */
 	uint16_t mtu;             /**< 0: the switch's mtu */
 	uint8_t promisc;          /**< put the port in promiscuous mode */
+	struct acis_fault_cfg fault; /**< from [fault NAME] */
 	int line;                 /**< line of the section header */
 	int dev_line;             /**< line of "dev =" */
 };
@@ -125,6 +147,11 @@ struct acis_pipeline {
 	uint32_t max_members; /**< sum of communicator sizes */
 	uint32_t deadline_ms; /**< an unfinished slot fails after this */
 	uint32_t linger_ms;   /**< a finished slot is kept at most this */
+	/** control messages (CTRL) are taken only from these prefixes (none:
+	 * from anywhere) and these ports (bitmask of port indices) */
+	unsigned int n_ctrl_nets;
+	struct acis_net_cfg ctrl_nets[ACIS_MAX_CTRL_NETS];
+	uint32_t ctrl_ports;
 	/* items */
 	unsigned int n_ports;
 	struct acis_port_cfg ports[ACIS_MAX_PORTS];

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include "acis_pipeline.h"
 #include "acis_pkt.h"
 
@@ -270,10 +272,12 @@ static int
 read_collective(struct ctx *c, struct acis_conf_section *s)
 {
 	struct acis_pipeline *p = c->p;
+	struct acis_conf_entry *e;
 	int rc;
 
 	rc = check_keys(c, s, "slots max_ranks max_comms max_jobs "
-			      "max_members deadline_ms linger_ms");
+			      "max_members deadline_ms linger_ms control_from "
+			      "control_ports");
 	if (rc != 0)
 		return rc;
 	if ((rc = get_uint(c, s, "slots", 16, 1u << 22, &p->slots)) != 0 ||
@@ -291,6 +295,114 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 		return fail(c, s->line, "[collective] max_members (%u) must be "
 			    "at least max_ranks (%u)", p->max_members,
 			    p->max_ranks);
+	if ((rc = get_once(c, s, "control_from", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		char buf[ACIS_CONF_ERR_LEN], *tok, *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", e->value);
+		for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+		     tok = strtok_r(NULL, " ,", &save)) {
+			struct acis_net_cfg *n;
+			char *slash = strchr(tok, '/');
+			uint32_t bits = 32;
+
+			if (p->n_ctrl_nets == ACIS_MAX_CTRL_NETS)
+				return fail(c, e->line, "control_from: more than "
+					    "%d prefixes", ACIS_MAX_CTRL_NETS);
+			n = &p->ctrl_nets[p->n_ctrl_nets];
+			if (slash != NULL) {
+				*slash = '\0';
+				if (parse_u32(slash + 1, &bits) != 0 || bits > 32)
+					goto bad_net;
+			}
+			if (acis_parse_ipv4(tok, &n->addr) != 0)
+				goto bad_net;
+			n->mask = bits == 0 ? 0 : htonl(~0u << (32 - bits));
+			n->addr &= n->mask;
+			p->n_ctrl_nets++;
+			continue;
+bad_net:
+			return fail(c, e->line, "control_from: expected IPv4 "
+				    "addresses or prefixes a.b.c.d[/len], found "
+				    "'%s'", tok);
+		}
+	}
+	if ((rc = get_once(c, s, "control_ports", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		char buf[ACIS_CONF_ERR_LEN], *tok, *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", e->value);
+		for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+		     tok = strtok_r(NULL, " ,", &save)) {
+			int pi = acis_pipeline_port_index(p, tok);
+
+			if (pi < 0)
+				return fail(c, e->line, "control_ports: unknown "
+					    "port '%s' (declare it with [port %s])",
+					    tok, tok);
+			p->ctrl_ports |= 1u << pi;
+		}
+	}
+	return 0;
+}
+
+/* A probability: a decimal from 0 to 1. */
+static int
+get_prob(struct ctx *c, struct acis_conf_section *s, const char *key,
+	 double *out)
+{
+	struct acis_conf_entry *e;
+	char *end;
+	double v;
+	int rc = get_once(c, s, key, &e);
+
+	if (rc != 0 || e == NULL)
+		return rc;
+	errno = 0;
+	v = strtod(e->value, &end);
+	if (errno != 0 || end == e->value || *end != '\0' || !(v >= 0.0) ||
+	    v > 1.0)
+		return fail(c, e->line, "%s: expected a probability from 0 to 1 "
+			    "(e.g. 0.01), found '%s'", key, e->value);
+	*out = v;
+	return 0;
+}
+
+static int
+read_fault(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_pipeline *p = c->p;
+	struct acis_fault_cfg *f;
+	uint32_t seed_lo = 1;
+	int pi, rc;
+
+	pi = acis_pipeline_port_index(p, s->arg);
+	if (pi < 0)
+		return fail(c, s->line, "expected '[fault PORT]' naming a "
+			    "declared port, found '[fault %s]'", s->arg);
+	f = &p->ports[pi].fault;
+	if (f->line != 0)
+		return fail(c, s->line, "duplicate [fault %s] (first at line "
+			    "%d)", s->arg, f->line);
+	rc = check_keys(c, s, "drop duplicate reorder reorder_window corrupt "
+			      "delay_us seed");
+	if (rc != 0)
+		return rc;
+	f->line = s->line;
+	f->reorder_window = 4;
+	if ((rc = get_prob(c, s, "drop", &f->drop)) != 0 ||
+	    (rc = get_prob(c, s, "duplicate", &f->duplicate)) != 0 ||
+	    (rc = get_prob(c, s, "reorder", &f->reorder)) != 0 ||
+	    (rc = get_prob(c, s, "corrupt", &f->corrupt)) != 0 ||
+	    (rc = get_uint(c, s, "reorder_window", 1, 64,
+			   &f->reorder_window)) != 0 ||
+	    (rc = get_uint(c, s, "delay_us", 0, 1000000, &f->delay_us)) != 0 ||
+	    (rc = get_uint(c, s, "seed", 0, UINT32_MAX, &seed_lo)) != 0)
+		return rc;
+	f->seed = seed_lo;
+	f->enabled = 1;
 	return 0;
 }
 
@@ -719,11 +831,12 @@ acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 			coll = s;
 		} else if (strcmp(s->type, "port") != 0 &&
 			   strcmp(s->type, "lcore") != 0 &&
-			   strcmp(s->type, "lookaside") != 0) {
+			   strcmp(s->type, "lookaside") != 0 &&
+			   strcmp(s->type, "fault") != 0) {
 			return fail(&c, s->line, "unknown section [%s] "
 				    "(expected [switch], [l2], [collective], "
-				    "[port NAME], [lcore N] or [lookaside "
-				    "NAME])", s->type);
+				    "[port NAME], [lcore N], [lookaside NAME] "
+				    "or [fault PORT])", s->type);
 		}
 	}
 	if (sw == NULL)
@@ -741,6 +854,10 @@ acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 			    "NAME] with dev = DEVICE");
 	if (l2 != NULL && (rc = read_l2(&c, l2)) != 0)
 		return rc;
+	for (i = 0; i < conf->n_sections; i++)
+		if (strcmp(conf->sections[i].type, "fault") == 0 &&
+		    (rc = read_fault(&c, &conf->sections[i])) != 0)
+			return rc;
 	if (coll != NULL && (rc = read_collective(&c, coll)) != 0)
 		return rc;
 	for (i = 0; i < conf->n_sections; i++) {

@@ -12,12 +12,14 @@
 
 #include <cmocka.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
 #include "acis_pipeline.h"
 #include "acis_proto.h"
 #include "frames.h"
+#include "fault.h"
 #include "harness.h"
 
 /* ---- tests ---- */
@@ -391,6 +393,149 @@ test_rx_lcore_hands_off_to_worker_lcore(void **state)
 	stop_switch();
 }
 
+/* ---- control message sources ---- */
+
+static void
+send_join(unsigned int port, unsigned int host)
+{
+	struct tf_addr h = tf_host(host), s = sw;
+	struct acis_hdr q = {
+		.version = ACIS_PROTO_VERSION, .type = ACIS_T_CTRL,
+		.opcode = ACIS_CTRL_JOIN, .hdr_len = ACIS_HDR_LEN, .job = 5,
+		.rank = 0, .root = 2,
+	};
+	uint8_t msg[ACIS_HDR_LEN], f[256];
+	unsigned int len;
+
+	s.ip = sw_ip();
+	acis_hdr_encode(&q, msg);
+	len = tf_udp(f, &s, &h, 7000, 47000, msg, sizeof(msg), -1);
+	inject(port, f, len);
+	run();
+}
+
+static void
+test_control_only_from_allowed_hosts_and_ports(void **state)
+{
+	struct rte_mbuf *m;
+	unsigned int p;
+
+	(void)state;
+	start_switch(NPORTS, "[collective]\ncontrol_from = 10.77.0.12, "
+		     "10.77.1.0/24\ncontrol_ports = p0 p2\n");
+	send_join(0, 10);   /* allowed port, foreign address */
+	assert_int_equal(drops(ACIS_DROP_CTRL_DENIED), 1);
+	send_join(1, 12);   /* allowed address, foreign port */
+	assert_int_equal(drops(ACIS_DROP_CTRL_DENIED), 2);
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p);
+	assert_int_equal(delta().stage_pkts[ACIS_STAGE_COLL], 0);
+	send_join(2, 12);   /* both allowed: the collective stage takes it */
+	assert_int_equal(drops(ACIS_DROP_CTRL_DENIED), 2);
+	assert_int_equal(delta().stage_pkts[ACIS_STAGE_COLL], 1);
+	for (p = 0; p < NPORTS; p++)
+		while ((m = sent(p)) != NULL)
+			rte_pktmbuf_free(m);
+	expect_no_leak();
+	stop_switch();
+}
+
+/* ---- the fault stage ---- */
+
+#define FAULT_FRAMES 400
+
+/* Send FAULT_FRAMES numbered frames a (port 0) -> b (port 1, learned);
+ * seq[] gets the numbers port 1 sent, in order; returns how many. */
+static unsigned int
+fault_run(const char *extra, uint32_t *seq, struct acis_fault_counters *fc)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(11);
+	uint8_t f[128];
+	struct rte_mbuf *m;
+	unsigned int len, i, n = 0;
+
+	start_switch(NPORTS, extra);
+	len = tf_udp(f, &a, &b, 1, 1, "x", 1, -1);
+	inject(1, f, len); /* b is on port 1 */
+	run();
+	for (i = 0; i < NPORTS; i++)
+		while ((m = sent(i)) != NULL)
+			rte_pktmbuf_free(m);
+	for (i = 0; i < FAULT_FRAMES; i++) {
+		len = tf_udp(f, &b, &a, 1000, 2000, &i, sizeof(i), -1);
+		inject(0, f, len);
+		if (i % 32 == 31)
+			run();
+	}
+	run();
+	rte_delay_us_block(3000); /* held-back frames go after 1 ms */
+	run();
+	while ((m = sent(1)) != NULL) {
+		assert_true(n < 2 * FAULT_FRAMES);
+		memcpy(&seq[n++], rte_pktmbuf_mtod(m, uint8_t *) + 42, 4);
+		rte_pktmbuf_free(m);
+	}
+	memset(fc, 0, sizeof(*fc));
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		const struct acis_fault_lc *x = g_sw.lcores[i]->fault[1];
+
+		if (x == NULL)
+			continue;
+		fc->frames += x->c.frames;
+		fc->dropped += x->c.dropped;
+		fc->duplicated += x->c.duplicated;
+		fc->reordered += x->c.reordered;
+		fc->corrupted += x->c.corrupted;
+		assert_int_equal(x->n_held, 0);
+	}
+	expect_no_leak();
+	stop_switch();
+	return n;
+}
+
+static void
+test_fault_stage_drops_duplicates_reorders_deterministically(void **state)
+{
+	static const char extra[] = "[fault p1]\ndrop = 0.1\nduplicate = 0.1\n"
+				    "reorder = 0.2\nreorder_window = 5\nseed = 9\n";
+	static uint32_t s1[2 * FAULT_FRAMES], s2[2 * FAULT_FRAMES];
+	struct acis_fault_counters c1, c2;
+	unsigned int n1, n2, i, out_of_order = 0;
+
+	(void)state;
+	n1 = fault_run(extra, s1, &c1);
+	assert_int_equal(c1.frames, FAULT_FRAMES);
+	assert_int_equal(n1, FAULT_FRAMES - c1.dropped + c1.duplicated);
+	/* about 10 %, 10 % and 20 %: far from 0 and from all */
+	assert_in_range(c1.dropped, 15, 70);
+	assert_in_range(c1.duplicated, 15, 70);
+	assert_in_range(c1.reordered, 40, 130);
+	for (i = 1; i < n1; i++)
+		out_of_order += s1[i] < s1[i - 1];
+	assert_true(out_of_order > 0);
+	/* the same seed and frames: the same faults, frame for frame */
+	n2 = fault_run(extra, s2, &c2);
+	assert_int_equal(n2, n1);
+	assert_memory_equal(s1, s2, n1 * sizeof(uint32_t));
+}
+
+static void
+test_fault_stage_corrupts_and_runtime_off_restores(void **state)
+{
+	static uint32_t s[2 * FAULT_FRAMES];
+	struct acis_fault_counters c;
+	unsigned int n;
+
+	(void)state;
+	n = fault_run("[fault p1]\ncorrupt = 1\nseed = 3\n", s, &c);
+	assert_int_equal(n, FAULT_FRAMES);
+	assert_int_equal(c.corrupted, FAULT_FRAMES);
+	n = fault_run("[fault p1]\ndrop = 0\n", s, &c);
+	assert_int_equal(n, FAULT_FRAMES);
+	for (n = 0; n < FAULT_FRAMES; n++)
+		assert_int_equal(s[n], n);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -406,6 +551,9 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_malformed_frames_are_dropped_with_their_reason, teardown),
 		cmocka_unit_test_teardown(test_garbage_to_other_hosts_is_forwarded_byte_identical, teardown),
 		cmocka_unit_test_teardown(test_rx_lcore_hands_off_to_worker_lcore, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_drops_duplicates_reorders_deterministically, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_corrupts_and_runtime_off_restores, teardown),
+		cmocka_unit_test_teardown(test_control_only_from_allowed_hosts_and_ports, teardown),
 	};
 	int rc;
 

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+
 #include "acis_conf.h"
 #include "acis_pipeline.h"
 
@@ -536,7 +538,7 @@ test_unknown_section_type_is_an_error_at_its_header(void **state)
 	(void)state;
 	expect_error(SWITCH PORT_P0 "[ports p1]\ndev = x\n", 6,
 		     "unknown section [ports] (expected [switch], [l2], "
-		     "[collective], [port NAME], [lcore N] or [lookaside NAME])");
+		     "[collective], [port NAME], [lcore N], [lookaside NAME] or [fault PORT])");
 }
 
 static void
@@ -967,6 +969,41 @@ test_lookaside_errors_name_line_and_form(void **state)
 		     "selected by [lookaside h] at line 6");
 }
 
+static void
+test_fault_and_control_sections(void **state)
+{
+	(void)state;
+	load_ok(SWITCH PORT_P0 "[port p1]\ndev = net_null1\n[fault p1]\n"
+		"drop = 0.05\nduplicate = 0.01\nreorder = 0.2\n"
+		"reorder_window = 8\ncorrupt = 0\ndelay_us = 100\nseed = 42\n"
+		"[collective]\ncontrol_from = 10.0.0.0/8 192.168.1.7\n"
+		"control_ports = p1\n");
+	assert_int_equal(pl.ports[0].fault.enabled, 0);
+	assert_int_equal(pl.ports[1].fault.enabled, 1);
+	assert_true(pl.ports[1].fault.drop == 0.05);
+	assert_true(pl.ports[1].fault.reorder == 0.2);
+	assert_int_equal(pl.ports[1].fault.reorder_window, 8);
+	assert_int_equal(pl.ports[1].fault.delay_us, 100);
+	assert_int_equal(pl.ports[1].fault.seed, 42);
+	assert_int_equal(pl.n_ctrl_nets, 2);
+	assert_int_equal(pl.ctrl_nets[0].mask, htonl(0xff000000u));
+	assert_int_equal(pl.ctrl_nets[1].mask, 0xffffffffu);
+	assert_int_equal(pl.ctrl_ports, 2);
+	expect_error(SWITCH PORT_P0 "[fault p9]\ndrop = 0.1\n", 6,
+		     "expected '[fault PORT]' naming a declared port");
+	expect_error(SWITCH PORT_P0 "[fault p0]\ndrop = 1.5\n", 7,
+		     "drop: expected a probability from 0 to 1 (e.g. 0.01), "
+		     "found '1.5'");
+	expect_error(SWITCH PORT_P0 "[fault p0]\nloss = 0.1\n", 7,
+		     "unknown key 'loss' in [fault p0]");
+	expect_error(SWITCH PORT_P0 "[fault p0]\n[fault p0]\n", 7,
+		     "duplicate [fault p0] (first at line 6)");
+	expect_error(SWITCH PORT_P0 "[collective]\ncontrol_from = 10.0.0/33\n",
+		     7, "control_from: expected IPv4 addresses or prefixes");
+	expect_error(SWITCH PORT_P0 "[collective]\ncontrol_ports = p0 px\n",
+		     7, "control_ports: unknown port 'px'");
+}
+
 int
 main(void)
 {
@@ -1048,6 +1085,7 @@ main(void)
 		cmocka_unit_test(test_lookaside_udp_rule_gets_its_fields_and_defaults),
 		cmocka_unit_test(test_lookaside_paths_are_relative_to_the_pipeline_file),
 		cmocka_unit_test(test_lookaside_errors_name_line_and_form),
+		cmocka_unit_test(test_fault_and_control_sections),
 	};
 
 	return cmocka_run_group_tests_name("pipeline", tests, NULL, NULL);

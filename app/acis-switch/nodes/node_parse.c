@@ -59,6 +59,25 @@ acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
 	return (uint16_t)(((h & 0xffffffffu) * n_workers) >> 32);
 }
 
+/* Whether a control message may come from this sender and port
+ * ([collective] control_from, control_ports). */
+static inline int
+ctrl_allowed(const struct acis_mbuf_meta *meta)
+{
+	const struct acis_pipeline *pl = g_sw.pl;
+	unsigned int i;
+
+	if (pl->ctrl_ports != 0 && !(pl->ctrl_ports & (1u << meta->in_port)))
+		return 0;
+	if (pl->n_ctrl_nets == 0)
+		return 1;
+	for (i = 0; i < pl->n_ctrl_nets; i++)
+		if ((meta->pi.src_ip & pl->ctrl_nets[i].mask) ==
+		    pl->ctrl_nets[i].addr)
+			return 1;
+	return 0;
+}
+
 /* A look-aside packet: the rule that takes it, or a drop. */
 static enum acis_class
 la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
@@ -110,6 +129,14 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				      eth[meta->pi.payload_off + 1] ==
 				      ACIS_T_LOOKASIDE)))
 				cls = la_select(meta, eth);
+			else if (unlikely(cls == ACIS_CLASS_ACIS &&
+					  g_sw.ctrl_restricted &&
+					  meta->pi.payload_len >= 2 &&
+					  eth[meta->pi.payload_off + 1] ==
+					  ACIS_T_CTRL && !ctrl_allowed(meta))) {
+				meta->drop_reason = ACIS_DROP_CTRL_DENIED;
+				cls = ACIS_CLASS_DROP;
+			}
 			meta->cls = (uint8_t)cls;
 			nexts[i] = class_next[cls];
 			if (cls == ACIS_CLASS_DROP || (!rx_only && n_workers == 1))

@@ -3,11 +3,15 @@
  * acis_tx-<port>: one clone per port. Each worker lcore transmits on its
  * own TX queue of every port, so no queue is ever shared. What the queue
  * does not take is freed and counted (tx_full), never retried in a loop
- * that would stall the other ports.
+ * that would stall the other ports. A port with faults on ([fault PORT],
+ * acisctl fault-set) passes its frames through the fault stage first.
  */
 #include <stdlib.h>
 
+#include "../fault.h"
 #include "../switch.h"
+
+extern struct acis_fault_port g_fault[ACIS_MAX_PORTS];
 
 static int
 tx_init(const struct rte_graph *graph, struct rte_node *node)
@@ -20,18 +24,13 @@ tx_init(const struct rte_graph *graph, struct rte_node *node)
 	return 0;
 }
 
-static uint16_t
-tx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
-	   uint16_t cnt)
+static inline void
+tx_send(struct acis_lcore_ctx *lc, uint16_t port, struct rte_mbuf **pkts,
+	uint16_t cnt)
 {
-	struct acis_node_ctx *c = acis_node_ctx(node);
-	struct acis_lcore_ctx *lc = c->lc;
-	uint16_t port = c->arg;
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint64_t bytes = 0;
 	uint16_t i, sent;
 
-	RTE_SET_USED(graph);
 	for (i = 0; i < cnt; i++)
 		bytes += pkts[i]->pkt_len;
 	sent = rte_eth_tx_burst(g_sw.ports[port].port_id,
@@ -45,7 +44,39 @@ tx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	}
 	lc->stats.port_tx_pkts[port] += sent;
 	lc->stats.port_tx_bytes[port] += bytes;
+}
+
+static uint16_t
+tx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
+	   uint16_t cnt)
+{
+	struct acis_node_ctx *c = acis_node_ctx(node);
+	struct acis_lcore_ctx *lc = c->lc;
+	uint16_t port = c->arg;
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+
+	RTE_SET_USED(graph);
 	lc->stats.stage_pkts[ACIS_STAGE_TX] += cnt;
+	if (likely(!g_fault[port].on && (lc->fault[port] == NULL ||
+					 lc->fault[port]->n_held == 0))) {
+		tx_send(lc, port, pkts, cnt);
+		return cnt;
+	}
+	/* The fault stage, in chunks: duplicates and released frames can
+	 * outnumber what came in. */
+	{
+		struct rte_mbuf *out[2 * RTE_GRAPH_BURST_SIZE + ACIS_FAULT_HOLD];
+		uint16_t done = 0;
+
+		while (done < cnt) {
+			uint16_t n = RTE_MIN((uint16_t)(cnt - done),
+					     (uint16_t)RTE_GRAPH_BURST_SIZE);
+
+			tx_send(lc, port, out, acis_fault_apply(lc, port,
+					&pkts[done], n, out, RTE_DIM(out)));
+			done += n;
+		}
+	}
 	return cnt;
 }
 

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The fault stage; see fault.h and doc/reliability.md. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_telemetry.h>
+
+#include "fault.h"
+#include "switch.h"
+
+struct acis_fault_port g_fault[ACIS_MAX_PORTS];
+
+static uint32_t
+threshold(double p)
+{
+	if (p <= 0.0)
+		return 0;
+	if (p >= 1.0)
+		return UINT32_MAX;
+	return (uint32_t)(p * 4294967296.0);
+}
+
+static double
+prob(uint32_t t)
+{
+	return t == UINT32_MAX ? 1.0 : (double)t / 4294967296.0;
+}
+
+static void
+port_set(struct acis_fault_port *fp, const struct acis_fault_cfg *c)
+{
+	fp->drop = threshold(c->drop);
+	fp->dup = threshold(c->duplicate);
+	fp->reorder = threshold(c->reorder);
+	fp->corrupt = threshold(c->corrupt);
+	fp->window = c->reorder_window ? c->reorder_window : 4;
+	fp->delay_us = c->delay_us;
+	fp->seed = c->seed;
+	fp->gen++;
+	fp->on = c->enabled;
+}
+
+int
+acis_fault_init(const struct acis_pipeline *pl)
+{
+	unsigned int i, p;
+
+	memset(g_fault, 0, sizeof(g_fault));
+	for (p = 0; p < pl->n_ports; p++) {
+		struct acis_fault_cfg c = pl->ports[p].fault;
+
+		if (!c.enabled) {
+			memset(&c, 0, sizeof(c));
+			c.reorder_window = 4;
+			c.seed = 1;
+		}
+		port_set(&g_fault[p], &c);
+	}
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		struct acis_lcore_ctx *lc = g_sw.lcores[i];
+
+		if (lc->worker_index < 0)
+			continue;
+		for (p = 0; p < pl->n_ports; p++) {
+			lc->fault[p] = rte_zmalloc("acis_fault",
+						   sizeof(*lc->fault[p]),
+						   RTE_CACHE_LINE_SIZE);
+			if (lc->fault[p] == NULL)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void
+acis_fault_fini(void)
+{
+	unsigned int i, p, k;
+
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		struct acis_lcore_ctx *lc = g_sw.lcores[i];
+
+		if (lc == NULL)
+			continue;
+		for (p = 0; p < ACIS_MAX_PORTS; p++) {
+			struct acis_fault_lc *f = lc->fault[p];
+
+			if (f == NULL)
+				continue;
+			for (k = 0; k < f->n_held; k++)
+				rte_pktmbuf_free(f->held[k].m);
+			rte_free(f);
+			lc->fault[p] = NULL;
+		}
+	}
+}
+
+/* splitmix64: a fresh, well-mixed value per call. */
+static inline uint64_t
+next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static inline int
+chance(uint64_t *s, uint32_t t)
+{
+	return t != 0 && (uint32_t)next(s) < t;
+}
+
+/* A private copy when others share the data (flooded clones). */
+static struct rte_mbuf *
+writable(struct rte_mbuf *m)
+{
+	struct rte_mbuf *c;
+
+	if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m))
+		return m;
+	c = rte_pktmbuf_copy(m, g_sw.pool, 0, UINT32_MAX);
+	rte_pktmbuf_free(m);
+	return c;
+}
+
+static inline void
+emit(struct acis_fault_lc *f, struct rte_mbuf *m, struct rte_mbuf **out,
+     uint16_t *k, uint16_t cap)
+{
+	if (*k < cap) {
+		out[(*k)++] = m;
+		f->seq++;
+	} else {
+		/* out is sized for duplicates of a whole burst plus the
+		 * hold queue, so this is a safety net */
+		rte_pktmbuf_free(m);
+		f->c.hold_full++;
+	}
+}
+
+static inline void
+hold(struct acis_fault_lc *f, struct rte_mbuf *m, uint64_t due_tsc,
+     uint64_t due_seq, struct rte_mbuf **out, uint16_t *k, uint16_t cap)
+{
+	if (f->n_held == ACIS_FAULT_HOLD) {
+		f->c.hold_full++;
+		emit(f, m, out, k, cap);
+		return;
+	}
+	f->held[f->n_held].m = m;
+	f->held[f->n_held].due_tsc = due_tsc;
+	f->held[f->n_held].due_seq = due_seq;
+	f->n_held++;
+}
+
+/* Release due frames, in the order they were held. */
+static void
+release(struct acis_fault_lc *f, uint64_t now, struct rte_mbuf **out,
+	uint16_t *k, uint16_t cap)
+{
+	uint16_t i, j = 0;
+
+	for (i = 0; i < f->n_held; i++) {
+		struct acis_fault_held *h = &f->held[i];
+
+		if ((h->due_seq <= f->seq || h->due_tsc <= now) && *k < cap)
+			emit(f, h->m, out, k, cap);
+		else
+			f->held[j++] = *h;
+	}
+	f->n_held = j;
+}
+
+uint16_t
+acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
+		 struct rte_mbuf **pkts, uint16_t n, struct rte_mbuf **out,
+		 uint16_t cap)
+{
+	const struct acis_fault_port *fp = &g_fault[port];
+	struct acis_fault_lc *f = lc->fault[port];
+	uint64_t now = rte_rdtsc();
+	uint64_t delay = fp->delay_us * (g_sw.tsc_hz / 1000000);
+	/* a held-back frame goes after its window, or after 1 ms of quiet */
+	uint64_t quiet = g_sw.tsc_hz / 1000;
+	uint16_t i, k = 0;
+
+	if (unlikely(f->gen != fp->gen)) {
+		f->gen = fp->gen;
+		f->rng = fp->seed * 0x9e3779b97f4a7c15ull ^
+			 ((uint64_t)port << 32) ^ (uint64_t)lc->worker_index;
+	}
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		int copies = 1, c;
+
+		f->c.frames++;
+		if (chance(&f->rng, fp->drop)) {
+			f->c.dropped++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (chance(&f->rng, fp->corrupt) && m->data_len > 14) {
+			m = writable(m);
+			if (m == NULL)
+				continue;
+			rte_pktmbuf_mtod(m, uint8_t *)[14 + next(&f->rng) %
+				(m->data_len - 14)] ^= (uint8_t)(1u << (next(&f->rng) & 7));
+			f->c.corrupted++;
+		}
+		if (chance(&f->rng, fp->dup)) {
+			rte_mbuf_refcnt_update(m, 1);
+			f->c.duplicated++;
+			copies = 2;
+		}
+		for (c = 0; c < copies; c++) {
+			if (chance(&f->rng, fp->reorder)) {
+				f->c.reordered++;
+				hold(f, m, now + quiet, f->seq + 1 +
+				     next(&f->rng) % fp->window, out, &k, cap);
+			} else if (delay != 0) {
+				f->c.delayed++;
+				hold(f, m, now + delay, UINT64_MAX, out, &k, cap);
+			} else {
+				emit(f, m, out, &k, cap);
+			}
+		}
+	}
+	if (f->n_held != 0)
+		release(f, now, out, &k, cap);
+	return k;
+}
+
+void
+acis_fault_flush(struct acis_lcore_ctx *lc)
+{
+	struct rte_mbuf *out[ACIS_FAULT_HOLD];
+	unsigned int p;
+	uint64_t now = 0;
+
+	for (p = 0; p < g_sw.n_ports; p++) {
+		struct acis_fault_lc *f = lc->fault[p];
+		uint16_t k = 0, sent;
+
+		if (f == NULL || f->n_held == 0)
+			continue;
+		if (now == 0)
+			now = rte_rdtsc();
+		release(f, now, out, &k, RTE_DIM(out));
+		if (k == 0)
+			continue;
+		sent = rte_eth_tx_burst(g_sw.ports[p].port_id,
+					(uint16_t)lc->worker_index, out, k);
+		lc->stats.port_tx_pkts[p] += sent;
+		if (sent < k) {
+			rte_pktmbuf_free_bulk(&out[sent], k - sent);
+			lc->stats.drops[ACIS_DROP_TX_FULL] += k - sent;
+			lc->stats.stage_pkts[ACIS_STAGE_DROP] += k - sent;
+		}
+	}
+}
+
+/* ---- telemetry ---- */
+
+static void
+sum_counters(unsigned int port, struct acis_fault_counters *s,
+	     unsigned int *held)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	*held = 0;
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		const struct acis_fault_lc *f = g_sw.lcores[i]->fault[port];
+
+		if (f == NULL)
+			continue;
+		s->frames += f->c.frames;
+		s->dropped += f->c.dropped;
+		s->duplicated += f->c.duplicated;
+		s->reordered += f->c.reordered;
+		s->corrupted += f->c.corrupted;
+		s->delayed += f->c.delayed;
+		s->hold_full += f->c.hold_full;
+		*held += f->n_held;
+	}
+}
+
+static void
+port_dict(struct rte_tel_data *d, unsigned int p)
+{
+	const struct acis_fault_port *fp = &g_fault[p];
+	struct acis_fault_counters s;
+	unsigned int held;
+
+	sum_counters(p, &s, &held);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "state", fp->on ? "on" : "off");
+	rte_tel_data_add_dict_u64(d, "drop_ppm", (uint64_t)llround(prob(fp->drop) * 1e6));
+	rte_tel_data_add_dict_u64(d, "duplicate_ppm", (uint64_t)llround(prob(fp->dup) * 1e6));
+	rte_tel_data_add_dict_u64(d, "reorder_ppm", (uint64_t)llround(prob(fp->reorder) * 1e6));
+	rte_tel_data_add_dict_u64(d, "corrupt_ppm", (uint64_t)llround(prob(fp->corrupt) * 1e6));
+	rte_tel_data_add_dict_u64(d, "reorder_window", fp->window);
+	rte_tel_data_add_dict_u64(d, "delay_us", fp->delay_us);
+	rte_tel_data_add_dict_u64(d, "seed", fp->seed);
+	rte_tel_data_add_dict_u64(d, "frames", s.frames);
+	rte_tel_data_add_dict_u64(d, "dropped", s.dropped);
+	rte_tel_data_add_dict_u64(d, "duplicated", s.duplicated);
+	rte_tel_data_add_dict_u64(d, "reordered", s.reordered);
+	rte_tel_data_add_dict_u64(d, "corrupted", s.corrupted);
+	rte_tel_data_add_dict_u64(d, "delayed", s.delayed);
+	rte_tel_data_add_dict_u64(d, "hold_full", s.hold_full);
+	rte_tel_data_add_dict_u64(d, "held_now", held);
+}
+
+static int
+tel_fault(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int p;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	for (p = 0; p < g_sw.n_ports; p++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+
+		if (c == NULL)
+			return -ENOMEM;
+		port_dict(c, p);
+		rte_tel_data_add_dict_container(d, g_sw.pl->ports[p].name, c, 0);
+	}
+	return 0;
+}
+
+/* /acis/fault/set,PORT,key=value,...: off, or any of drop, duplicate,
+ * reorder, corrupt (probabilities), reorder_window, delay_us, seed. Keys
+ * not given keep their value; the random stream restarts from the seed. */
+static int
+tel_fault_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct acis_fault_cfg c;
+	struct acis_fault_port *fp;
+	char buf[512], *tok, *save = NULL, msg[RTE_TEL_MAX_STRING_LEN];
+	int port;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || strlen(params) >= sizeof(buf))
+		goto usage;
+	strcpy(buf, params);
+	tok = strtok_r(buf, ",", &save);
+	port = tok ? acis_pipeline_port_index(g_sw.pl, tok) : -1;
+	if (port < 0) {
+		snprintf(msg, sizeof(msg), "unknown port '%s'", tok ? tok : "");
+		goto error;
+	}
+	fp = &g_fault[port];
+	memset(&c, 0, sizeof(c));
+	c.drop = prob(fp->drop);
+	c.duplicate = prob(fp->dup);
+	c.reorder = prob(fp->reorder);
+	c.corrupt = prob(fp->corrupt);
+	c.reorder_window = fp->window;
+	c.delay_us = fp->delay_us;
+	c.seed = fp->seed;
+	c.enabled = 1;
+	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+		char *eq = strchr(tok, '='), *end;
+		double v;
+
+		if (strcmp(tok, "off") == 0) {
+			c.enabled = 0;
+			continue;
+		}
+		if (eq == NULL)
+			goto usage;
+		*eq++ = '\0';
+		v = strtod(eq, &end);
+		if (*eq == '\0' || *end != '\0' || !(v >= 0.0)) {
+			snprintf(msg, sizeof(msg), "%s: '%s' is not a number",
+				 tok, eq);
+			goto error;
+		}
+		if (strcmp(tok, "drop") == 0 || strcmp(tok, "duplicate") == 0 ||
+		    strcmp(tok, "reorder") == 0 || strcmp(tok, "corrupt") == 0) {
+			if (v > 1.0) {
+				snprintf(msg, sizeof(msg), "%s: expected a "
+					 "probability from 0 to 1", tok);
+				goto error;
+			}
+			*(tok[0] == 'd' && tok[1] == 'r' ? &c.drop :
+			  tok[0] == 'd' ? &c.duplicate :
+			  tok[0] == 'r' ? &c.reorder : &c.corrupt) = v;
+		} else if (strcmp(tok, "reorder_window") == 0 && v >= 1 &&
+			   v <= 64) {
+			c.reorder_window = (uint32_t)v;
+		} else if (strcmp(tok, "delay_us") == 0 && v <= 1000000) {
+			c.delay_us = (uint32_t)v;
+		} else if (strcmp(tok, "seed") == 0 && v <= UINT32_MAX) {
+			c.seed = (uint64_t)v;
+		} else {
+			snprintf(msg, sizeof(msg), "unknown key or value out of "
+				 "range: %s", tok);
+			goto error;
+		}
+	}
+	port_set(fp, &c);
+	port_dict(d, (unsigned int)port);
+	return 0;
+usage:
+	snprintf(msg, sizeof(msg), "expected PORT,off or PORT,KEY=VALUE,... "
+		 "(drop, duplicate, reorder, corrupt, reorder_window, "
+		 "delay_us, seed)");
+error:
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "error", msg);
+	return 0;
+}
+
+int
+acis_fault_telemetry_register(void)
+{
+	int rc = 0;
+
+	rc |= rte_telemetry_register_cmd("/acis/fault", tel_fault,
+		"Fault injection per port: settings and counters. No parameters");
+	rc |= rte_telemetry_register_cmd("/acis/fault/set", tel_fault_set,
+		"Change a port's faults. Parameters: PORT,off or PORT,KEY=VALUE,...");
+	return rc;
+}
