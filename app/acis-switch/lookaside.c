@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_telemetry.h>
 
@@ -165,6 +167,40 @@ la_execute(struct acis_la_rule *r, struct acis_la_req *q)
 	atomic_store_explicit(&q->done, 1, memory_order_release);
 }
 
+/* The proxy's bookkeeping, by the rule's worker: the FPGA port's link,
+ * answers matched to outstanding requests in order (an attached
+ * accelerator answers in order), and requests unanswered too long. */
+static void
+fpga_poll(struct acis_la_rule *r)
+{
+	uint64_t now = rte_rdtsc();
+	uint64_t returned = __atomic_load_n(&r->fpga_returned, __ATOMIC_RELAXED);
+
+	if (now >= r->next_link_check) {
+		struct rte_eth_link link;
+
+		if (rte_eth_link_get_nowait(g_sw.ports[r->cfg->fpga_port].port_id,
+					    &link) == 0)
+			r->fpga_up = link.link_status == RTE_ETH_LINK_UP;
+		r->next_link_check = now + g_sw.tsc_hz / 10;
+	}
+	while (r->popped < returned) {
+		if (r->fifo_n == 0) {
+			r->st.fpga_late += returned - r->popped;
+			r->popped = returned;
+			break;
+		}
+		r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
+		r->fifo_n--;
+		r->popped++;
+	}
+	while (r->fifo_n != 0 && r->fifo[r->fifo_head] + r->timeout_tsc < now) {
+		r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
+		r->fifo_n--;
+		r->st.fpga_lost++;
+	}
+}
+
 void
 acis_la_poll(const struct acis_lcore_ctx *lc)
 {
@@ -176,6 +212,8 @@ acis_la_poll(const struct acis_lcore_ctx *lc)
 
 		if ((int)r->cfg->worker != lc->worker_index)
 			continue;
+		if (r->cfg->fpga_port >= 0)
+			fpga_poll(r);
 		q = atomic_load_explicit(&r->req, memory_order_acquire);
 		if (q == NULL)
 			continue;
@@ -306,6 +344,21 @@ acis_la_init(const struct acis_pipeline *pl, char *err, size_t len)
 			g_la.by_handler[c->handler] = (uint8_t)(i + 1);
 			g_la.has_acis_rules = 1;
 		}
+		if (c->fpga_port >= 0) {
+			struct rte_eth_link link;
+
+			r->fifo = rte_zmalloc("acis_la_fifo", ACIS_LA_FIFO *
+					      sizeof(uint64_t), 0);
+			if (r->fifo == NULL)
+				return acis_errf(err, len, -ENOMEM, "out of memory "
+						 "for [lookaside %s]", c->name);
+			r->timeout_tsc = (uint64_t)c->fpga_timeout_us *
+					 (rte_get_tsc_hz() / 1000000);
+			g_la.fpga_ports |= 1u << c->fpga_port;
+			if (rte_eth_link_get_nowait(
+				g_sw.ports[c->fpga_port].port_id, &link) == 0)
+				r->fpga_up = link.link_status == RTE_ETH_LINK_UP;
+		}
 		for (j = 0; j < c->n_mem; j++) {
 			rc = la_mem_file(r, c->mem[j].bank, c->mem[j].off,
 					 c->mem[j].path, why, sizeof(why));
@@ -339,6 +392,7 @@ acis_la_fini(void)
 	for (i = 0; i < g_la.n_rules; i++) {
 		acis_cgra_free(g_la.rules[i].m);
 		rte_free(g_la.rules[i].scratch);
+		rte_free(g_la.rules[i].fifo);
 	}
 	memset(&g_la, 0, sizeof(g_la));
 }
@@ -421,6 +475,17 @@ rule_dict(struct rte_tel_data *c, const struct acis_la_rule *r)
 	U(passthrough); U(faults); U(not_ready); U(oversize); U(runs);
 	U(instructions); U(element_ops); U(cycles); U(tiles_skipped);
 	U(loads); U(mem_writes);
+	if (cfg->fpga_port >= 0) {
+		rte_tel_data_add_dict_string(c, "fpga_port",
+			g_sw.pl->ports[cfg->fpga_port].name);
+		rte_tel_data_add_dict_string(c, "fpga_link",
+			r->fpga_up ? "up" : "down");
+		rte_tel_data_add_dict_u64(c, "fpga_returned",
+			__atomic_load_n(&r->fpga_returned, __ATOMIC_RELAXED));
+		rte_tel_data_add_dict_u64(c, "fpga_outstanding", r->fifo_n);
+		U(fpga_sent); U(fpga_bytes); U(fpga_lost); U(fpga_late);
+		U(fpga_down); U(fpga_fallback);
+	}
 #undef U
 	rte_tel_data_add_dict_string(c, "last_error",
 		r->last_error[0] ? r->last_error : "-");

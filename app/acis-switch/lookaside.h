@@ -35,6 +35,12 @@ struct acis_la_stats {
 	uint64_t element_ops;
 	uint64_t cycles;
 	uint64_t tiles_skipped;
+	uint64_t fpga_sent;     /**< proxied to the attached FPGA */
+	uint64_t fpga_bytes;
+	uint64_t fpga_lost;     /**< unanswered after timeout_us */
+	uint64_t fpga_late;     /**< answers with no request outstanding */
+	uint64_t fpga_down;     /**< FPGA port down: dropped */
+	uint64_t fpga_fallback; /**< FPGA port down: run here instead */
 	uint64_t loads;         /**< programs loaded since start */
 	uint64_t mem_writes;    /**< resident memory writes */
 };
@@ -75,6 +81,15 @@ struct acis_la_rule {
 	int last_rc;            /**< last failed run's code, 0 if none */
 	char last_error[160];   /**< ... and why */
 	_Atomic(struct acis_la_req *) req; /**< mailbox: one request at a time */
+	/* proxy to an attached FPGA (cfg->fpga_port >= 0); the worker's */
+	int fpga_up;            /**< link state, checked every 100 ms */
+	uint64_t next_link_check;
+	uint64_t timeout_tsc;
+	uint64_t *fifo;         /**< send times of outstanding requests */
+	uint32_t fifo_head, fifo_n;
+	uint64_t popped;        /**< answers matched to requests */
+	uint64_t fpga_returned; /**< answers seen on the FPGA port (parse
+				 * stage, atomic adds) */
 	struct acis_la_stats st;
 } __attribute__((aligned(64)));
 
@@ -84,6 +99,7 @@ struct acis_la_state {
 	/* rule index + 1 by ACiS handler number; 0: none */
 	uint8_t by_handler[256];
 	uint16_t l2_edge;       /**< the look-aside node's edge to acis_l2 */
+	uint32_t fpga_ports;    /**< ports some rule proxies to (bitmask) */
 	int has_acis_rules;
 };
 
@@ -120,6 +136,44 @@ acis_la_rule_of(const uint8_t *eth, uint16_t payload_off, uint16_t dport,
 		    g_la.rules[i].cfg->udp_port == dport)
 			return (int)i;
 	return -1;
+}
+
+#define ACIS_LA_FIFO 4096 /* outstanding FPGA requests tracked per rule */
+
+/* A frame that came back from an FPGA port: count it for its rule. */
+static inline void
+acis_la_fpga_returned(uint16_t port, const uint8_t *eth, uint16_t l3_off,
+		      uint32_t len, uint16_t acis_port)
+{
+	const uint8_t *ip = eth + l3_off, *udp;
+	uint32_t ihl;
+	uint16_t sport, dport;
+	unsigned int i;
+
+	if (len < (uint32_t)l3_off + 28u || eth[12] != 0x08 || eth[13] != 0 ||
+	    ip[9] != 17)
+		return;
+	ihl = (uint32_t)(ip[0] & 0xf) * 4;
+	if (len < l3_off + ihl + 11)
+		return;
+	udp = ip + ihl;
+	sport = (uint16_t)(udp[0] << 8 | udp[1]);
+	dport = (uint16_t)(udp[2] << 8 | udp[3]);
+	for (i = 0; i < g_la.n_rules; i++) {
+		struct acis_la_rule *r = &g_la.rules[i];
+		const struct acis_lookaside_cfg *c = r->cfg;
+
+		if (c->fpga_port != (int)port)
+			continue;
+		if (c->match == ACIS_LA_MATCH_UDP ?
+		    (sport == c->udp_port || dport == c->udp_port) :
+		    ((sport == acis_port || dport == acis_port) &&
+		     udp[9] == 7 && udp[10] == c->handler)) {
+			__atomic_fetch_add(&r->fpga_returned, 1,
+					   __ATOMIC_RELAXED);
+			return;
+		}
+	}
 }
 
 /* Read a program file: assembled if text, taken as little-endian words

@@ -116,6 +116,9 @@ struct acis_lookaside_cfg {
 	uint32_t bank_size;
 	uint32_t vrf_regs;
 	uint32_t budget;      /**< instructions per packet */
+	int fpga_port;        /**< proxy to this port index; -1: run here */
+	uint8_t fpga_fallback_local; /**< FPGA port down: run here, else drop */
+	uint32_t fpga_timeout_us; /**< an unanswered request is lost after */
 	char program[ACIS_PATH_LEN]; /**< "" when loaded later */
 	unsigned int n_mem;
 	struct acis_la_mem_cfg mem[ACIS_LA_MAX_MEM];

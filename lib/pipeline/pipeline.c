@@ -453,13 +453,16 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 		return fail(c, s->line, "more than %d [lookaside] sections",
 			    ACIS_MAX_LOOKASIDE);
 	rc = check_keys(c, s, "match action program memory worker vpe banks "
-			      "bank_size vrf_regs budget when_stopped");
+			      "bank_size vrf_regs budget when_stopped fpga "
+			      "fallback timeout_us");
 	if (rc != 0)
 		return rc;
 	la = &p->lookaside[p->n_lookaside];
 	memset(la, 0, sizeof(*la));
 	strcpy(la->name, s->arg);
 	la->line = s->line;
+	la->fpga_port = -1;
+	la->fpga_timeout_us = 10000;
 
 	if ((rc = get_once(c, s, "match", &e)) != 0)
 		return rc;
@@ -526,6 +529,33 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 			return fail(c, e->line, "when_stopped: expected drop or "
 				    "passthrough, found '%s'", e->value);
 	}
+	if ((rc = get_once(c, s, "fpga", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		la->fpga_port = acis_pipeline_port_index(p, e->value);
+		if (la->fpga_port < 0)
+			return fail(c, e->line, "fpga: unknown port '%s' (declare "
+				    "it with [port %s])", e->value, e->value);
+		if (la->action == ACIS_LA_FORWARD)
+			return fail(c, e->line, "fpga: the attached FPGA returns "
+				    "results by their headers; use action = "
+				    "return");
+	}
+	if ((rc = get_once(c, s, "fallback", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		if (la->fpga_port < 0)
+			return fail(c, e->line, "fallback: only with fpga = PORT");
+		if (strcmp(e->value, "local") == 0)
+			la->fpga_fallback_local = 1;
+		else if (strcmp(e->value, "drop") != 0)
+			return fail(c, e->line, "fallback: expected drop or local "
+				    "(run the rule's own program), found '%s'",
+				    e->value);
+	}
+	if ((rc = get_uint(c, s, "timeout_us", 1, 60000000,
+			   &la->fpga_timeout_us)) != 0)
+		return rc;
 	if ((rc = get_once(c, s, "program", &e)) != 0)
 		return rc;
 	if (e != NULL && (rc = get_path(c, e->line, "program", e->value,

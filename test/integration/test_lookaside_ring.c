@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "acis_proto.h"
@@ -279,6 +281,58 @@ test_runaway_and_unloaded_handlers_drop_and_count(void **state)
 	remove_weights();
 }
 
+static void
+test_fpga_proxy_sends_counts_times_out_and_falls_back(void **state)
+{
+	struct tf_addr h = tf_host(10), s;
+	struct acis_la_rule *r;
+	uint8_t f[256];
+	unsigned int len;
+
+	(void)state;
+	start_switch(NPORTS, "[lookaside px]\nmatch = udp_port 48000\n"
+		     "fpga = p3\ntimeout_us = 1000\nvpe = 1\nbanks = 1\n"
+		     "bank_size = 4096\n");
+	r = &g_la.rules[0];
+	s = switch_addr();
+	/* a request goes to the FPGA port as it came */
+	len = tf_udp(f, &s, &h, 5555, 48000, "question", 8, -1);
+	inject(0, f, len);
+	run();
+	expect_frame(3, f, len);
+	expect_silent(0);
+	/* the FPGA answers by headers: forwarded to the host */
+	len = tf_udp(f, &h, &s, 48000, 5555, "answer", 6, -1);
+	inject(3, f, len);
+	run();
+	expect_frame(0, f, len);
+	assert_int_equal(r->st.fpga_sent, 1);
+	assert_int_equal(r->fpga_returned, 1);
+	assert_int_equal(r->fifo_n, 0);
+	/* unanswered: lost after timeout_us */
+	len = tf_udp(f, &s, &h, 5555, 48000, "question", 8, -1);
+	inject(0, f, len);
+	run();
+	expect_frame(3, f, len);
+	assert_int_equal(r->fifo_n, 1);
+	rte_delay_us_block(2000);
+	run();
+	assert_int_equal(r->st.fpga_lost, 1);
+	assert_int_equal(r->fifo_n, 0);
+	/* the FPGA port goes down: the rule's fallback (drop) */
+	assert_int_equal(rte_eth_dev_set_link_down(g_sw.ports[3].port_id), 0);
+	rte_delay_us_block(120000);
+	run();
+	assert_int_equal(r->fpga_up, 0);
+	inject(0, f, len);
+	run();
+	expect_silent(3);
+	assert_int_equal(drops(ACIS_DROP_LA_FPGA_DOWN), 1);
+	assert_int_equal(r->st.fpga_down, 1);
+	expect_no_leak();
+	stop_switch();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -293,6 +347,9 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_teardown(
 			test_runaway_and_unloaded_handlers_drop_and_count,
+			teardown),
+		cmocka_unit_test_teardown(
+			test_fpga_proxy_sends_counts_times_out_and_falls_back,
 			teardown),
 	};
 	int rc;

@@ -962,6 +962,20 @@ test_lookaside_errors_name_line_and_form(void **state)
 		     "worker: 1, but the pipeline has 1 worker lcore");
 	expect_error(LA("match = udp_port 9\nprogramme = x.s\n"), 8,
 		     "unknown key 'programme' in [lookaside h]");
+	expect_error(LA("match = udp_port 9\nfpga = px\n"), 8,
+		     "fpga: unknown port 'px'");
+	expect_error(LA("match = udp_port 9\naction = forward\nfpga = p0\n"),
+		     9, "fpga: the attached FPGA returns results by their "
+		     "headers");
+	expect_error(LA("match = udp_port 9\nfallback = local\n"), 8,
+		     "fallback: only with fpga = PORT");
+	expect_error(LA("match = udp_port 9\nfpga = p0\nfallback = retry\n"),
+		     9, "fallback: expected drop or local");
+	load_ok(LA("match = udp_port 9\nfpga = p0\nfallback = local\n"
+		   "timeout_us = 500\n"));
+	assert_int_equal(pl.lookaside[0].fpga_port, 0);
+	assert_int_equal(pl.lookaside[0].fpga_fallback_local, 1);
+	assert_int_equal(pl.lookaside[0].fpga_timeout_us, 500);
 	expect_error(LA("match = udp_port 9\n") "[lookaside h]\n"
 		     "match = udp_port 10\n", 8, "duplicate [lookaside h]");
 	expect_error(LA("match = udp_port 9\n") "[lookaside g]\n"

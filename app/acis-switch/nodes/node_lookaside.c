@@ -60,6 +60,27 @@ la_one(struct acis_lcore_ctx *lc, struct rte_mbuf *m)
 	if (to_us)
 		acis_learn(lc, eth + 6, meta->in_port, acis_now_sec());
 	r->st.pkts_in++;
+	if (cfg->fpga_port >= 0) {
+		if (likely(r->fpga_up)) {
+			/* Proxied as it came; the FPGA answers by headers. */
+			if (unlikely(r->fifo_n == ACIS_LA_FIFO)) {
+				r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
+				r->fifo_n--;
+				r->st.fpga_lost++;
+			}
+			r->fifo[(r->fifo_head + r->fifo_n++) % ACIS_LA_FIFO] =
+				rte_rdtsc();
+			r->st.fpga_sent++;
+			r->st.fpga_bytes += m->pkt_len;
+			return (uint16_t)(ACIS_NEXT_TX_BASE + cfg->fpga_port);
+		}
+		if (!cfg->fpga_fallback_local) {
+			r->st.fpga_down++;
+			acis_set_drop(m, ACIS_DROP_LA_FPGA_DOWN);
+			return ACIS_NEXT_DROP;
+		}
+		r->st.fpga_fallback++;
+	}
 	if (!r->started || r->passthrough) {
 		if (!r->passthrough && !cfg->passthrough_when_stopped) {
 			r->st.not_ready++;

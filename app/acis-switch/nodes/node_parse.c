@@ -119,6 +119,10 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				rte_prefetch0(rte_pktmbuf_mtod(
 					(struct rte_mbuf *)objs[done + i + 2], void *));
 			lc->stats.port_rx_bytes[port] += m->pkt_len;
+			if (unlikely(g_la.fpga_ports & (1u << port)))
+				acis_la_fpga_returned(port, eth, ACIS_ETH_HLEN,
+						      rte_pktmbuf_data_len(m),
+						      g_sw.ccfg.udp_port);
 			cls = acis_pkt_classify(&g_sw.ccfg, eth,
 						rte_pktmbuf_data_len(m),
 						&meta->pi, &meta->drop_reason);
