@@ -367,7 +367,7 @@ test_cgra_runs_axpy_on_the_udp_payload(void **state)
 {
 	enum { L = 200 };
 	static float y[16384 + 1];
-	float a = 1.5f, x[L], *out;
+	float a = 1.5f, x[L], out[L];
 	uint8_t f[2048];
 	struct rte_mbuf *m, *rx[4];
 	char args[1024];
@@ -394,7 +394,9 @@ test_cgra_runs_axpy_on_the_udp_payload(void **state)
 		/* back to host 1, from host 2 */
 		assert_memory_equal(rte_pktmbuf_mtod(rx[0], uint8_t *),
 				    tf_host(1).mac, 6);
-		out = rte_pktmbuf_mtod_offset(rx[0], float *, 42);
+		/* the payload sits at offset 42: not float-aligned */
+		memcpy(out, rte_pktmbuf_mtod_offset(rx[0], void *, 42),
+		       sizeof(out));
 		for (i = 0; i < L; i++)
 			if (out[i] != fmaf(a, x[i], y[i]))
 				fail_msg("frame %u element %u: %a, want %a", k,
@@ -414,7 +416,7 @@ test_cgra_shrinking_output_rebuilds_lengths(void **state)
 	/* dot.s on 2 VPEs: L floats in, 2 floats out (y[p] = w_p . x) */
 	enum { L = 300 };
 	static float w[2][16384 + 1];
-	float x[L], want[2], *out;
+	float x[L], want[2], out[2];
 	uint8_t f[2048];
 	struct rte_mbuf *m, *rx[1];
 	char args[1024];
@@ -445,7 +447,7 @@ test_cgra_shrinking_output_rebuilds_lengths(void **state)
 	assert_int_equal(recv_n(port, 0, rx, 1, 1000), 1);
 	assert_int_equal(rx[0]->pkt_len, 42 + 8);
 	assert_checksums_valid(rx[0]);
-	out = rte_pktmbuf_mtod_offset(rx[0], float *, 42);
+	memcpy(out, rte_pktmbuf_mtod_offset(rx[0], void *, 42), sizeof(out));
 	assert_true(out[0] == want[0]);
 	assert_true(out[1] == want[1]);
 	rte_pktmbuf_free(rx[0]);
