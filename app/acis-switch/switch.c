@@ -18,6 +18,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "acis_xdp.h"
 #include "fault.h"
 #include "lookaside.h"
 #include "switch.h"
@@ -93,9 +94,22 @@ setup_port(unsigned int idx, char *err, size_t len)
 	struct rte_eth_dev_info info;
 	uint16_t rxd = pc->rxd, txd = pc->txd, q;
 	uint16_t mtu = pc->mtu ? pc->mtu : pl->mtu;
+	struct acis_port_cfg steer;
 	int rc;
 
-	rc = resolve_port(pc, &pr->port_id, err, len);
+	if (pc->xdp_steer && strstr(pc->dev, "xdp_prog=") == NULL) {
+		/* Our steering program instead of the PMD's catch-all. */
+		steer = *pc;
+		if (snprintf(steer.dev, sizeof(steer.dev), "%s,xdp_prog=%s",
+			     pc->dev, acis_xdp_steer_object()) >=
+		    (int)sizeof(steer.dev))
+			return errf(err, len, -EINVAL, "%s:%d: [port %s]: dev "
+				    "with xdp_prog= is too long", pl->path,
+				    pc->dev_line, pc->name);
+		rc = resolve_port(&steer, &pr->port_id, err, len);
+	} else {
+		rc = resolve_port(pc, &pr->port_id, err, len);
+	}
 	if (rc != 0)
 		return rc;
 	pr->resolved = 1;
@@ -163,6 +177,21 @@ setup_port(unsigned int idx, char *err, size_t len)
 	if (rc != 0)
 		return errf(err, len, rc, "%s:%d: [port %s]: start failed: %s",
 			    pl->path, pc->line, pc->name, rte_strerror(-rc));
+	if (pc->xdp_steer) {
+		struct acis_xdp_steer cfg = {.udp_port = pl->udp_port,
+					     .ipv4 = pl->ip};
+		const char *ifa = strstr(pc->dev, "iface=") + 6;
+		char ifname[64], why[256];
+
+		snprintf(ifname, sizeof(ifname), "%.*s",
+			 (int)strcspn(ifa, ","), ifa);
+		memcpy(cfg.mac, pl->mac, 6);
+		if (acis_xdp_steer_configure(ifname, &cfg, NULL, why,
+					     sizeof(why)) != 0)
+			return errf(err, len, -EINVAL, "%s:%d: [port %s]: "
+				    "xdp_steer: %s", pl->path, pc->line,
+				    pc->name, why);
+	}
 	if (pc->promisc) {
 		rc = rte_eth_promiscuous_enable(pr->port_id);
 		if (rc != 0 && rc != -ENOTSUP)

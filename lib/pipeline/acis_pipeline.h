@@ -63,6 +63,7 @@ struct acis_port_cfg {
 	uint16_t txd;             /**< TX descriptors per queue */
 	uint16_t mtu;             /**< 0: the switch's mtu */
 	uint8_t promisc;          /**< put the port in promiscuous mode */
+	uint8_t xdp_steer;        /**< net_af_xdp: our XDP program steers */
 	struct acis_fault_cfg fault; /**< from [fault NAME] */
 	int line;                 /**< line of the section header */
 	int dev_line;             /**< line of "dev =" */

@@ -629,7 +629,7 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 				    "at line %d)", s->arg, p->ports[i].line);
 	if (p->n_ports == ACIS_MAX_PORTS)
 		return fail(c, s->line, "more than %d ports", ACIS_MAX_PORTS);
-	rc = check_keys(c, s, "dev rxd txd mtu promisc");
+	rc = check_keys(c, s, "dev rxd txd mtu promisc xdp_steer");
 	if (rc != 0)
 		return rc;
 	pc = &p->ports[p->n_ports];
@@ -675,6 +675,15 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 	pc->mtu = (uint16_t)v;
 	if ((rc = get_bool(c, s, "promisc", &pc->promisc)) != 0)
 		return rc;
+	if ((rc = get_bool(c, s, "xdp_steer", &pc->xdp_steer)) != 0)
+		return rc;
+	if (pc->xdp_steer && (strncmp(pc->dev, "net_af_xdp", 10) != 0 ||
+			      strstr(pc->dev, "iface=") == NULL)) {
+		e = acis_conf_get(s, "xdp_steer", NULL);
+		return fail(c, e->line, "xdp_steer: only for AF_XDP ports (dev "
+			    "= net_af_xdpN,iface=IFNAME), found dev = '%s'",
+			    pc->dev);
+	}
 	p->n_ports++;
 	return 0;
 }

@@ -1003,6 +1003,11 @@ test_fault_and_control_sections(void **state)
 	assert_int_equal(pl.ctrl_nets[0].mask, htonl(0xff000000u));
 	assert_int_equal(pl.ctrl_nets[1].mask, 0xffffffffu);
 	assert_int_equal(pl.ctrl_ports, 2);
+	load_ok(SWITCH "[port x]\ndev = net_af_xdp0,iface=eth1\nxdp_steer = on\n");
+	assert_int_equal(pl.ports[0].xdp_steer, 1);
+	expect_error(SWITCH PORT_P0 "xdp_steer = on\n", 6,
+		     "xdp_steer: only for AF_XDP ports (dev = "
+		     "net_af_xdpN,iface=IFNAME), found dev = 'net_null0'");
 	expect_error(SWITCH PORT_P0 "[fault p9]\ndrop = 0.1\n", 6,
 		     "expected '[fault PORT]' naming a declared port");
 	expect_error(SWITCH PORT_P0 "[fault p0]\ndrop = 1.5\n", 7,
