@@ -503,7 +503,7 @@ test_unknown_port_key_is_an_error_listing_expected_keys(void **state)
 	(void)state;
 	expect_error(SWITCH PORT_P0 "rx = 4\n", 6,
 		     "unknown key 'rx' in [port p0] (expected one of: dev "
-		     "rxd txd mtu promisc)");
+		     "rxd txd mtu promisc xdp_steer)");
 }
 
 static void
