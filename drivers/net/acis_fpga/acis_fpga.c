@@ -94,6 +94,7 @@ struct fpga_txq {
 	uint16_t qid;
 	uint16_t has_rx;
 	uint64_t c[XS_MAX];
+	uint64_t base[XS_MAX];      /* c at the last reset (control path) */
 } __rte_cache_aligned;
 
 /* Written by the one lcore that polls it. */
@@ -106,6 +107,7 @@ struct fpga_rxq {
 	uint16_t next;              /* FIFO to look at first */
 	struct acis_fpga_fifo *src[FPGA_MAX_QUEUES];
 	uint64_t c[XS_MAX];
+	uint64_t base[XS_MAX];      /* c at the last reset (control path) */
 } __rte_cache_aligned;
 
 struct fpga_params {
@@ -135,8 +137,9 @@ struct fpga_dev {
 	int link_up;               /* started && admin_up, read per burst */
 	uint32_t gen;              /* bumped when the link goes down */
 	uint64_t lost_ctl;         /* frames dropped by the control path */
-	uint64_t base[XS_MAX];     /* counters at the last reset */
-	uint64_t base_busy, base_wait;
+	/* at the last reset: the data path's counters are never written
+	 * from here, a reset moves these instead */
+	uint64_t base_lost_ctl, base_busy, base_wait;
 	struct fpga_txq *txq[FPGA_MAX_QUEUES];
 	struct fpga_rxq *rxq[FPGA_MAX_QUEUES];
 };
@@ -582,6 +585,9 @@ fpga_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	dev->data->tx_queues[qid] = NULL;
 }
 
+/* A queue's counter since the last reset. */
+#define QC(q, k) ((q)->c[k] - (q)->base[k])
+
 /* Every counter, summed over the queues, since the last reset. */
 static void
 counters(struct rte_eth_dev *dev, uint64_t v[XS_MAX])
@@ -594,19 +600,18 @@ counters(struct rte_eth_dev *dev, uint64_t v[XS_MAX])
 	for (i = 0; i < FPGA_MAX_QUEUES; i++) {
 		for (k = 0; k < XS_MAX; k++) {
 			if (p->txq[i] != NULL)
-				v[k] += p->txq[i]->c[k];
+				v[k] += QC(p->txq[i], k);
 			if (p->rxq[i] != NULL)
-				v[k] += p->rxq[i]->c[k];
+				v[k] += QC(p->rxq[i], k);
 		}
 		if (p->txq[i] != NULL)
 			v[XS_IN_FLIGHT] += acis_fpga_fifo_used(p->txq[i]->fifo);
 	}
-	v[XS_LOST_LINK_DOWN] += p->lost_ctl;
-	v[XS_LINK_BUSY_NS] = acis_fpga_ticks_to_ns(p->model.busy, hz);
-	v[XS_LINK_WAIT_NS] = acis_fpga_ticks_to_ns(p->model.wait, hz);
-	for (k = 0; k < XS_MAX; k++)
-		if (k != XS_IN_FLIGHT)
-			v[k] -= p->base[k];
+	v[XS_LOST_LINK_DOWN] += p->lost_ctl - p->base_lost_ctl;
+	v[XS_LINK_BUSY_NS] = acis_fpga_ticks_to_ns(p->model.busy -
+						   p->base_busy, hz);
+	v[XS_LINK_WAIT_NS] = acis_fpga_ticks_to_ns(p->model.wait -
+						   p->base_wait, hz);
 }
 
 static int
@@ -623,17 +628,15 @@ fpga_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 	st->obytes = v[XS_BYTES_IN];
 	st->imissed = v[XS_NO_RX_QUEUE];
 	st->rx_nombuf = v[XS_NOMBUF];
-	/* per queue: what each has done since the last reset is only in the
-	 * totals, so queues show their share without the reset base */
 	for (i = 0; i < RTE_ETHDEV_QUEUE_STAT_CNTRS && i < FPGA_MAX_QUEUES;
 	     i++) {
 		if (p->rxq[i] != NULL) {
-			st->q_ipackets[i] = p->rxq[i]->c[XS_FRAMES_OUT];
-			st->q_ibytes[i] = p->rxq[i]->c[XS_BYTES_OUT];
+			st->q_ipackets[i] = QC(p->rxq[i], XS_FRAMES_OUT);
+			st->q_ibytes[i] = QC(p->rxq[i], XS_BYTES_OUT);
 		}
 		if (p->txq[i] != NULL) {
-			st->q_opackets[i] = p->txq[i]->c[XS_FRAMES_IN];
-			st->q_obytes[i] = p->txq[i]->c[XS_BYTES_IN];
+			st->q_opackets[i] = QC(p->txq[i], XS_FRAMES_IN);
+			st->q_obytes[i] = QC(p->txq[i], XS_BYTES_IN);
 		}
 	}
 	return 0;
@@ -643,13 +646,19 @@ static int
 fpga_stats_reset(struct rte_eth_dev *dev)
 {
 	struct fpga_dev *p = dev->data->dev_private;
-	uint64_t v[XS_MAX];
-	unsigned int k;
+	unsigned int i;
 
-	counters(dev, v);
-	for (k = 0; k < XS_MAX; k++)
-		if (k != XS_IN_FLIGHT)
-			p->base[k] += v[k];
+	for (i = 0; i < FPGA_MAX_QUEUES; i++) {
+		if (p->txq[i] != NULL)
+			memcpy(p->txq[i]->base, p->txq[i]->c,
+			       sizeof(p->txq[i]->base));
+		if (p->rxq[i] != NULL)
+			memcpy(p->rxq[i]->base, p->rxq[i]->c,
+			       sizeof(p->rxq[i]->base));
+	}
+	p->base_lost_ctl = p->lost_ctl;
+	p->base_busy = p->model.busy;
+	p->base_wait = p->model.wait;
 	return 0;
 }
 
