@@ -188,7 +188,12 @@ test_acis_request_is_answered_with_its_header(void **state)
 	start_switch(NPORTS, dot_rule("acis_handler 5"));
 	s = switch_addr();
 	acis_hdr_encode(&q, msg);
-	dot_payload((float *)(msg + ACIS_HDR_LEN));
+	{
+		float x[L];
+
+		dot_payload(x);
+		memcpy(msg + ACIS_HDR_LEN, x, sizeof(x));
+	}
 	len = tf_udp(f, &s, &h, 6000, 47000, msg, sizeof(msg), -1);
 	inject(1, f, len);
 	/* a handler nobody has: dropped and counted */
