@@ -122,6 +122,16 @@ check "the program is detached when the switch exits" \
 	test "$(attached sw0; echo $?)" != 0
 check "the kernel answers ping to its address after the switch left" \
 	hx h0 ping -c 1 -W 2 -q "$KERNEL_IP"
+# says_err WANT CMD...: the command fails and its message says WANT
+says_err() {
+	local want=$1 out; shift
+	if out=$("$@" 2>&1); then return 1; fi
+	grep -q "$want" <<<"$out" || { echo "  said: $out"; return 1; }
+}
+check "acis-xdp-steer names a missing interface" \
+	says_err "no such interface" sx "$STEER" nosuch0 --stats
+check "acis-xdp-steer says when no program is attached" \
+	says_err "no XDP program attached" sx "$STEER" sw0 --port 47000
 
 if [ "$fails" -ne 0 ]; then
 	echo "switch log:"; cat "$WORK/switch.log"
