@@ -194,8 +194,11 @@ test_loopback_returns_frames_unchanged_in_order_after_the_latency(void **state)
 	}
 	t0 = rte_get_tsc_cycles();
 	assert_int_equal(rte_eth_tx_burst(port, 0, tx, BURST), BURST);
-	assert_int_equal(rte_eth_rx_burst(port, 0, rx, BURST), 0);
-	assert_int_equal(recv_n(port, 0, rx, BURST, 2000), BURST);
+	/* nothing before its time (unless this thread slept 20 ms) */
+	if (rte_eth_rx_burst(port, 0, rx, BURST) != 0)
+		assert_true(rte_get_tsc_cycles() - t0 >= rte_get_tsc_hz() / 50);
+	else
+		assert_int_equal(recv_n(port, 0, rx, BURST, 2000), BURST);
 	dt = rte_get_tsc_cycles() - t0;
 	assert_true(dt >= rte_get_tsc_hz() / 50);   /* >= 20 ms */
 	for (i = 0; i < BURST; i++) {
@@ -227,8 +230,7 @@ test_the_link_rate_paces_returning_frames(void **state)
 	for (i = 0; i < 100; i++)
 		tx[i] = mbuf_of(f, 1250);
 	t0 = rte_get_tsc_cycles();
-	assert_int_equal(rte_eth_tx_burst(port, 0, tx, 64), 64);
-	assert_int_equal(rte_eth_tx_burst(port, 0, tx + 64, 36), 36);
+	assert_int_equal(rte_eth_tx_burst(port, 0, tx, 100), 100);
 	while (got < 100 && rte_get_tsc_cycles() - t0 < hz) {
 		unsigned int n = rte_eth_rx_burst(port, 0, rx + got, 100 - got);
 
@@ -244,9 +246,10 @@ test_the_link_rate_paces_returning_frames(void **state)
 	assert_true(first - t0 >= hz / 100000);
 	assert_true(last - t0 >= hz / 1000);
 	assert_int_equal(xstat(port, "fpga_link_busy_ns"), 1000000);
-	/* frame i waited for the i before it: 10 us * (0 + 1 + ... + 99),
-	 * less the moments between the two bursts */
-	assert_true(xstat(port, "fpga_link_wait_ns") > 45000000);
+	/* one burst, one clock reading: frame i waited for the i before
+	 * it, 10 us * (0 + 1 + ... + 99), less under a TSC tick each */
+	assert_in_range(xstat(port, "fpga_link_wait_ns"), 49500000 - 100,
+			49500000);
 	for (i = 0; i < 100; i++)
 		rte_pktmbuf_free(rx[i]);
 	stop_port("net_acis_fpga_rate", port);
