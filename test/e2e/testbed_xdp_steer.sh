@@ -9,6 +9,7 @@
 # address and ACiS traffic (a real collective between h0 and h1) reach the
 # switch; frames between hosts stay with the kernel; what the program sent
 # up is exactly what the switch received; on exit the program is gone.
+# Then the same through the pipeline key xdp_steer = on.
 # Usage: testbed_xdp_steer.sh. Exit 77 (skip) without root. Cleans up
 # after itself, pass or fail.
 set -euo pipefail
@@ -132,6 +133,35 @@ check "acis-xdp-steer names a missing interface" \
 	says_err "no such interface" sx "$STEER" nosuch0 --stats
 check "acis-xdp-steer says when no program is attached" \
 	says_err "no XDP program attached" sx "$STEER" sw0 --port 47000
+
+# The same through the pipeline: xdp_steer = on loads the program and the
+# switch configures it itself once the port has started.
+cat >"$WORK/steer.ini" <<EOF
+[switch]
+name = xdp-steer-key
+mac = $SW_MAC
+ip = $SW_IP
+[port h0]
+dev = net_af_xdp0,iface=sw0
+xdp_steer = on
+[port h1]
+dev = net_af_xdp1,iface=sw1
+xdp_steer = on
+EOF
+acis_switch_start "$PREFIX" "$WORK/steer.ini" "$WORK/switch.log"
+check "xdp_steer = on: the program is attached" attached sw0
+check "xdp_steer = on: the switch answers ping to its address" \
+	hx h0 ping -c 3 -i 0.2 -W 2 -q "$SW_IP"
+check "xdp_steer = on: the kernel answers ping to its address" \
+	hx h0 ping -c 3 -i 0.2 -W 2 -q "$KERNEL_IP"
+check "xdp_steer = on: an allreduce between h0 and h1" \
+	acis_run_ranks "$PREFIX" 2 12 "$WORK" --sizes 4,4096 --colls allreduce
+udp0=$(xdp_cnt sw0 udp); ip0=$(xdp_cnt sw0 ipv4)
+check "xdp_steer = on: the switch set the program up (udp $udp0, ipv4 $ip0)" \
+	[ "$udp0" -gt 0 -a "$ip0" -ge 3 ]
+acis_switch_stop
+check "xdp_steer = on: the program is detached when the switch exits" \
+	test "$(attached sw0; echo $?)" != 0
 
 if [ "$fails" -ne 0 ]; then
 	echo "switch log:"; cat "$WORK/switch.log"
