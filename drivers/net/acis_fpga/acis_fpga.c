@@ -1149,17 +1149,16 @@ fpga_probe(struct rte_vdev_device *vdev)
 		goto fail;
 	}
 	if (prm.mode == MODE_CGRA) {
-		char err[64];
-
 		p->cgra = acis_cgra_create(&prm.cgra);
 		p->scratch = rte_malloc("acis_fpga_scratch", FPGA_MAX_PAYLOAD,
 					RTE_CACHE_LINE_SIZE);
 		if (p->cgra == NULL || p->scratch == NULL) {
-			snprintf(err, sizeof(err), "%s", p->scratch == NULL ?
-				 "out of memory" : "bad machine");
-			FPGA_LOG(ERR, "%s: cannot create the CGRA machine "
-				 "(vpes, banks, bank_size): %s", name, err);
-			rc = -EINVAL;
+			FPGA_LOG(ERR, "%s: cannot create the CGRA machine with "
+				 "vpes=%u, banks=%u, bank_size=%zu (0: the "
+				 "default): out of memory", name,
+				 prm.cgra.n_vpe, prm.cgra.n_banks,
+				 prm.cgra.bank_size);
+			rc = -ENOMEM;
 			goto fail;
 		}
 		rc = walk_devargs(args, name, &prm, p, 1, &n_memory);
