@@ -978,7 +978,8 @@ agg_run(const struct agg_opts *o)
 	a.lag = (256 + C) / (C + 1);
 	if (a.lag > a.n_coll)
 		a.lag = a.n_coll;
-	frames = (uint64_t)a.n_coll * (C + 1) * P;
+	/* contributions, in-stream receipts and the receipts sent again */
+	frames = (uint64_t)a.n_coll * (C + 2) * P;
 	mtu = L + 20 + 8 + ACIS_HDR_LEN;
 	if (mtu < 576)
 		mtu = 576;

@@ -11,7 +11,8 @@
 # -n "2 3 4" runs each host count in turn (scaling). One testbed per host
 # count, under a prefix of its own; acis-switch runs on it throughout
 # (the MPI ranks' TCP traffic crosses it as L2 forwarding, the same path
-# the ACiS messages take). Same method, iterations and statistics for
+# the ACiS messages take), and each collective runs on the switch and then
+# on Open MPI before the next. Same method, iterations and statistics for
 # both (doc/acis-bench.md); the ratio is Open MPI's avg latency over the
 # switch's: above 1, the switch is faster. Writes DIR/e2e.csv,
 # acis-P.{txt,csv}, mpi-P.{txt,csv}, table.txt, e2e.png, run.txt.
@@ -20,7 +21,8 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 
-OUT='' HOSTS_LIST=4 ITER='' WARM='' COLLS='' MIN=4 MAX=4194304 TIMEOUT=30000
+OUT='' HOSTS_LIST=4 ITER='' WARM='' MIN=4 MAX=4194304 TIMEOUT=30000
+COLLS=allreduce,reduce,bcast,scatter,gather,allgather,reduce_scatter,barrier
 PIPELINE=$ACIS_ROOT/pipelines/testbed-af_packet.ini
 while getopts "o:n:i:w:c:s:S:t:p:h" o; do
 	case $o in
@@ -33,7 +35,7 @@ while getopts "o:n:i:w:c:s:S:t:p:h" o; do
 	S) MAX=$OPTARG ;;
 	t) TIMEOUT=$OPTARG ;;
 	p) PIPELINE=$OPTARG ;;
-	h) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	h) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -43,7 +45,7 @@ BENCH=$ACIS_BUILD/tools/acis-bench
 command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
 	{ echo "e2e: needs openmpi-bin and libopenmpi-dev (scripts/bench/setup.sh)" >&2; exit 1; }
 OUT=$(bench_outdir e2e "$OUT")
-bench_runinfo "$OUT" "$0 -o $OUT -n \"$HOSTS_LIST\"${ITER:+ -i $ITER}${WARM:+ -w $WARM}${COLLS:+ -c $COLLS} -s $MIN -S $MAX -t $TIMEOUT -p $PIPELINE"
+bench_runinfo "$OUT" "$0 -o $OUT -n \"$HOSTS_LIST\"${ITER:+ -i $ITER}${WARM:+ -w $WARM} -c $COLLS -s $MIN -S $MAX -t $TIMEOUT -p $PIPELINE"
 echo "mpi:       $(mpirun --version 2>&1 | head -1)" >>"$OUT/run.txt"
 
 # the same benchmark source, on MPI
@@ -55,7 +57,6 @@ mpicc -O2 -DACIS_BENCH_MPI -I"$ACIS_ROOT/lib/client" -I"$ACIS_ROOT/lib/proto" \
 opts=(--min-size "$MIN" --max-size "$MAX")
 [ -n "$ITER" ] && opts+=(--iterations "$ITER")
 [ -n "$WARM" ] && opts+=(--warmup "$WARM")
-[ -n "$COLLS" ] && opts+=(--colls "$COLLS")
 
 PREFIX=be$$
 export BENCH_NETNS_PREFIX=$PREFIX
@@ -68,29 +69,33 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# run_acis P COLL: one collective through the switch, rank 0's rows
+# appended to acis-P.{csv,txt}
 run_acis() {
-	local P=$1 r rc=0 pids=()
+	local P=$1 c=$2 r rc=0 pids=()
 	for ((r = 0; r < P; r++)); do
 		local args=(--switch 10.77.0.1 --job $((900 + P)) --rank "$r" --size "$P"
-			--timeout "$TIMEOUT" "${opts[@]}")
+			--timeout "$TIMEOUT" --colls "$c" "${opts[@]}")
 		if [ "$r" -eq 0 ]; then
 			ip netns exec "$PREFIX-h0" "$BENCH" "${args[@]}" \
-				--output "$OUT/acis-$P.csv" >"$OUT/acis-$P.txt" \
-				2>"$OUT/acis-$P-rank0.log" &
+				--output "$OUT/part.csv" >"$OUT/part.txt" \
+				2>>"$OUT/acis-$P-rank0.log" &
 		else
 			ip netns exec "$PREFIX-h$r" "$BENCH" "${args[@]}" \
-				>/dev/null 2>"$OUT/acis-$P-rank$r.log" &
+				>/dev/null 2>>"$OUT/acis-$P-rank$r.log" &
 		fi
 		pids+=($!)
 	done
 	for r in "${!pids[@]}"; do
 		wait "${pids[$r]}" || rc=1
 	done
+	keep_part "$OUT/acis-$P"
 	return $rc
 }
 
+# run_mpi P COLL: the same collective on Open MPI, appended to mpi-P.*
 run_mpi() {
-	local P=$1 r
+	local P=$1 c=$2 r rc=0
 	: >"$OUT/hosts-$P"
 	for ((r = 0; r < P; r++)); do
 		echo "10.77.0.$((10 + r)) slots=1" >>"$OUT/hosts-$P"
@@ -103,8 +108,24 @@ run_mpi() {
 		--mca btl self,tcp --mca btl_tcp_if_include 10.77.0.0/24 \
 		--mca oob_tcp_if_include 10.77.0.0/24 --mca mpi_yield_when_idle 1 \
 		-x PATH -x LD_LIBRARY_PATH \
-		"$MPIBENCH" "${opts[@]}" --output "$OUT/mpi-$P.csv" \
-		>"$OUT/mpi-$P.txt" 2>"$OUT/mpi-$P.log"
+		"$MPIBENCH" --colls "$c" "${opts[@]}" --output "$OUT/part.csv" \
+		>"$OUT/part.txt" 2>>"$OUT/mpi-$P.log" || rc=1
+	keep_part "$OUT/mpi-$P"
+	return $rc
+}
+
+# append the part just measured to BASE.csv (one header) and BASE.txt
+keep_part() {
+	local base=$1
+	if [ -f "$OUT/part.csv" ]; then
+		if [ -s "$base.csv" ]; then
+			tail -n +2 "$OUT/part.csv" >>"$base.csv"
+		else
+			cat "$OUT/part.csv" >"$base.csv"
+		fi
+	fi
+	[ -f "$OUT/part.txt" ] && cat "$OUT/part.txt" >>"$base.txt"
+	rm -f "$OUT/part.csv" "$OUT/part.txt"
 }
 
 rc=0
@@ -113,13 +134,22 @@ for P in $HOSTS_LIST; do
 	acis_log "$P hosts: testbed $PREFIX, switch on $(basename "$PIPELINE")"
 	"$TB" up -n "$N" -p "$PREFIX" -m "${ACIS_MTU:-1500}" >/dev/null
 	acis_switch_start "$PREFIX" "$PIPELINE" "$OUT/switch-$P.log"
-	acis_log "$P hosts: acis-bench through the switch"
-	run_acis "$P" || { echo "e2e: acis-bench failed on $P hosts (see $OUT/acis-$P-rank*.log)" >&2; rc=1; }
-	acis_log "$P hosts: the same on Open MPI over TCP"
-	run_mpi "$P" || { echo "e2e: MPI run failed on $P hosts (see $OUT/mpi-$P.log)" >&2; rc=1; }
+	rm -f "$OUT/acis-$P".* "$OUT/mpi-$P".*
+	# collective by collective, the switch then Open MPI, so that what
+	# else the machine does falls on both alike
+	for c in ${COLLS//,/ }; do
+		acis_log "$P hosts, $c: through the switch, then on Open MPI over TCP" \
+			"(load $(cut -d' ' -f1 /proc/loadavg))"
+		echo "load:      $P hosts, $c: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/run.txt"
+		run_acis "$P" "$c" || { echo "e2e: acis-bench failed on $P hosts, $c (see $OUT/acis-$P-rank*.log)" >&2; rc=1; }
+		run_mpi "$P" "$c" || { echo "e2e: MPI run failed on $P hosts, $c (see $OUT/mpi-$P.log)" >&2; rc=1; }
+	done
 	{
+		# retransmissions (acis_duplicate, retrans_answered) say how
+		# much of the time went to recovering from late answers
 		echo "switch counters after $P hosts:"
 		acis_ctl "$PREFIX" --raw /acis/drops | sed 's/^/  /'
+		acis_ctl "$PREFIX" --raw /acis/collectives | sed 's/^/  /'
 	} >>"$OUT/run.txt" 2>&1 || true
 	acis_switch_stop
 	"$TB" down -p "$PREFIX" >/dev/null 2>&1 || true
