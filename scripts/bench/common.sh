@@ -25,6 +25,9 @@ bench_runinfo() {
 		if git -C "$ACIS_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
 			echo "commit:    $(git -C "$ACIS_ROOT" rev-parse --short HEAD)" \
 				"($(git -C "$ACIS_ROOT" status --porcelain | wc -l) paths changed or new)"
+		else
+			# e.g. a tree from git archive: say which commit it was
+			echo "commit:    ${BENCH_COMMIT:-unknown} ($ACIS_ROOT is not a git checkout)"
 		fi
 		echo "build:     $ACIS_BUILD"
 		echo "dpdk:      $(pkg-config --modversion libdpdk 2>/dev/null || echo '?')"
