@@ -349,7 +349,11 @@ acis_la_init(const struct acis_pipeline *pl, char *err, size_t len)
 
 			r->fifo = rte_zmalloc("acis_la_fifo", ACIS_LA_FIFO *
 					      sizeof(uint64_t), 0);
-			if (r->fifo == NULL)
+			if (c->fpga_link)
+				r->pend = rte_zmalloc("acis_la_pend",
+						      ACIS_LA_FIFO *
+						      sizeof(*r->pend), 0);
+			if (r->fifo == NULL || (c->fpga_link && r->pend == NULL))
 				return acis_errf(err, len, -ENOMEM, "out of memory "
 						 "for [lookaside %s]", c->name);
 			r->timeout_tsc = (uint64_t)c->fpga_timeout_us *
@@ -393,6 +397,7 @@ acis_la_fini(void)
 		acis_cgra_free(g_la.rules[i].m);
 		rte_free(g_la.rules[i].scratch);
 		rte_free(g_la.rules[i].fifo);
+		rte_free(g_la.rules[i].pend);
 	}
 	memset(&g_la, 0, sizeof(g_la));
 }
@@ -484,7 +489,9 @@ rule_dict(struct rte_tel_data *c, const struct acis_la_rule *r)
 			__atomic_load_n(&r->fpga_returned, __ATOMIC_RELAXED));
 		rte_tel_data_add_dict_u64(c, "fpga_outstanding", r->fifo_n);
 		U(fpga_sent); U(fpga_bytes); U(fpga_lost); U(fpga_late);
-		U(fpga_down); U(fpga_fallback);
+		U(fpga_down); U(fpga_fallback); U(fpga_link_bad);
+		rte_tel_data_add_dict_string(c, "framing",
+			cfg->fpga_link ? "link" : "udp");
 	}
 #undef U
 	rte_tel_data_add_dict_string(c, "last_error",

@@ -18,6 +18,7 @@
 
 #include "acis_cgra.h"
 #include "acis_pipeline.h"
+#include "acis_pkt.h"
 
 /* Counters of a rule; written by its worker only. */
 struct acis_la_stats {
@@ -39,6 +40,7 @@ struct acis_la_stats {
 	uint64_t fpga_bytes;
 	uint64_t fpga_lost;     /**< unanswered after timeout_us */
 	uint64_t fpga_late;     /**< answers with no request outstanding */
+	uint64_t fpga_link_bad; /**< link frames that were no answer */
 	uint64_t fpga_down;     /**< FPGA port down: dropped */
 	uint64_t fpga_fallback; /**< FPGA port down: run here instead */
 	uint64_t loads;         /**< programs loaded since start */
@@ -69,6 +71,20 @@ struct acis_la_req {
 	atomic_int done;
 };
 
+/* framing = link: what a request looked like, to answer its requester. */
+#define ACIS_LA_HDR_MAX 144     /* Ethernet .. UDP (+ ACiS) header bytes */
+#define ACIS_LA_LINK_ETHERTYPE 0x88b5 /* IEEE local experimental */
+#define ACIS_LA_LINK_HLEN 9     /* start, src id, dst id, control, length */
+struct acis_la_pending {
+	struct acis_pkt_info pi;
+	uint16_t hdr_len;       /* bytes before stream_in */
+	uint16_t keep;          /* of which the ACiS header */
+	uint16_t in_port;
+	uint16_t tag;           /* the control field sent */
+	uint8_t to_us;
+	uint8_t hdr[ACIS_LA_HDR_MAX];
+};
+
 struct acis_la_rule {
 	const struct acis_lookaside_cfg *cfg;
 	struct acis_cgra *m;
@@ -88,6 +104,8 @@ struct acis_la_rule {
 	uint64_t *fifo;         /**< send times of outstanding requests */
 	uint32_t fifo_head, fifo_n;
 	uint64_t popped;        /**< answers matched to requests */
+	struct acis_la_pending *pend; /**< framing = link: per fifo slot */
+	uint16_t next_tag;
 	uint64_t fpga_returned; /**< answers seen on the FPGA port (parse
 				 * stage, atomic adds) */
 	struct acis_la_stats st;
@@ -174,6 +192,35 @@ acis_la_fpga_returned(uint16_t port, const uint8_t *eth, uint16_t l3_off,
 			return;
 		}
 	}
+}
+
+#define ACIS_LA_RETURN_FLAG 0x80 /* meta la_rule: a link frame back */
+
+/* A frame from an FPGA port in our link framing: the index of the rule
+ * it answers, -1 for a link frame no rule sent, -2 when it is no link
+ * frame at all. */
+static inline int
+acis_la_link_rule(uint16_t port, const uint8_t *eth, uint32_t len)
+{
+	uint16_t src, dst;
+	unsigned int i;
+
+	if (len < 14 || eth[12] != (ACIS_LA_LINK_ETHERTYPE >> 8) ||
+	    eth[13] != (ACIS_LA_LINK_ETHERTYPE & 0xff))
+		return -2;
+	if (len < 14 + ACIS_LA_LINK_HLEN)
+		return -1;
+	src = (uint16_t)(eth[15] << 8 | eth[16]);
+	dst = (uint16_t)(eth[17] << 8 | eth[18]);
+	for (i = 0; i < g_la.n_rules; i++) {
+		const struct acis_lookaside_cfg *c = g_la.rules[i].cfg;
+
+		if (c->fpga_port == (int)port && c->fpga_link &&
+		    ((src == c->link_dst && dst == c->link_src) ||
+		     (src == c->link_src && dst == c->link_dst)))
+			return (int)i;
+	}
+	return -1;
 }
 
 /* Read a program file: assembled if text, taken as little-endian words

@@ -438,6 +438,7 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	rc = acis_la_init(pl, err, len);
 	if (rc != 0)
 		return rc;
+	g_sw.l2_excluded = g_la.fpga_ports;
 	rc = acis_fault_init(pl);
 	if (rc != 0)
 		return errf(err, len, rc, "out of memory for the fault stage");

@@ -152,6 +152,8 @@ struct acis_switch {
 	unsigned int n_workers;
 	uint32_t idle_sleep_us; /**< sleep after this many idle walks; 0 never */
 	uint8_t ctrl_restricted; /**< control_from or control_ports given */
+	/** ports out of L2: attached FPGAs (no flooding to, no learning on) */
+	uint32_t l2_excluded;
 	struct acis_coll_state coll;
 	volatile int quit;
 };
@@ -188,7 +190,8 @@ static inline void
 acis_learn(struct acis_lcore_ctx *lc, const uint8_t *src, uint16_t port,
 	   uint32_t now)
 {
-	if (g_sw.pl->learning && acis_l2_learn(g_sw.l2, src, port, now) > 0)
+	if (g_sw.pl->learning && !(g_sw.l2_excluded & (1u << port)) &&
+	    acis_l2_learn(g_sw.l2, src, port, now) > 0)
 		lc->stats.learned++;
 }
 

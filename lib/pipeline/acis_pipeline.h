@@ -26,7 +26,7 @@ extern "C" {
 #define ACIS_MAX_LCORES 128
 #define ACIS_MAX_STATIC 4096
 #define ACIS_NAME_LEN 32
-#define ACIS_DEV_LEN 256
+#define ACIS_DEV_LEN 1024
 #define ACIS_PATH_LEN 256
 
 #define ACIS_ROLE_RX 0x1     /**< polls port RX queues, parses, classifies */
@@ -120,6 +120,11 @@ struct acis_lookaside_cfg {
 	int fpga_port;        /**< proxy to this port index; -1: run here */
 	uint8_t fpga_fallback_local; /**< FPGA port down: run here, else drop */
 	uint32_t fpga_timeout_us; /**< an unanswered request is lost after */
+	uint8_t fpga_link;    /**< framing = link: Sanchez Correa's link frame
+			       * in Ethernet (doc/fpga.md), else as received */
+	uint16_t link_src;    /**< our link id (node << 8 | endpoint) */
+	uint16_t link_dst;    /**< the FPGA's link id */
+	uint8_t fpga_mac[6];  /**< Ethernet destination of link frames */
 	char program[ACIS_PATH_LEN]; /**< "" when loaded later */
 	unsigned int n_mem;
 	struct acis_la_mem_cfg mem[ACIS_LA_MAX_MEM];

@@ -12,6 +12,8 @@
 #include "acis_pipeline.h"
 #include "acis_pkt.h"
 
+#define RTE_DIM_(a) (sizeof(a) / sizeof((a)[0]))
+
 struct ctx {
 	struct acis_conf *conf;
 	struct acis_pipeline *p;
@@ -454,7 +456,8 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 			    ACIS_MAX_LOOKASIDE);
 	rc = check_keys(c, s, "match action program memory worker vpe banks "
 			      "bank_size vrf_regs budget when_stopped fpga "
-			      "fallback timeout_us");
+			      "fallback timeout_us framing link_src link_dst "
+			      "fpga_mac");
 	if (rc != 0)
 		return rc;
 	la = &p->lookaside[p->n_lookaside];
@@ -463,6 +466,9 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 	la->line = s->line;
 	la->fpga_port = -1;
 	la->fpga_timeout_us = 10000;
+	la->link_src = 0x0100;
+	la->link_dst = 0x0200;
+	memset(la->fpga_mac, 0xff, 6);
 
 	if ((rc = get_once(c, s, "match", &e)) != 0)
 		return rc;
@@ -556,6 +562,42 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 	if ((rc = get_uint(c, s, "timeout_us", 1, 60000000,
 			   &la->fpga_timeout_us)) != 0)
 		return rc;
+	{
+		static const char *const fkeys[] = {"framing", "link_src",
+						    "link_dst", "fpga_mac"};
+		uint32_t v;
+
+		for (i = 0; i < RTE_DIM_(fkeys); i++) {
+			e = acis_conf_get(s, fkeys[i], NULL);
+			if (e != NULL && la->fpga_port < 0)
+				return fail(c, e->line, "%s: only with fpga = "
+					    "PORT", fkeys[i]);
+		}
+		if ((rc = get_once(c, s, "framing", &e)) != 0)
+			return rc;
+		if (e != NULL) {
+			if (strcmp(e->value, "link") == 0)
+				la->fpga_link = 1;
+			else if (strcmp(e->value, "udp") != 0)
+				return fail(c, e->line, "framing: expected udp "
+					    "(frames as received) or link (the "
+					    "raw link frame in Ethernet), found "
+					    "'%s'", e->value);
+		}
+		v = la->link_src;
+		if ((rc = get_uint(c, s, "link_src", 0, 65535, &v)) != 0)
+			return rc;
+		la->link_src = (uint16_t)v;
+		v = la->link_dst;
+		if ((rc = get_uint(c, s, "link_dst", 0, 65535, &v)) != 0)
+			return rc;
+		la->link_dst = (uint16_t)v;
+		if ((rc = get_once(c, s, "fpga_mac", &e)) != 0)
+			return rc;
+		if (e != NULL && acis_parse_mac(e->value, la->fpga_mac) != 0)
+			return fail(c, e->line, "fpga_mac: expected a MAC "
+				    "xx:xx:xx:xx:xx:xx, found '%s'", e->value);
+	}
 	if ((rc = get_once(c, s, "program", &e)) != 0)
 		return rc;
 	if (e != NULL && (rc = get_path(c, e->line, "program", e->value,

@@ -80,6 +80,7 @@ extern "C" {
 	X(LA_NOT_READY, "lookaside_not_ready", "look-aside handler stopped or without a program, and its rule drops") \
 	X(LA_FAULT, "lookaside_fault", "look-aside handler failed on the packet (budget, memory, stream; see acisctl cgra stats)") \
 	X(LA_FPGA_DOWN, "lookaside_fpga_down", "the rule's FPGA port is down and its fallback is drop") \
+	X(LA_LINK_BAD, "lookaside_link_bad", "link frame from the FPGA cut short, not starting with 0xFB, or answering no outstanding request") \
 	X(LA_OVERSIZE, "lookaside_oversize", "look-aside result longer than the MTU or the buffer") \
 	X(LA_NO_ROUTE, "lookaside_no_route", "look-aside result to forward, but the request was addressed to the switch") \
 	X(HANDOFF_FULL, "handoff_full", "worker handoff ring full")           \

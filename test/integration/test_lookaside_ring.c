@@ -338,6 +338,84 @@ test_fpga_proxy_sends_counts_times_out_and_falls_back(void **state)
 	stop_switch();
 }
 
+static void
+test_fpga_link_framing_wraps_and_answers_the_requester(void **state)
+{
+	static const uint8_t fmac[6] = {0x02, 0xfa, 0, 0, 0, 1};
+	struct tf_addr h = tf_host(10), s;
+	struct acis_la_rule *r;
+	uint8_t f[256], a[64];
+	const uint8_t *x, *ip, *udp;
+	struct rte_mbuf *m;
+	unsigned int len;
+
+	(void)state;
+	start_switch(NPORTS, "[lookaside lk]\nmatch = udp_port 48000\n"
+		     "fpga = p3\nframing = link\nlink_src = 0x0105\n"
+		     "link_dst = 0x0207\nfpga_mac = 02:fa:00:00:00:01\n"
+		     "vpe = 1\nbanks = 1\nbank_size = 4096\n");
+	r = &g_la.rules[0];
+	s = switch_addr();
+	len = tf_udp(f, &s, &h, 5555, 48000, "question-123", 12, -1);
+	inject(0, f, len);
+	run();
+	m = sent(3);
+	assert_non_null(m);
+	x = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_int_equal(rte_pktmbuf_data_len(m), 14 + 9 + 12);
+	assert_memory_equal(x, fmac, 6);
+	assert_memory_equal(x + 6, sw.mac, 6);
+	assert_int_equal(x[12] << 8 | x[13], 0x88b5);
+	assert_int_equal(x[14], 0xfb);
+	assert_int_equal(x[15] << 8 | x[16], 0x0105);
+	assert_int_equal(x[17] << 8 | x[18], 0x0207);
+	assert_int_equal(x[19] << 8 | x[20], 0);      /* tag */
+	assert_int_equal(x[21] << 8 | x[22], 12);     /* length */
+	assert_memory_equal(x + 23, "question-123", 12);
+	rte_pktmbuf_free(m);
+	/* the FPGA answers "hello" in a padded minimum frame */
+	memset(a, 0, sizeof(a));
+	memcpy(a, sw.mac, 6);
+	memcpy(a + 6, fmac, 6);
+	a[12] = 0x88; a[13] = 0xb5; a[14] = 0xfb;
+	a[15] = 0x02; a[16] = 0x07; a[17] = 0x01; a[18] = 0x05;
+	a[19] = 0; a[20] = 0; a[21] = 0; a[22] = 5;
+	memcpy(a + 23, "hello", 5);
+	inject(3, a, 60);
+	run();
+	m = sent(0);
+	assert_non_null(m);
+	x = rte_pktmbuf_mtod(m, const uint8_t *);
+	ip = x + 14;
+	udp = ip + 20;
+	assert_int_equal(rte_pktmbuf_data_len(m), 14 + 20 + 8 + 5);
+	assert_memory_equal(x, h.mac, 6);
+	assert_memory_equal(x + 6, sw.mac, 6);
+	assert_memory_equal(ip + 12, &s.ip, 4);
+	assert_memory_equal(ip + 16, &h.ip, 4);
+	assert_int_equal(udp[0] << 8 | udp[1], 48000);
+	assert_int_equal(udp[2] << 8 | udp[3], 5555);
+	assert_int_equal(acis_csum(ip, 20), 0);
+	assert_int_equal(acis_csum_partial(udp, 13, acis_csum_partial(ip + 12,
+				8, 0) + ACIS_IPPROTO_UDP + 13), 0xffff);
+	assert_memory_equal(udp + 8, "hello", 5);
+	rte_pktmbuf_free(m);
+	assert_int_equal(r->st.fpga_sent, 1);
+	assert_int_equal(r->fpga_returned, 1);
+	assert_int_equal(r->fifo_n, 0);
+	/* the same answer again: nothing outstanding, dropped as late */
+	inject(3, a, 60);
+	/* a link frame between ids no rule uses */
+	a[16] = 0x99;
+	inject(3, a, 60);
+	run();
+	expect_silent(0);
+	assert_int_equal(r->st.fpga_late, 1);
+	assert_int_equal(drops(ACIS_DROP_LA_LINK_BAD), 2);
+	expect_no_leak();
+	stop_switch();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -355,6 +433,9 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_teardown(
 			test_fpga_proxy_sends_counts_times_out_and_falls_back,
+			teardown),
+		cmocka_unit_test_teardown(
+			test_fpga_link_framing_wraps_and_answers_the_requester,
 			teardown),
 	};
 	int rc;

@@ -971,6 +971,19 @@ test_lookaside_errors_name_line_and_form(void **state)
 		     "fallback: only with fpga = PORT");
 	expect_error(LA("match = udp_port 9\nfpga = p0\nfallback = retry\n"),
 		     9, "fallback: expected drop or local");
+	expect_error(LA("match = udp_port 9\nframing = link\n"), 8,
+		     "framing: only with fpga = PORT");
+	expect_error(LA("match = udp_port 9\nfpga = p0\nframing = raw\n"), 9,
+		     "framing: expected udp (frames as received) or link");
+	expect_error(LA("match = udp_port 9\nfpga = p0\nlink_src = 70000\n"),
+		     9, "link_src: expected a whole number from 0 to 65535");
+	expect_error(LA("match = udp_port 9\nfpga = p0\nfpga_mac = 1:2\n"), 9,
+		     "fpga_mac: expected a MAC");
+	load_ok(LA("match = udp_port 9\nfpga = p0\nframing = link\n"
+		   "link_src = 0x0102\n"));
+	assert_int_equal(pl.lookaside[0].fpga_link, 1);
+	assert_int_equal(pl.lookaside[0].link_src, 0x0102);
+	assert_int_equal(pl.lookaside[0].link_dst, 0x0200);
 	load_ok(LA("match = udp_port 9\nfpga = p0\nfallback = local\n"
 		   "timeout_us = 500\n"));
 	assert_int_equal(pl.lookaside[0].fpga_port, 0);

@@ -14,7 +14,10 @@ flood(struct rte_graph *graph, struct rte_node *node,
       struct acis_lcore_ctx *lc, struct rte_mbuf *m, uint16_t in_port)
 {
 	uint16_t n_ports = (uint16_t)g_sw.n_ports;
-	uint16_t p, copies = n_ports - 1;
+	/* every port but the ingress and those attached to an FPGA */
+	uint32_t to = (uint32_t)((1ull << n_ports) - 1) & ~(1u << in_port) &
+		      ~g_sw.l2_excluded;
+	uint16_t p, copies = (uint16_t)__builtin_popcount(to);
 
 	if (copies == 0) {
 		acis_set_drop(m, ACIS_DROP_L2_FLOOD_EMPTY);
@@ -24,7 +27,7 @@ flood(struct rte_graph *graph, struct rte_node *node,
 	if (copies > 1)
 		rte_pktmbuf_refcnt_update(m, (int16_t)(copies - 1));
 	for (p = 0; p < n_ports; p++)
-		if (p != in_port)
+		if (to & (1u << p))
 			rte_node_enqueue_x1(graph, node, ACIS_NEXT_TX_BASE + p,
 					    m);
 	lc->stats.flooded++;

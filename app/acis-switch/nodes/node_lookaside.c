@@ -32,12 +32,128 @@ hdr_drop(enum acis_hdr_error e)
 				       (e - ACIS_E_TRUNCATED));
 }
 
+/* framing = link: wrap what the handler would get as stream_in in our
+ * link frame (Ethernet, then start 0xFB, source and destination ids,
+ * control = the request's tag, payload length), keeping the request's
+ * headers to answer it. */
+static uint16_t
+link_send(struct acis_la_rule *r, struct rte_mbuf *m, uint32_t keep,
+	  int to_us)
+{
+	const struct acis_lookaside_cfg *cfg = r->cfg;
+	struct acis_mbuf_meta *meta = acis_meta(m);
+	uint32_t hl = (uint32_t)meta->pi.payload_off + keep;
+	uint32_t plen = meta->pi.payload_len - keep;
+	struct acis_la_pending *p;
+	uint8_t *f;
+
+	/* la_one has just queued this request's send time */
+	if (hl > ACIS_LA_HDR_MAX) {
+		r->fifo_n--;
+		r->st.fpga_sent--;
+		r->st.oversize++;
+		acis_set_drop(m, ACIS_DROP_LA_OVERSIZE);
+		return ACIS_NEXT_DROP;
+	}
+	p = &r->pend[(r->fifo_head + r->fifo_n - 1) % ACIS_LA_FIFO];
+	memcpy(p->hdr, rte_pktmbuf_mtod(m, const uint8_t *), hl);
+	p->hdr_len = (uint16_t)hl;
+	p->keep = (uint16_t)keep;
+	p->pi = meta->pi;
+	p->in_port = meta->in_port;
+	p->to_us = (uint8_t)to_us;
+	p->tag = r->next_tag++;
+	/* the trailing bytes past the datagram (Ethernet padding) go too */
+	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - hl - plen));
+	f = (uint8_t *)rte_pktmbuf_adj(m, (uint16_t)(hl - 14 -
+						     ACIS_LA_LINK_HLEN));
+	memcpy(f, cfg->fpga_mac, 6);
+	memcpy(f + 6, g_sw.ccfg.mac, 6);
+	f[12] = ACIS_LA_LINK_ETHERTYPE >> 8;
+	f[13] = ACIS_LA_LINK_ETHERTYPE & 0xff;
+	f[14] = 0xfb;
+	f[15] = (uint8_t)(cfg->link_src >> 8);
+	f[16] = (uint8_t)cfg->link_src;
+	f[17] = (uint8_t)(cfg->link_dst >> 8);
+	f[18] = (uint8_t)cfg->link_dst;
+	f[19] = (uint8_t)(p->tag >> 8);
+	f[20] = (uint8_t)p->tag;
+	f[21] = (uint8_t)(plen >> 8);
+	f[22] = (uint8_t)plen;
+	return (uint16_t)(ACIS_NEXT_TX_BASE + cfg->fpga_port);
+}
+
+/* A link-framed answer from the FPGA: the request it answers (by tag, in
+ * order), rebuilt around the new payload and returned to its sender. */
+static uint16_t
+link_answer(struct acis_la_rule *r, struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t tag = (uint16_t)(f[19] << 8 | f[20]);
+	uint32_t plen = (uint32_t)(f[21] << 8 | f[22]);
+	uint32_t frame_len;
+	struct acis_la_pending *p;
+	uint8_t *eth;
+
+	if (f[14] != 0xfb || rte_pktmbuf_data_len(m) <
+	    14 + ACIS_LA_LINK_HLEN + plen) {
+		r->st.fpga_link_bad++;
+		acis_set_drop(m, ACIS_DROP_LA_LINK_BAD);
+		return ACIS_NEXT_DROP;
+	}
+	/* Requests before the tag went unanswered; a tag before the oldest
+	 * outstanding one answers a request already counted lost. */
+	while (r->fifo_n != 0 &&
+	       (int16_t)(tag - r->pend[r->fifo_head].tag) > 0) {
+		r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
+		r->fifo_n--;
+		r->st.fpga_lost++;
+	}
+	if (r->fifo_n == 0 || r->pend[r->fifo_head].tag != tag) {
+		r->st.fpga_late++;
+		acis_set_drop(m, ACIS_DROP_LA_LINK_BAD);
+		return ACIS_NEXT_DROP;
+	}
+	p = &r->pend[r->fifo_head];
+	r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
+	r->fifo_n--;
+	r->popped++;
+	__atomic_fetch_add(&r->fpga_returned, 1, __ATOMIC_RELAXED);
+	frame_len = p->hdr_len + plen;
+	if (frame_len > g_sw.ccfg.max_frame) {
+		r->st.oversize++;
+		acis_set_drop(m, ACIS_DROP_LA_OVERSIZE);
+		return ACIS_NEXT_DROP;
+	}
+	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - 14 -
+				       ACIS_LA_LINK_HLEN - plen));
+	eth = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(p->hdr_len - 14 -
+						ACIS_LA_LINK_HLEN));
+	if (eth == NULL) {
+		r->st.oversize++;
+		acis_set_drop(m, ACIS_DROP_LA_OVERSIZE);
+		return ACIS_NEXT_DROP;
+	}
+	memcpy(eth, p->hdr, p->hdr_len);
+	if (p->keep != 0) {
+		eth[p->pi.payload_off + 40] = (uint8_t)(plen >> 8);
+		eth[p->pi.payload_off + 41] = (uint8_t)plen;
+	}
+	frame_len = acis_udp4_finish(eth, &p->pi, p->keep + plen, 1,
+				     p->to_us ? g_sw.ccfg.mac : NULL);
+	RTE_ASSERT(frame_len == rte_pktmbuf_data_len(m));
+	r->st.pkts_out++;
+	r->st.bytes_out += plen;
+	return (uint16_t)(ACIS_NEXT_TX_BASE + p->in_port);
+}
+
 /* One packet: returns its edge, or UINT16_MAX when it was consumed. */
 static uint16_t
 la_one(struct acis_lcore_ctx *lc, struct rte_mbuf *m)
 {
 	struct acis_mbuf_meta *meta = acis_meta(m);
-	struct acis_la_rule *r = &g_la.rules[meta->la_rule];
+	struct acis_la_rule *r = &g_la.rules[meta->la_rule &
+					     ~ACIS_LA_RETURN_FLAG];
 	const struct acis_lookaside_cfg *cfg = r->cfg;
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t *payload = eth + meta->pi.payload_off;
@@ -46,6 +162,8 @@ la_one(struct acis_lcore_ctx *lc, struct rte_mbuf *m)
 	size_t out_len = 0;
 	int to_us = meta->pi.dst_ip == g_sw.ccfg.ip, rc;
 
+	if (meta->la_rule & ACIS_LA_RETURN_FLAG)
+		return link_answer(r, m);
 	if (cfg->match == ACIS_LA_MATCH_ACIS) {
 		struct acis_hdr h;
 		enum acis_hdr_error e = acis_msg_parse(payload,
@@ -72,6 +190,8 @@ la_one(struct acis_lcore_ctx *lc, struct rte_mbuf *m)
 				rte_rdtsc();
 			r->st.fpga_sent++;
 			r->st.fpga_bytes += m->pkt_len;
+			if (cfg->fpga_link)
+				return link_send(r, m, keep, to_us);
 			return (uint16_t)(ACIS_NEXT_TX_BASE + cfg->fpga_port);
 		}
 		if (!cfg->fpga_fallback_local) {

@@ -78,6 +78,30 @@ ctrl_allowed(const struct acis_mbuf_meta *meta)
 	return 0;
 }
 
+/* A frame from a port some rule proxies to: a UDP answer is counted for
+ * its rule (and then forwarded by its headers); a link-framed answer goes
+ * to its rule's worker (la_rule flagged). */
+static inline enum acis_class
+fpga_frame(struct acis_mbuf_meta *meta, const uint8_t *eth, uint32_t len,
+	   uint16_t port, enum acis_class cls)
+{
+	int r = acis_la_link_rule(port, eth, len);
+
+	meta->la_rule = 0;
+	if (r == -2) {
+		acis_la_fpga_returned(port, eth, ACIS_ETH_HLEN, len,
+				      g_sw.ccfg.udp_port);
+		return cls;
+	}
+	if (r < 0) {
+		meta->drop_reason = ACIS_DROP_LA_LINK_BAD;
+		return ACIS_CLASS_DROP;
+	}
+	meta->la_rule = (uint8_t)(r | ACIS_LA_RETURN_FLAG);
+	meta->drop_reason = ACIS_DROP_NONE;
+	return ACIS_CLASS_LOOKASIDE;
+}
+
 /* A look-aside packet: the rule that takes it, or a drop. */
 static enum acis_class
 la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
@@ -119,14 +143,17 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				rte_prefetch0(rte_pktmbuf_mtod(
 					(struct rte_mbuf *)objs[done + i + 2], void *));
 			lc->stats.port_rx_bytes[port] += m->pkt_len;
-			if (unlikely(g_la.fpga_ports & (1u << port)))
-				acis_la_fpga_returned(port, eth, ACIS_ETH_HLEN,
-						      rte_pktmbuf_data_len(m),
-						      g_sw.ccfg.udp_port);
+
 			cls = acis_pkt_classify(&g_sw.ccfg, eth,
 						rte_pktmbuf_data_len(m),
 						&meta->pi, &meta->drop_reason);
-			if (unlikely(cls == ACIS_CLASS_LOOKASIDE ||
+			if (unlikely(g_la.fpga_ports & (1u << port)) &&
+			    (cls = fpga_frame(meta, eth,
+					      rte_pktmbuf_data_len(m), port,
+					      cls)) == ACIS_CLASS_LOOKASIDE &&
+			    (meta->la_rule & ACIS_LA_RETURN_FLAG))
+				; /* an FPGA's link-framed answer, routed */
+			else if (unlikely(cls == ACIS_CLASS_LOOKASIDE ||
 				     (cls == ACIS_CLASS_ACIS &&
 				      g_la.has_acis_rules &&
 				      meta->pi.payload_len >= 2 &&
@@ -146,8 +173,8 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			if (cls == ACIS_CLASS_DROP || (!rx_only && n_workers == 1))
 				continue;
 			if (cls == ACIS_CLASS_LOOKASIDE)
-				meta->owner = (uint16_t)
-					g_la.rules[meta->la_rule].cfg->worker;
+				meta->owner = (uint16_t)g_la.rules[meta->la_rule &
+					~ACIS_LA_RETURN_FLAG].cfg->worker;
 			else if (cls == ACIS_CLASS_ACIS)
 				meta->owner = acis_owner(eth, &meta->pi,
 							 n_workers);
