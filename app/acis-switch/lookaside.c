@@ -340,10 +340,8 @@ acis_la_init(const struct acis_pipeline *pl, char *err, size_t len)
 		if (r->scratch == NULL)
 			return acis_errf(err, len, -ENOMEM, "out of memory for "
 				    "[lookaside %s]", c->name);
-		if (c->match == ACIS_LA_MATCH_ACIS) {
-			g_la.by_handler[c->handler] = (uint8_t)(i + 1);
-			g_la.has_acis_rules = 1;
-		}
+		if (c->match == ACIS_LA_MATCH_ACIS && c->acis_type < 32)
+			g_la.acis_types |= 1u << c->acis_type;
 		if (c->fpga_port >= 0) {
 			struct rte_eth_link link;
 
@@ -459,8 +457,22 @@ rule_dict(struct rte_tel_data *c, const struct acis_la_rule *r)
 	rte_tel_data_start_dict(c);
 	if (cfg->match == ACIS_LA_MATCH_UDP)
 		snprintf(s, sizeof(s), "udp_port %u", cfg->udp_port);
-	else
+	else if (cfg->match == ACIS_LA_MATCH_DST)
+		snprintf(s, sizeof(s), "dst_ip %u.%u.%u.%u",
+			 ((const uint8_t *)&cfg->dst_ip)[0],
+			 ((const uint8_t *)&cfg->dst_ip)[1],
+			 ((const uint8_t *)&cfg->dst_ip)[2],
+			 ((const uint8_t *)&cfg->dst_ip)[3]);
+	else if (cfg->acis_type == 7)
 		snprintf(s, sizeof(s), "acis_handler %u", cfg->handler);
+	else if (cfg->opcode_any)
+		snprintf(s, sizeof(s), "acis_type %u", cfg->acis_type);
+	else
+		snprintf(s, sizeof(s), "acis_type %u opcode %u",
+			 cfg->acis_type, cfg->handler);
+	if (cfg->has_job)
+		snprintf(s + strlen(s), sizeof(s) - strlen(s), " job %u",
+			 cfg->job);
 	rte_tel_data_add_dict_string(c, "match", s);
 	rte_tel_data_add_dict_string(c, "action",
 		cfg->action == ACIS_LA_FORWARD ? "forward" : "return");

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "acis_cgra.h"
 #include "acis_pipeline.h"
@@ -114,11 +115,10 @@ struct acis_la_rule {
 struct acis_la_state {
 	unsigned int n_rules;
 	struct acis_la_rule rules[ACIS_MAX_LOOKASIDE];
-	/* rule index + 1 by ACiS handler number; 0: none */
-	uint8_t by_handler[256];
+	/* ACiS message types some rule takes (bit per type) */
+	uint32_t acis_types;
 	uint16_t l2_edge;       /**< the look-aside node's edge to acis_l2 */
 	uint32_t fpga_ports;    /**< ports some rule proxies to (bitmask) */
-	int has_acis_rules;
 };
 
 extern struct acis_la_state g_la;
@@ -137,21 +137,42 @@ void acis_la_set_running(int on);
 /* Between graph walks on every worker: carry out posted requests. */
 void acis_la_poll(const struct acis_lcore_ctx *lc);
 
-/* The rule selecting a classified look-aside packet, or -1. */
+/* Whether an ACiS message (header at a, at least 12 bytes) is a rule's. */
 static inline int
-acis_la_rule_of(const uint8_t *eth, uint16_t payload_off, uint16_t dport,
-		uint16_t acis_port, uint16_t payload_len)
+acis_la_acis_match(const struct acis_lookaside_cfg *c, const uint8_t *a)
+{
+	uint32_t job = (uint32_t)a[8] << 24 | (uint32_t)a[9] << 16 |
+		       (uint32_t)a[10] << 8 | a[11];
+
+	return c->match == ACIS_LA_MATCH_ACIS && a[1] == c->acis_type &&
+	       (c->opcode_any || a[2] == c->handler) &&
+	       (!c->has_job || job == c->job);
+}
+
+/* The rule selecting a look-aside packet, or -1: ACiS messages to the
+ * switch by type, opcode and job; other UDP by port, then by destination. */
+static inline int
+acis_la_rule_of(const uint8_t *eth, const struct acis_pkt_info *pi,
+		uint16_t acis_port, uint32_t sw_ip)
 {
 	unsigned int i;
 
-	if (dport == acis_port) {
-		/* ACiS LOOKASIDE request: opcode (byte 2) names the handler */
-		return payload_len >= 3 ? (int)g_la.by_handler[eth[payload_off + 2]] - 1
-					: -1;
+	if (pi->dport == acis_port && pi->dst_ip == sw_ip) {
+		if (pi->payload_len < 12)
+			return -1;
+		for (i = 0; i < g_la.n_rules; i++)
+			if (acis_la_acis_match(g_la.rules[i].cfg,
+					       eth + pi->payload_off))
+				return (int)i;
+		return -1;
 	}
 	for (i = 0; i < g_la.n_rules; i++)
 		if (g_la.rules[i].cfg->match == ACIS_LA_MATCH_UDP &&
-		    g_la.rules[i].cfg->udp_port == dport)
+		    g_la.rules[i].cfg->udp_port == pi->dport)
+			return (int)i;
+	for (i = 0; i < g_la.n_rules; i++)
+		if (g_la.rules[i].cfg->match == ACIS_LA_MATCH_DST &&
+		    g_la.rules[i].cfg->dst_ip == pi->dst_ip)
 			return (int)i;
 	return -1;
 }
@@ -185,8 +206,12 @@ acis_la_fpga_returned(uint16_t port, const uint8_t *eth, uint16_t l3_off,
 			continue;
 		if (c->match == ACIS_LA_MATCH_UDP ?
 		    (sport == c->udp_port || dport == c->udp_port) :
+		    c->match == ACIS_LA_MATCH_DST ?
+		    (memcmp(ip + 12, &c->dst_ip, 4) == 0 ||
+		     memcmp(ip + 16, &c->dst_ip, 4) == 0) :
 		    ((sport == acis_port || dport == acis_port) &&
-		     udp[9] == 7 && udp[10] == c->handler)) {
+		     (c->acis_type != 7 ||
+		      (udp[9] == 7 && udp[10] == c->handler)))) {
 			__atomic_fetch_add(&r->fpga_returned, 1,
 					   __ATOMIC_RELAXED);
 			return;

@@ -387,6 +387,9 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 		if (pl->lookaside[i].match == ACIS_LA_MATCH_UDP)
 			g_sw.ccfg.la_ports[g_sw.ccfg.n_la_ports++] =
 				pl->lookaside[i].udp_port;
+		else if (pl->lookaside[i].match == ACIS_LA_MATCH_DST)
+			g_sw.ccfg.la_ips[g_sw.ccfg.n_la_ips++] =
+				pl->lookaside[i].dst_ip;
 
 	/* Enough mbufs to fill every descriptor, plus caches and bursts. */
 	need = 0;

@@ -87,7 +87,8 @@ struct acis_static_cfg {
 
 enum acis_la_match {
 	ACIS_LA_MATCH_UDP = 1,  /**< UDP datagrams to a port */
-	ACIS_LA_MATCH_ACIS = 2, /**< ACiS LOOKASIDE requests naming a handler */
+	ACIS_LA_MATCH_ACIS = 2, /**< ACiS messages of a type (and opcode) */
+	ACIS_LA_MATCH_DST = 3,  /**< UDP datagrams passing to a host */
 };
 
 enum acis_la_action {
@@ -108,7 +109,13 @@ struct acis_lookaside_cfg {
 	char name[ACIS_NAME_LEN];
 	uint8_t match;        /**< enum acis_la_match */
 	uint8_t action;       /**< enum acis_la_action */
-	uint8_t handler;      /**< ACIS_LA_MATCH_ACIS: the request's opcode */
+	uint8_t handler;      /**< ACIS_LA_MATCH_ACIS: the opcode (for
+			       * LOOKASIDE requests: the handler number) */
+	uint8_t acis_type;    /**< ACIS_LA_MATCH_ACIS: the message type */
+	uint8_t opcode_any;   /**< ... any opcode of that type */
+	uint8_t has_job;      /**< ... only this job's messages */
+	uint32_t job;
+	uint32_t dst_ip;      /**< ACIS_LA_MATCH_DST, network order */
 	uint8_t passthrough_when_stopped; /**< else stopped drops */
 	uint16_t udp_port;    /**< ACIS_LA_MATCH_UDP */
 	uint32_t worker;      /**< worker index that runs it */

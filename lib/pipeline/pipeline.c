@@ -457,7 +457,7 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 	rc = check_keys(c, s, "match action program memory worker vpe banks "
 			      "bank_size vrf_regs budget when_stopped fpga "
 			      "fallback timeout_us framing link_src link_dst "
-			      "fpga_mac");
+			      "fpga_mac job");
 	if (rc != 0)
 		return rc;
 	la = &p->lookaside[p->n_lookaside];
@@ -474,13 +474,40 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 		return rc;
 	if (e == NULL)
 		return fail(c, s->line, "[lookaside %s] needs 'match = udp_port "
-			    "N' or 'match = acis_handler N'", s->arg);
+			    "N', 'match = acis_handler N', 'match = acis_type T "
+			    "[opcode O]' or 'match = dst_ip A.B.C.D'", s->arg);
 	{
-		char what[32], num[32], extra[2];
+		char what[32], num[32], w3[32], w4[32], extra[2];
+		int nw = sscanf(e->value, "%31s %31s %31s %31s %1s", what, num,
+				w3, w4, extra);
 
-		if (sscanf(e->value, "%31s %31s %1s", what, num, extra) != 2)
+		if (nw == 4 && strcmp(what, "acis_type") == 0 &&
+		    strcmp(w3, "opcode") == 0) {
+			if (parse_u32(num, &v) != 0 || v == 0 || v > 255)
+				goto bad_match;
+			la->acis_type = (uint8_t)v;
+			if (parse_u32(w4, &v) != 0 || v > 255)
+				goto bad_match;
+			la->match = ACIS_LA_MATCH_ACIS;
+			la->handler = (uint8_t)v;
+		} else if (nw != 2) {
 			goto bad_match;
-		if (strcmp(what, "udp_port") == 0) {
+		} else if (strcmp(what, "acis_type") == 0) {
+			if (parse_u32(num, &v) != 0 || v == 0 || v > 255)
+				goto bad_match;
+			la->match = ACIS_LA_MATCH_ACIS;
+			la->acis_type = (uint8_t)v;
+			la->opcode_any = 1;
+		} else if (strcmp(what, "dst_ip") == 0) {
+			if (acis_parse_ipv4(num, &la->dst_ip) != 0 ||
+			    la->dst_ip == 0)
+				goto bad_match;
+			if (la->dst_ip == p->ip)
+				return fail(c, e->line, "match: dst_ip is the "
+					    "switch's own address; select "
+					    "datagrams to it by udp_port");
+			la->match = ACIS_LA_MATCH_DST;
+		} else if (strcmp(what, "udp_port") == 0) {
 			if (parse_u32(num, &v) != 0 || v == 0 || v > 65535)
 				goto bad_match;
 			if (v == p->udp_port)
@@ -494,15 +521,30 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 			if (parse_u32(num, &v) != 0 || v == 0 || v > 255)
 				goto bad_match;
 			la->match = ACIS_LA_MATCH_ACIS;
+			la->acis_type = 7; /* LOOKASIDE */
 			la->handler = (uint8_t)v;
 		} else {
 			goto bad_match;
 		}
+		if (la->match == ACIS_LA_MATCH_ACIS &&
+		    (rc = get_uint(c, s, "job", 0, UINT32_MAX, &la->job)) != 0)
+			return rc;
+		la->has_job = la->match == ACIS_LA_MATCH_ACIS &&
+			      acis_conf_get(s, "job", NULL) != NULL;
+		if (la->match != ACIS_LA_MATCH_ACIS &&
+		    acis_conf_get(s, "job", NULL) != NULL)
+			return fail(c, acis_conf_get(s, "job", NULL)->line,
+				    "job: only with ACiS matches (acis_handler, "
+				    "acis_type)");
 		for (i = 0; i < p->n_lookaside; i++) {
 			const struct acis_lookaside_cfg *o = &p->lookaside[i];
 
 			if (o->match == la->match && o->udp_port == la->udp_port &&
-			    o->handler == la->handler)
+			    o->handler == la->handler &&
+			    o->acis_type == la->acis_type &&
+			    o->opcode_any == la->opcode_any &&
+			    o->dst_ip == la->dst_ip && o->has_job == la->has_job &&
+			    o->job == la->job)
 				return fail(c, e->line, "match: '%s' already "
 					    "selected by [lookaside %s] at line "
 					    "%d", e->value, o->name, o->line);
@@ -520,7 +562,7 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 				    "forward, found '%s'", e->value);
 		if (la->action == ACIS_LA_FORWARD &&
 		    la->match == ACIS_LA_MATCH_ACIS)
-			return fail(c, e->line, "action: ACiS requests are "
+			return fail(c, e->line, "action: ACiS messages are "
 				    "addressed to the switch, so their results "
 				    "can only return to the sender");
 	}
@@ -646,8 +688,9 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 	p->n_lookaside++;
 	return 0;
 bad_match:
-	return fail(c, e->line, "match: expected 'udp_port N' (1..65535) or "
-		    "'acis_handler N' (1..255), found '%s'", e->value);
+	return fail(c, e->line, "match: expected 'udp_port N' (1..65535), "
+		    "'acis_handler N' (1..255), 'acis_type T [opcode O]' or "
+		    "'dst_ip A.B.C.D', found '%s'", e->value);
 }
 
 static int

@@ -137,6 +137,9 @@ struct acis_classify_cfg {
 	 * datagram is addressed to the switch or passing through it */
 	uint16_t la_ports[ACIS_MAX_LA_PORTS];
 	uint8_t n_la_ports;
+	/** ... and UDP datagrams passing through to these hosts */
+	uint32_t la_ips[ACIS_MAX_LA_PORTS]; /* network order */
+	uint8_t n_la_ips;
 };
 
 /**

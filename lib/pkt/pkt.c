@@ -178,11 +178,20 @@ is_transit_la(const struct acis_classify_cfg *cfg, const uint8_t *f,
 	const uint8_t *ip = f + off;
 	uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
 
-	if (cfg->n_la_ports == 0 || (ip[0] >> 4) != 4 || ihl < 20 ||
-	    ip[9] != ACIS_IPPROTO_UDP || (rd16(ip + 6) & 0x3fff) != 0 ||
-	    len < off + ihl + ACIS_UDP_HLEN)
+	uint32_t dst;
+	unsigned int i;
+
+	if ((cfg->n_la_ports == 0 && cfg->n_la_ips == 0) || (ip[0] >> 4) != 4 ||
+	    ihl < 20 || ip[9] != ACIS_IPPROTO_UDP ||
+	    (rd16(ip + 6) & 0x3fff) != 0 || len < off + ihl + ACIS_UDP_HLEN)
 		return 0;
-	return is_la_port(cfg, rd16(ip + ihl + 2));
+	if (is_la_port(cfg, rd16(ip + ihl + 2)))
+		return 1;
+	memcpy(&dst, ip + 16, 4);
+	for (i = 0; i < cfg->n_la_ips; i++)
+		if (cfg->la_ips[i] == dst)
+			return 1;
+	return 0;
 }
 
 /* Strict checks for IPv4 that the switch itself consumes. */
@@ -232,10 +241,10 @@ classify_local_ipv4(const struct acis_classify_cfg *cfg, const uint8_t *f,
 		pi->payload_off = (uint16_t)(pi->l4_off + ACIS_UDP_HLEN);
 		pi->payload_len = (uint16_t)(ulen - ACIS_UDP_HLEN);
 	}
-	if (pi->dport == cfg->udp_port)
+	if (pi->dport == cfg->udp_port && pi->dst_ip == cfg->ip)
 		return ACIS_CLASS_ACIS;
-	if (is_la_port(cfg, pi->dport))
-		return ACIS_CLASS_LOOKASIDE;
+	if (is_la_port(cfg, pi->dport) || pi->dst_ip != cfg->ip)
+		return ACIS_CLASS_LOOKASIDE; /* a port, or a passing dst_ip */
 	return drop(reason, ACIS_DROP_LOCAL_UNSUPPORTED);
 }
 

@@ -416,6 +416,61 @@ test_fpga_link_framing_wraps_and_answers_the_requester(void **state)
 	stop_switch();
 }
 
+static void
+test_acis_type_job_and_dst_ip_rules(void **state)
+{
+	struct tf_addr h = tf_host(10), o = tf_host(11), s;
+	struct acis_hdr q = {
+		.version = ACIS_PROTO_VERSION, .type = ACIS_T_DATA,
+		.opcode = ACIS_C_ALLREDUCE, .hdr_len = ACIS_HDR_LEN, .job = 33,
+		.dtype = ACIS_FLOAT32, .op = ACIS_OP_SUM, .root = 0xffffffffu,
+		.msg_size = 8, .payload_len = 8, .chunk_size = 8,
+		.contributors = 1,
+	};
+	uint8_t msg[ACIS_HDR_LEN + 8] = {0}, f[256];
+	unsigned int len, p;
+
+	(void)state;
+	start_switch(NPORTS, "[lookaside mpi]\nmatch = acis_type 1\njob = 33\n"
+		     "fpga = p3\nvpe = 1\nbanks = 1\nbank_size = 4096\n"
+		     "[lookaside to11]\nmatch = dst_ip 10.77.0.11\n"
+		     "action = forward\nvpe = 1\nbanks = 1\nbank_size = 4096\n"
+		     "program = " ACIS_EXAMPLES_DIR "/passthrough.s\n");
+	s = switch_addr();
+	/* job 33's contributions go to the FPGA's port as they came */
+	acis_hdr_encode(&q, msg);
+	len = tf_udp(f, &s, &h, 7000, 47000, msg, sizeof(msg), -1);
+	inject(0, f, len);
+	run();
+	expect_frame(3, f, len);
+	assert_int_equal(g_la.rules[0].st.fpga_sent, 1);
+	/* another job's stay with the collective stage */
+	q.job = 34;
+	acis_hdr_encode(&q, msg);
+	len = tf_udp(f, &s, &h, 7000, 47000, msg, sizeof(msg), -1);
+	inject(0, f, len);
+	run();
+	assert_int_equal(g_la.rules[0].st.fpga_sent, 1);
+	assert_int_equal(delta().stage_pkts[ACIS_STAGE_COLL], 1);
+	for (p = 0; p < NPORTS; p++) {
+		struct rte_mbuf *m;
+
+		while ((m = sent(p)) != NULL)
+			rte_pktmbuf_free(m);
+	}
+	/* UDP passing to 10.77.0.11, any port: through the handler, then
+	 * flooded (11 is unknown) but never to the FPGA's port */
+	len = tf_udp(f, &o, &h, 1234, 999, "to eleven", 9, -1);
+	inject(0, f, len);
+	run();
+	expect_frame(1, f, len);
+	expect_frame(2, f, len);
+	expect_silent(3);
+	assert_int_equal(g_la.rules[1].st.runs, 1);
+	expect_no_leak();
+	stop_switch();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -437,6 +492,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(
 			test_fpga_link_framing_wraps_and_answers_the_requester,
 			teardown),
+		cmocka_unit_test_teardown(test_acis_type_job_and_dst_ip_rules,
+					  teardown),
 	};
 	int rc;
 

@@ -936,12 +936,33 @@ test_lookaside_errors_name_line_and_form(void **state)
 	(void)state;
 	expect_error(SWITCH PORT_P0 "[lookaside]\nmatch = udp_port 1\n", 6,
 		     "expected '[lookaside NAME]'");
-	expect_error(LA("action = return\n"), 6, "needs 'match = udp_port N' "
-		     "or 'match = acis_handler N'");
+	expect_error(LA("action = return\n"), 6, "needs 'match = udp_port N', "
+		     "'match = acis_handler N', 'match = acis_type T [opcode O]' "
+		     "or 'match = dst_ip A.B.C.D'");
 	expect_error(LA("match = tcp_port 80\n"), 7, "match: expected "
-		     "'udp_port N' (1..65535) or 'acis_handler N' (1..255)");
+		     "'udp_port N' (1..65535), 'acis_handler N' (1..255), "
+		     "'acis_type T [opcode O]' or 'dst_ip A.B.C.D'");
 	expect_error(LA("match = acis_handler 256\n"), 7, "acis_handler N' "
 		     "(1..255)");
+	expect_error(LA("match = acis_type 1 opcode 300\n"), 7,
+		     "match: expected");
+	expect_error(LA("match = dst_ip 10.0.0.1\n"), 7, "dst_ip is the "
+		     "switch's own address");
+	expect_error(LA("match = udp_port 9\njob = 3\n"), 8, "job: only with "
+		     "ACiS matches");
+	load_ok(LA("match = acis_type 1 opcode 0x11\njob = 12\n"));
+	assert_int_equal(pl.lookaside[0].match, ACIS_LA_MATCH_ACIS);
+	assert_int_equal(pl.lookaside[0].acis_type, 1);
+	assert_int_equal(pl.lookaside[0].handler, 0x11);
+	assert_int_equal(pl.lookaside[0].opcode_any, 0);
+	assert_int_equal(pl.lookaside[0].has_job, 1);
+	assert_int_equal(pl.lookaside[0].job, 12);
+	load_ok(LA("match = acis_type 1\n"));
+	assert_int_equal(pl.lookaside[0].opcode_any, 1);
+	assert_int_equal(pl.lookaside[0].has_job, 0);
+	load_ok(LA("match = dst_ip 10.0.0.9\naction = forward\n"));
+	assert_int_equal(pl.lookaside[0].match, ACIS_LA_MATCH_DST);
+	assert_int_equal(pl.lookaside[0].dst_ip, htonl(0x0a000009));
 	expect_error(LA("match = udp_port 47000\n"), 7, "is the ACiS port of "
 		     "[switch]");
 	expect_error(LA("match = acis_handler 1\naction = forward\n"), 8,

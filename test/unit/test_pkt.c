@@ -1457,6 +1457,28 @@ test_classify_la_port_passing_through_is_lookaside_and_checked(void **state)
 }
 
 static void
+test_classify_la_dst_ip_selects_passing_udp_to_that_host(void **state)
+{
+	struct acis_classify_cfg c = sw_cfg();
+	uint32_t len;
+
+	(void)state;
+	c.la_ips[0] = OTHER_IP;
+	c.n_la_ips = 1;
+	spec.dmac = OTHER_MAC;
+	spec.dip = OTHER_IP;
+	spec.dport = ACIS_PORT; /* any port, even the ACiS one, when passing */
+	len = build_udp(f);
+	assert_int_equal(acis_pkt_classify(&c, f, len, &pi, &reason),
+			 ACIS_CLASS_LOOKASIDE);
+	assert_int_equal(pi.dst_ip, OTHER_IP);
+	/* to another host: untouched */
+	c.la_ips[0] = HOST_IP;
+	assert_int_equal(acis_pkt_classify(&c, f, len, &pi, &reason),
+			 ACIS_CLASS_FORWARD);
+}
+
+static void
 test_udp4_finish_returns_to_sender_with_valid_checksums(void **state)
 {
 	uint32_t len, l3 = L3(1), ihl = 24, n;
@@ -1509,6 +1531,7 @@ main(void)
 		T(test_classify_la_port_to_the_switch_is_lookaside),
 		T(test_classify_la_port_passing_through_is_lookaside_and_checked),
 		T(test_udp4_finish_returns_to_sender_with_valid_checksums),
+		T(test_classify_la_dst_ip_selects_passing_udp_to_that_host),
 		T(test_classify_forwards_udp_to_another_host),
 		T(test_classify_forwards_acis_port_udp_to_another_host),
 		T(test_classify_forwards_non_ipv4_ethertype_with_garbage_payload),

@@ -106,10 +106,17 @@ fpga_frame(struct acis_mbuf_meta *meta, const uint8_t *eth, uint32_t len,
 static enum acis_class
 la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
 {
-	int r = acis_la_rule_of(eth, meta->pi.payload_off, meta->pi.dport,
-				g_sw.ccfg.udp_port, meta->pi.payload_len);
+	int r = acis_la_rule_of(eth, &meta->pi, g_sw.ccfg.udp_port,
+				g_sw.ccfg.ip);
 
 	if (r < 0) {
+		/* An ACiS message of a type a rule takes, but not that rule's
+		 * opcode or job, goes on to its stage; only a look-aside
+		 * request nobody handles is dropped. */
+		if (meta->pi.dport == g_sw.ccfg.udp_port &&
+		    meta->pi.dst_ip == g_sw.ccfg.ip &&
+		    eth[meta->pi.payload_off + 1] != ACIS_T_LOOKASIDE)
+			return ACIS_CLASS_ACIS;
 		meta->drop_reason = ACIS_DROP_LA_NO_RULE;
 		return ACIS_CLASS_DROP;
 	}
@@ -155,10 +162,11 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				; /* an FPGA's link-framed answer, routed */
 			else if (unlikely(cls == ACIS_CLASS_LOOKASIDE ||
 				     (cls == ACIS_CLASS_ACIS &&
-				      g_la.has_acis_rules &&
+				      g_la.acis_types != 0 &&
 				      meta->pi.payload_len >= 2 &&
-				      eth[meta->pi.payload_off + 1] ==
-				      ACIS_T_LOOKASIDE)))
+				      eth[meta->pi.payload_off + 1] < 32 &&
+				      (g_la.acis_types & (1u <<
+				       eth[meta->pi.payload_off + 1])))))
 				cls = la_select(meta, eth);
 			else if (unlikely(cls == ACIS_CLASS_ACIS &&
 					  g_sw.ctrl_restricted &&
