@@ -275,6 +275,46 @@ tel_l2(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /acis/port/link,PORT,up|down: take a port's link down or up (e.g. to
+ * see a proxy rule's fallback when the FPGA behind it goes away). */
+static int
+tel_port_link(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char buf[128], msg[RTE_TEL_MAX_STRING_LEN];
+	char *comma;
+	struct rte_eth_link link;
+	int idx, rc;
+
+	RTE_SET_USED(cmd);
+	rte_tel_data_start_dict(d);
+	if (params == NULL || strlen(params) >= sizeof(buf) ||
+	    (comma = strchr(strcpy(buf, params), ',')) == NULL) {
+		rte_tel_data_add_dict_string(d, "error",
+					     "expected PORT,up or PORT,down");
+		return 0;
+	}
+	*comma++ = '\0';
+	idx = acis_pipeline_port_index(g_sw.pl, buf);
+	if (idx < 0 || (strcmp(comma, "up") != 0 && strcmp(comma, "down") != 0)) {
+		snprintf(msg, sizeof(msg), idx < 0 ? "unknown port '%s'" :
+			 "expected up or down after '%s'", buf);
+		rte_tel_data_add_dict_string(d, "error", msg);
+		return 0;
+	}
+	rc = comma[0] == 'u' ? rte_eth_dev_set_link_up(g_sw.ports[idx].port_id) :
+			       rte_eth_dev_set_link_down(g_sw.ports[idx].port_id);
+	if (rc != 0) {
+		snprintf(msg, sizeof(msg), "%s: cannot set the link %s: %s",
+			 buf, comma, rte_strerror(-rc));
+		rte_tel_data_add_dict_string(d, "error", msg);
+		return 0;
+	}
+	rte_eth_link_get_nowait(g_sw.ports[idx].port_id, &link);
+	rte_tel_data_add_dict_string(d, "port", buf);
+	rte_tel_data_add_dict_string(d, "link", link.link_status ? "up" : "down");
+	return 0;
+}
+
 int
 acis_telemetry_register(void)
 {
@@ -284,6 +324,8 @@ acis_telemetry_register(void)
 		"Switch identity, pipeline and uptime. No parameters");
 	rc |= rte_telemetry_register_cmd("/acis/ports", tel_ports,
 		"Per-port packet and byte counters with ethdev stats. No parameters");
+	rc |= rte_telemetry_register_cmd("/acis/port/link", tel_port_link,
+		"Set a port's link. Parameters: PORT,up or PORT,down");
 	rc |= rte_telemetry_register_cmd("/acis/stages", tel_stages,
 		"Packets through each pipeline stage. No parameters");
 	rc |= rte_telemetry_register_cmd("/acis/drops", tel_drops,

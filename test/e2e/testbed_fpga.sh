@@ -8,6 +8,8 @@
 #    lost; the switch's own machine never ran);
 #  - UDP to port 48001 travels to fpga1 in the raw link framing and comes
 #    back to its sender intact;
+#  - with fpga0's link down the rule runs its own program (fallback),
+#    answers still exact; link up again, the FPGA serves again;
 #  - nothing else reaches the FPGA ports.
 # Exit 77 (skip) without root; cleans up pass or fail.
 set -euo pipefail
@@ -54,6 +56,22 @@ check "proxy counters: 300 sent, 300 returned, none outstanding or lost ($(la_co
 	  -a "$(la_counter dot fpga_outstanding)" -eq 0 -a "$(la_counter dot fpga_lost)" -eq 0 ]
 check "the switch's own machine did not run (the FPGA did)" [ "$(la_counter dot runs)" -eq 0 ]
 
+# fpga0's link goes down: the rule falls back to its own program, and
+# the answers are still exact; back up, the FPGA serves again.
+acis_ctl "$PREFIX" port-link fpga0,down >/dev/null
+acis_wait_for 30 bash -c "$ACIS_BUILD/app/acisctl/acisctl -f $PREFIX --raw /acis/cgra,dot | grep -q '\"fpga_link\": *\"down\"'" || true
+out=$(ip netns exec "$PREFIX-h1" "$LA" run dot --to 10.77.0.1:48000 --vpe 4 \
+	--seed 5 --count 100 --len 333 2>&1) && rc=0 || rc=1
+check "FPGA link down, fallback = local: $(tail -1 <<<"$out")" [ "$rc" -eq 0 ]
+check "fallback counted, the switch's machine ran ($(la_counter dot fpga_fallback) fallbacks, $(la_counter dot runs) runs)" \
+	[ "$(la_counter dot fpga_fallback)" -eq 100 -a "$(la_counter dot runs)" -eq 100 ]
+acis_ctl "$PREFIX" port-link fpga0,up >/dev/null
+acis_wait_for 30 bash -c "$ACIS_BUILD/app/acisctl/acisctl -f $PREFIX --raw /acis/cgra,dot | grep -q '\"fpga_link\": *\"up\"'" || true
+out=$(ip netns exec "$PREFIX-h1" "$LA" run dot --to 10.77.0.1:48000 --vpe 4 \
+	--seed 5 --count 50 --len 100 2>&1) && rc=0 || rc=1
+check "FPGA link up again, served by the FPGA: $(tail -1 <<<"$out")" \
+	[ "$rc" -eq 0 -a "$(la_counter dot fpga_returned)" -eq 350 ]
+
 # Link framing to fpga1 (loopback): each datagram comes back intact.
 cat >"$DIR/echo.py" <<'PY'
 import socket, sys
@@ -80,7 +98,7 @@ ip netns exec "$PREFIX-h1" ping -c 3 -W 1 10.77.0.13 >/dev/null 2>&1 || true
 tx0=$(acis_ctl "$PREFIX" --raw ports | grep -o '"fpga0": *{[^}]*' | grep -o '"tx_pkts": *[0-9]*' | grep -o '[0-9]*$')
 tx1=$(acis_ctl "$PREFIX" --raw ports | grep -o '"fpga1": *{[^}]*' | grep -o '"tx_pkts": *[0-9]*' | grep -o '[0-9]*$')
 check "the FPGA ports carried only proxied requests (fpga0 tx $tx0, fpga1 tx $tx1)" \
-	[ "${tx0:-x}" = 300 -a "${tx1:-x}" = 200 ]
+	[ "${tx0:-x}" = 350 -a "${tx1:-x}" = 200 ]
 
 acis_ctl "$PREFIX" cgra stats dot | grep -E 'fpga_|"runs"' | sed 's/^/    /'
 acis_switch_stop
