@@ -12,6 +12,7 @@
  *                   [--sizes 4,64,4096] [--colls allreduce,bcast,...]
  *                   [--dtypes float32,int32] [--split] [--nonblocking]
  *                   [--show]   (print results beside the reference)
+ *                   [--times]  (print how long each collective took)
  *                   [--repeat N]  (run the whole list N times: soak)
  *                   [--attach FILE]  (after joining, wait for FILE to
  *                    hold "ID RANKS" of a communicator made through
@@ -31,6 +32,18 @@
 
 static unsigned int passed, failed;
 static int show;
+static int times;   /* print how long each collective took */
+static struct timespec t_start;
+
+static double
+elapsed_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t_start.tv_sec) * 1e3 +
+	       (double)(t.tv_nsec - t_start.tv_nsec) / 1e6;
+}
 static unsigned int show_dtype;
 
 /* A few elements of a buffer, for people. */
@@ -132,6 +145,10 @@ static void
 check(const char *what, int rc, const void *got, const void *want, size_t len,
       acis_ctx_t *ctx)
 {
+	if (times) {
+		printf("time %s: %.1f ms\n", what, elapsed_ms());
+		clock_gettime(CLOCK_MONOTONIC, &t_start);
+	}
 	if (rc != ACIS_OK) {
 		printf("FAIL %s: %s (%s)\n", what, acis_strerror(rc),
 		       acis_last_error(ctx));
@@ -378,6 +395,7 @@ main(int argc, char **argv)
 		{"split", no_argument, NULL, 'S'},
 		{"nonblocking", no_argument, NULL, 'N'},
 		{"show", no_argument, NULL, 'V'},
+		{"times", no_argument, NULL, 'T'},
 		{"attach", required_argument, NULL, 'A'},
 		{"repeat", required_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
@@ -430,6 +448,9 @@ main(int argc, char **argv)
 		case 'V':
 			show = 1;
 			break;
+		case 'T':
+			times = 1;
+			break;
 		case 'A':
 			o.attach = optarg;
 			break;
@@ -448,6 +469,7 @@ main(int argc, char **argv)
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t_start);
 	do {
 		run_all(ctx, acis_comm_world(ctx), &o, "world");
 	} while (o.repeat > 1 && --o.repeat > 0 && failed == 0);
@@ -492,12 +514,14 @@ main(int argc, char **argv)
 
 		acis_get_stats(ctx, &st);
 		printf("messages sent %llu, received %llu, retransmitted %llu, "
-		       "faults injected: %llu dropped, %llu duplicated\n",
+		       "faults injected: %llu dropped, %llu duplicated, "
+		       "%llu reordered\n",
 		       (unsigned long long)st.msgs_sent,
 		       (unsigned long long)st.msgs_received,
 		       (unsigned long long)st.retransmits,
 		       (unsigned long long)st.faults_dropped,
-		       (unsigned long long)st.faults_duplicated);
+		       (unsigned long long)st.faults_duplicated,
+		       (unsigned long long)st.faults_reordered);
 	}
 	acis_finalize(ctx);
 	printf("%u passed, %u failed\n", passed, failed);

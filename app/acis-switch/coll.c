@@ -78,6 +78,9 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 	co->acc_bytes = 2 * co->max_payload + 64;
 	co->deadline_tsc = rte_get_tsc_hz() / 1000 * pl->deadline_ms;
 	co->linger_tsc = rte_get_tsc_hz() / 1000 * pl->linger_ms;
+	/* Sixteen tries within the linger time: a member whose answer or
+	 * confirmation was lost is asked again long before its slot goes. */
+	co->resend_tsc = RTE_MAX(co->linger_tsc / 16, rte_get_tsc_hz() / 1000);
 	co->ct = acis_ct_create(&lim);
 	if (co->ct == NULL) {
 		snprintf(err, len, "%s: cannot create the communicator table "
@@ -245,6 +248,9 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "retrans_answered", s.retrans_answered);
 	rte_tel_data_add_dict_u64(d, "resends", s.resends);
 	rte_tel_data_add_dict_u64(d, "confirms", s.confirms);
+	rte_tel_data_add_dict_u64(d, "answers_resent", s.answers_resent);
+	rte_tel_data_add_dict_u64(d, "late_copies", s.late_copies);
+	rte_tel_data_add_dict_u64(d, "timeouts_resent", s.timeouts_resent);
 	rte_tel_data_add_dict_u64(d, "data_msgs", s.data);
 	rte_tel_data_add_dict_u64(d, "ctrl_msgs", s.ctrl);
 	rte_tel_data_add_dict_u64(d, "payload_bytes", s.payload_bytes);
@@ -486,6 +492,7 @@ int
 acis_coll_telemetry_register(void)
 {
 	int rc = 0;
+
 
 	rc |= rte_telemetry_register_cmd("/acis/collectives", tel_collectives,
 		"Aggregation slots, messages and completions. No parameters");

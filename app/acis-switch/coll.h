@@ -32,6 +32,12 @@ struct acis_coll_stats {
 	uint64_t retrans_answered; /**< retransmitted DATA answered again */
 	uint64_t resends;       /**< answers resent on a host's request */
 	uint64_t confirms;      /**< hosts' "collective finished" messages */
+	uint64_t answers_resent; /**< answers sent again to members that had
+				    not confirmed (the switch's own timer) */
+	uint64_t late_copies;   /**< DATA of a slot already closed with every
+				    member served: dropped (forwarded: ACKed) */
+	uint64_t timeouts_resent; /**< NACK TIMEOUT sent again to DATA of a
+				     slot that failed at its deadline */
 } __rte_cache_aligned;
 
 struct acis_coll_shard {
@@ -47,6 +53,7 @@ struct acis_coll_state {
 	uint32_t acc_bytes;
 	uint64_t deadline_tsc; /**< an open slot older than this fails */
 	uint64_t linger_tsc;   /**< a done slot older than this is freed */
+	uint64_t resend_tsc;   /**< unconfirmed answers are sent again this often */
 	uint32_t max_payload; /**< largest ACiS payload for the MTU */
 	struct acis_coll_shard *shards[64];
 };

@@ -54,6 +54,8 @@ struct acis_slot {
 	uint8_t done;        /**< result sent; kept to answer retransmissions */
 	uint8_t forwarding;  /**< a forwarded block, kept until received */
 	uint8_t by_retrans;  /**< opened by a retransmission (maybe stale) */
+	uint8_t failed;      /**< deadline passed: kept to answer NACK TIMEOUT */
+	uint64_t resend_tsc; /**< caller's clock: when to send answers again */
 	uint32_t src;        /**< forwarding: the rank that sent the block */
 	uint32_t n_recv;     /**< forwarding: receivers that must confirm */
 	uint32_t delivered;  /**< members that confirmed receiving its answer */
@@ -140,6 +142,24 @@ acis_slot_has(const struct acis_slot *s, uint32_t rank)
 {
 	return (s->bitmap[rank >> 6] >> (rank & 63)) & 1;
 }
+
+/**
+ * Remember that key was closed with every member served, so a copy that
+ * arrives later (a retransmission that crossed the answer, a duplicate the
+ * network delayed) is known for what it is instead of opening a slot that
+ * nobody else will join. flags is the caller's (e.g. "was forwarded"),
+ * now its clock. The memory is direct-mapped, four keys per slot of the
+ * pool: a key is forgotten when a newer one takes its place.
+ */
+void acis_agg_remember(struct acis_agg *a, const struct acis_slot_key *key,
+		       uint8_t flags, uint64_t now);
+
+/**
+ * Was key closed with every member served no longer than horizon ago
+ * (same clock as acis_agg_remember)? 1 and *flags if so, else 0.
+ */
+int acis_agg_recall(const struct acis_agg *a, const struct acis_slot_key *key,
+		    uint64_t now, uint64_t horizon, uint8_t *flags);
 
 /** Slot by pool index (for walking), NULL if free. */
 struct acis_slot *acis_agg_slot(struct acis_agg *a, uint32_t index);

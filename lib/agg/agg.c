@@ -7,6 +7,13 @@
 
 #define EMPTY UINT32_MAX
 
+struct closed {
+	struct acis_slot_key key;
+	uint8_t valid;
+	uint8_t flags;
+	uint64_t when;
+};
+
 struct acis_agg {
 	uint32_t n_slots;
 	uint32_t max_ranks;
@@ -21,6 +28,8 @@ struct acis_agg {
 	uint64_t *bitmaps;
 	uint64_t *done_maps;
 	uint8_t *accs;
+	struct closed *closed; /* recently closed keys, direct-mapped */
+	uint32_t closed_mask;
 	struct acis_agg_stats st;
 };
 
@@ -44,13 +53,15 @@ struct acis_agg *
 acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 {
 	struct acis_agg *a;
-	uint32_t i, ib = 1;
+	uint32_t i, ib = 1, cb = 1;
 
 	if (n_slots == 0 || n_slots > (1u << 22) || max_ranks == 0 ||
 	    acc_bytes == 0 || acc_bytes > (1u << 20))
 		return NULL;
 	while (ib < 2 * n_slots)
 		ib <<= 1;
+	while (cb < 4 * n_slots)
+		cb <<= 1;
 	a = calloc(1, sizeof(*a));
 	if (a == NULL)
 		return NULL;
@@ -65,9 +76,11 @@ acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 	a->bitmaps = calloc((size_t)n_slots * a->words, sizeof(uint64_t));
 	a->done_maps = calloc((size_t)n_slots * a->words, sizeof(uint64_t));
 	a->accs = aligned_alloc(64, (size_t)n_slots * a->acc_bytes);
+	a->closed = calloc(cb, sizeof(*a->closed));
+	a->closed_mask = cb - 1;
 	if (a->slots == NULL || a->free_list == NULL || a->index == NULL ||
 	    a->used == NULL || a->bitmaps == NULL || a->done_maps == NULL ||
-	    a->accs == NULL) {
+	    a->accs == NULL || a->closed == NULL) {
 		acis_agg_free(a);
 		return NULL;
 	}
@@ -97,6 +110,7 @@ acis_agg_free(struct acis_agg *a)
 	free(a->bitmaps);
 	free(a->done_maps);
 	free(a->accs);
+	free(a->closed);
 	free(a);
 }
 
@@ -134,6 +148,8 @@ acis_agg_open(struct acis_agg *a, const struct acis_slot_key *key,
 	s->done = 0;
 	s->forwarding = 0;
 	s->by_retrans = 0;
+	s->failed = 0;
+	s->resend_tsc = 0;
 	s->done_tsc = 0;
 	s->delivered = 0;
 	s->key = *key;
@@ -187,6 +203,30 @@ acis_agg_close(struct acis_agg *a, struct acis_slot *s, int how)
 		a->st.expired++;
 	if (how == ACIS_SLOT_STALE)
 		a->st.stale++;
+}
+
+void
+acis_agg_remember(struct acis_agg *a, const struct acis_slot_key *key,
+		  uint8_t flags, uint64_t now)
+{
+	struct closed *e = &a->closed[key_hash(key) & a->closed_mask];
+
+	e->key = *key;
+	e->valid = 1;
+	e->flags = flags;
+	e->when = now;
+}
+
+int
+acis_agg_recall(const struct acis_agg *a, const struct acis_slot_key *key,
+		uint64_t now, uint64_t horizon, uint8_t *flags)
+{
+	const struct closed *e = &a->closed[key_hash(key) & a->closed_mask];
+
+	if (!e->valid || !key_eq(&e->key, key) || now - e->when > horizon)
+		return 0;
+	*flags = e->flags;
+	return 1;
 }
 
 struct acis_slot *

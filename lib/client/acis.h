@@ -60,23 +60,33 @@ struct acis_config {
 	unsigned int mtu;        /**< IPv4 MTU toward the switch; 0: 1500 */
 	unsigned int rto_ms;     /**< resend an unanswered chunk after; 0: 100 */
 	/* Fault injection (testing): each message this host sends or
-	 * receives is dropped with probability fault_drop and sent twice with
-	 * probability fault_dup, from a generator seeded with fault_seed. */
+	 * receives is dropped with probability fault_drop, delivered twice
+	 * with probability fault_dup, and held back with probability
+	 * fault_reorder until 1..fault_window later messages have passed it
+	 * (or the host waits for the network), all decided by a generator
+	 * seeded with fault_seed (and the rank): the same seed gives the same
+	 * decisions for the same traffic. */
 	double fault_drop;
 	double fault_dup;
+	double fault_reorder;
+	unsigned int fault_window; /**< 0: 8; at most 64 */
 	uint64_t fault_seed;
 };
 
 /**
  * Defaults, then the environment: ACIS_SWITCH (ip[:port]), ACIS_JOB,
  * ACIS_RANK, ACIS_SIZE, ACIS_TIMEOUT_MS, ACIS_WINDOW, ACIS_MTU,
- * ACIS_RTO_MS, ACIS_FAULT_DROP, ACIS_FAULT_DUP, ACIS_FAULT_SEED.
+ * ACIS_RTO_MS, ACIS_FAULT_DROP, ACIS_FAULT_DUP, ACIS_FAULT_REORDER,
+ * ACIS_FAULT_WINDOW, ACIS_FAULT_SEED.
  */
 void acis_config_default(struct acis_config *cfg);
 
 /** Join the job; returns when every rank has joined (or on timeout). */
 int acis_init(const struct acis_config *cfg, acis_ctx_t **ctx);
-/** Leave the job and release everything (comms included). */
+/** Leave the job and release everything (comms included). Collective
+ * over the world, like MPI_Finalize: a barrier first, so no rank leaves
+ * while another still needs it to confirm an answer (skipped once a
+ * collective of this context failed naming a missing rank). */
 int acis_finalize(acis_ctx_t *ctx);
 
 acis_comm_t *acis_comm_world(acis_ctx_t *ctx);
@@ -158,7 +168,7 @@ struct acis_client_stats {
 	uint64_t msgs_sent, msgs_received, bytes_sent, bytes_received;
 	uint64_t busy_retries;  /**< chunks sent again after NACK BUSY */
 	uint64_t retransmits;   /**< chunks sent again after the RTO */
-	uint64_t faults_dropped, faults_duplicated; /**< injected */
+	uint64_t faults_dropped, faults_duplicated, faults_reordered; /**< injected */
 	uint64_t ctrl_retries;  /**< control requests sent again */
 	uint64_t stray;         /**< messages for no request (late, foreign) */
 	uint64_t unexpected;    /**< results kept until their collective began */

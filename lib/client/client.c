@@ -34,6 +34,18 @@
  * of a bcast can be ahead of us) wait in the unexpected-message queue, as
  * in MPI's UMQ; this bounds its memory. */
 #define UMQ_MAX_BYTES (256ull << 20)
+/* Fault injection: messages held back at once, each way. */
+#define FAULT_WINDOW_MAX 64
+
+/* A message the fault injector holds back (reordering). */
+struct held {
+	uint32_t left; /* messages still to pass it; 0: slot free */
+	uint32_t len;
+	int sending;   /* released into the batch being sent */
+	struct iovec iov;
+	struct sockaddr_in from;
+	uint8_t *buf;
+};
 
 struct umsg {
 	struct umsg *next;
@@ -109,6 +121,10 @@ struct acis_ctx {
 	uint8_t *rx_bufs;
 	uint32_t late_key; /* payload of a late receipt */
 	uint64_t rng;      /* fault injection */
+	int faults;        /* any fault knob set */
+	int peer_missing;  /* a collective failed naming a missing rank */
+	struct held tx_held[FAULT_WINDOW_MAX], rx_held[FAULT_WINDOW_MAX];
+	uint8_t *held_bufs;
 	uint64_t rto_ns;
 	struct mmsghdr tx_msgs[BATCH];
 	struct iovec tx_iov[BATCH][2];
@@ -175,6 +191,8 @@ status_name(unsigned int s)
 		"not a member", "bad arguments", "mismatch with other ranks",
 		"rank taken by another host", "world size mismatch",
 		"switch table full", "deadline passed",
+		"held, waiting for other ranks",
+		"answer freed before this rank confirmed it",
 	};
 
 	return s < ACIS_S_MAX ? n[s] : "unknown status";
@@ -229,6 +247,9 @@ acis_config_default(struct acis_config *cfg)
 	cfg->fault_drop = v ? strtod(v, NULL) : 0;
 	v = getenv("ACIS_FAULT_DUP");
 	cfg->fault_dup = v ? strtod(v, NULL) : 0;
+	v = getenv("ACIS_FAULT_REORDER");
+	cfg->fault_reorder = v ? strtod(v, NULL) : 0;
+	cfg->fault_window = (unsigned int)env_ul("ACIS_FAULT_WINDOW", 0);
 	cfg->fault_seed = env_ul("ACIS_FAULT_SEED", 1);
 }
 
@@ -249,28 +270,65 @@ rnd(acis_ctx_t *ctx)
 /* Sending                                                              */
 /* ------------------------------------------------------------------ */
 
+/* Hold a message back: copy it (its buffers are the caller's) and let
+ * 1..window later messages pass it. 0 if every hold slot is taken. */
 static int
-flush(acis_ctx_t *ctx)
+hold(acis_ctx_t *ctx, struct held *set, const struct iovec *iov,
+     unsigned int n_iov, const struct sockaddr_in *from)
 {
-	struct mmsghdr faulty[2 * BATCH];
-	struct mmsghdr *msgs = ctx->tx_msgs;
-	unsigned int off = 0, n = ctx->tx_n, i;
+	unsigned int i, k;
+	size_t len = 0;
 
-	/* Injected faults on the way out: drop or duplicate messages. */
-	if (ctx->cfg.fault_drop > 0 || ctx->cfg.fault_dup > 0) {
-		for (i = 0, n = 0; i < ctx->tx_n; i++) {
-			if (rnd(ctx) < ctx->cfg.fault_drop) {
-				ctx->st.faults_dropped++;
-				continue;
-			}
-			faulty[n++] = ctx->tx_msgs[i];
-			if (rnd(ctx) < ctx->cfg.fault_dup) {
-				faulty[n++] = ctx->tx_msgs[i];
-				ctx->st.faults_duplicated++;
-			}
-		}
-		msgs = faulty;
+	for (i = 0; i < ctx->cfg.fault_window; i++)
+		if (set[i].left == 0 && !set[i].sending)
+			break;
+	if (i == ctx->cfg.fault_window)
+		return 0;
+	for (k = 0; k < n_iov; k++) {
+		if (len + iov[k].iov_len > RX_BUF)
+			return 0;
+		memcpy(set[i].buf + len, iov[k].iov_base, iov[k].iov_len);
+		len += iov[k].iov_len;
 	}
+	set[i].len = (uint32_t)len;
+	set[i].left = 1 + (uint32_t)(rnd(ctx) * ctx->cfg.fault_window);
+	if (from != NULL)
+		set[i].from = *from;
+	ctx->st.faults_reordered++;
+	return 1;
+}
+
+/* One more message passed the held ones (all of them when drain): append
+ * those now due to out[] and return the new count. */
+static unsigned int
+release_tx(acis_ctx_t *ctx, struct mmsghdr *out, unsigned int n, int drain)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->cfg.fault_window && ctx->held_bufs != NULL; i++) {
+		struct held *h = &ctx->tx_held[i];
+
+		if (h->left == 0 || (--h->left != 0 && !drain))
+			continue;
+		h->left = 0;
+		h->sending = 1;
+		h->iov.iov_base = h->buf;
+		h->iov.iov_len = h->len;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].msg_hdr.msg_name = &ctx->sw;
+		out[n].msg_hdr.msg_namelen = sizeof(ctx->sw);
+		out[n].msg_hdr.msg_iov = &h->iov;
+		out[n].msg_hdr.msg_iovlen = 1;
+		n++;
+	}
+	return n;
+}
+
+static int
+send_batch(acis_ctx_t *ctx, struct mmsghdr *msgs, unsigned int n)
+{
+	unsigned int off = 0, i;
+
 	while (off < n) {
 		int k = sendmmsg(ctx->fd, &msgs[off], n - off, 0);
 
@@ -283,15 +341,68 @@ flush(acis_ctx_t *ctx)
 				poll(&p, 1, 10);
 				continue;
 			}
-			ctx->tx_n = 0;
+			off = n;
+			for (i = 0; i < FAULT_WINDOW_MAX; i++)
+				ctx->tx_held[i].sending = 0;
 			return fail(ctx, ACIS_ERR_SYS, "sendmmsg: %s",
 				    strerror(errno));
 		}
 		ctx->st.send_batches++;
 		off += (unsigned int)k;
 	}
-	ctx->tx_n = 0;
+	for (i = 0; i < FAULT_WINDOW_MAX; i++)
+		ctx->tx_held[i].sending = 0;
 	return ACIS_OK;
+}
+
+static int
+flush(acis_ctx_t *ctx)
+{
+	struct mmsghdr faulty[2 * BATCH + FAULT_WINDOW_MAX];
+	unsigned int n = 0, i;
+	int rc;
+
+	if (!ctx->faults) {
+		rc = send_batch(ctx, ctx->tx_msgs, ctx->tx_n);
+		ctx->tx_n = 0;
+		return rc;
+	}
+	/* Injected faults on the way out: drop, hold back, duplicate. */
+	for (i = 0; i < ctx->tx_n; i++) {
+		struct mmsghdr *m = &ctx->tx_msgs[i];
+
+		if (rnd(ctx) < ctx->cfg.fault_drop) {
+			ctx->st.faults_dropped++;
+			continue;
+		}
+		if (rnd(ctx) < ctx->cfg.fault_reorder &&
+		    hold(ctx, ctx->tx_held, m->msg_hdr.msg_iov,
+			 (unsigned int)m->msg_hdr.msg_iovlen, NULL))
+			continue;
+		faulty[n++] = *m;
+		if (rnd(ctx) < ctx->cfg.fault_dup) {
+			faulty[n++] = *m;
+			ctx->st.faults_duplicated++;
+		}
+		n = release_tx(ctx, faulty, n, 0);
+	}
+	ctx->tx_n = 0;
+	return send_batch(ctx, faulty, n);
+}
+
+/* The host is about to wait: what the injector holds back goes now (a
+ * reordered message is late, not lost). */
+static void
+drain_tx(acis_ctx_t *ctx)
+{
+	struct mmsghdr out[FAULT_WINDOW_MAX];
+	unsigned int n;
+
+	if (ctx->held_bufs == NULL)
+		return;
+	n = release_tx(ctx, out, 0, 1);
+	if (n != 0)
+		send_batch(ctx, out, n);
 }
 
 /* Queue one message: header h, payload len bytes at data (not copied:
@@ -663,6 +774,21 @@ static void dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 		     const struct sockaddr_in *from);
 
 /*
+ * Does an ACK of this collective come from a slot the switch keeps until
+ * confirmed (its chunk is then the slot key)? Reduce, reduce_scatter and
+ * packed gathers, yes. The ACK of a forwarded block (bcast, scatter, large
+ * gathers) is sent when its slot is freed and names the chunk within the
+ * sender's block, not a slot key: confirming it would confirm another
+ * rank's block in this rank's name.
+ */
+static int
+ack_from_kept_slot(unsigned int coll, int packed)
+{
+	return coll == ACIS_C_REDUCE || coll == ACIS_C_REDUCE_SCATTER ||
+	       (coll == ACIS_C_GATHER && packed);
+}
+
+/*
  * An answer for a collective this rank has already finished: the switch
  * sent it again because our confirmation was lost (a forwarded block's
  * sender waits for it). Confirm it again at once.
@@ -675,7 +801,16 @@ late_receipt(acis_ctx_t *ctx, const struct acis_hdr *h)
 				     h->chunk_size : 1);
 	struct acis_hdr a = *h;
 	uint32_t key = h->chunk;
+	acis_comm_t *c = find_comm(ctx, h->comm);
 
+	if (c == NULL)
+		return;
+	if (h->type == ACIS_T_ACK &&
+	    !ack_from_kept_slot(coll, (uint64_t)c->size * h->msg_size <=
+					      h->chunk_size)) {
+		ctx->st.stray++;
+		return;
+	}
 	if (h->type == ACIS_T_RESULT) {
 		if ((h->flags & ACIS_F_PACKED) || coll == ACIS_C_BARRIER)
 			key = 0;
@@ -690,7 +825,7 @@ late_receipt(acis_ctx_t *ctx, const struct acis_hdr *h)
 	a.hdr_len = ACIS_HDR_LEN;
 	a.flags = 0;
 	a.status = 0;
-	a.rank = find_comm(ctx, h->comm) ? find_comm(ctx, h->comm)->rank : 0;
+	a.rank = c->rank;
 	a.chunk = 1;
 	a.payload_len = 4;
 	if (queue_msg(ctx, &a, &ctx->late_key, 4) == ACIS_OK)
@@ -781,7 +916,8 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 		break;
 	case ACIS_T_ACK:
 		answer_send(r, send_index(r, h.chunk));
-		receipt(r, h.chunk);
+		if (ack_from_kept_slot(r->coll, r->packed))
+			receipt(r, h.chunk);
 		break;
 	case ACIS_T_NACK:
 		if (h.status == ACIS_S_BUSY) {
@@ -804,7 +940,15 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 		} else if (h.status == ACIS_S_TIMEOUT) {
 			char ranks[160];
 			size_t o = 0;
-			uint32_t i, v;
+			uint32_t i, v, k = send_index(r, h.chunk);
+
+			/* a late copy of an answered chunk opened a slot of
+			 * its own, which failed: nothing of ours is lost */
+			if (k != UINT32_MAX && r->ans[k]) {
+				ctx->st.stray++;
+				return;
+			}
+			ctx->peer_missing = 1;
 
 			ranks[0] = '\0';
 			for (i = 0; i + 4 <= h.payload_len && o + 12 < sizeof(ranks);
@@ -819,6 +963,21 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 					 acis_coll_name(r->coll), h.comm, h.seq,
 					 h.payload_len > 4 ? "s" : "", ranks);
 			r->done = 1;
+		} else if (h.status == ACIS_S_GONE) {
+			uint32_t k = send_index(r, h.chunk);
+
+			/* a late copy of a chunk whose answer we have */
+			if (k == UINT32_MAX || r->ans[k]) {
+				ctx->st.stray++;
+				return;
+			}
+			r->status = fail(ctx, ACIS_ERR_TIMEOUT, "%s on comm %u "
+					 "(seq %u): the switch freed the answer "
+					 "of chunk %u before this rank confirmed "
+					 "it (unanswered past its linger time)",
+					 acis_coll_name(r->coll), h.comm, h.seq,
+					 h.chunk);
+			r->done = 1;
 		} else {
 			r->status = fail(ctx, ACIS_ERR_REFUSED, "switch refused "
 					 "%s chunk %u: %s", acis_coll_name(r->coll),
@@ -832,6 +991,35 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 	finish_if_done(r);
 }
 
+static void
+deliver(acis_ctx_t *ctx, const uint8_t *p, size_t len,
+	const struct sockaddr_in *from)
+{
+	ctx->st.msgs_received++;
+	ctx->st.bytes_received += len;
+	dispatch(ctx, p, len, from);
+}
+
+/* One more message came past the held ones (all of them when drain):
+ * deliver those now due. */
+static void
+release_rx(acis_ctx_t *ctx, int drain)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->cfg.fault_window && ctx->held_bufs != NULL; i++) {
+		struct held *h = &ctx->rx_held[i];
+
+		if (h->left == 0 || (--h->left != 0 && !drain))
+			continue;
+		/* in use while dispatched: hold() must not take it */
+		h->sending = 1;
+		h->left = 0;
+		deliver(ctx, h->buf, h->len, &h->from);
+		h->sending = 0;
+	}
+}
+
 /* Receive whatever is there; wait up to wait_ms for the first message. */
 static int
 receive(acis_ctx_t *ctx, int wait_ms)
@@ -842,6 +1030,11 @@ receive(acis_ctx_t *ctx, int wait_ms)
 		if (first && wait_ms > 0) {
 			struct pollfd p = {.fd = ctx->fd, .events = POLLIN};
 
+			if (ctx->held_bufs != NULL) {
+				/* about to wait: held messages go now */
+				drain_tx(ctx);
+				release_rx(ctx, 1);
+			}
 			if (poll(&p, 1, wait_ms) <= 0)
 				return ACIS_OK;
 		}
@@ -858,15 +1051,29 @@ receive(acis_ctx_t *ctx, int wait_ms)
 		}
 		ctx->st.recv_batches++;
 		for (i = 0; i < n; i++) {
-			if (ctx->cfg.fault_drop > 0 &&
-			    rnd(ctx) < ctx->cfg.fault_drop) {
+			struct iovec in = {ctx->rx_iov[i].iov_base,
+					   ctx->rx_msgs[i].msg_len};
+
+			if (!ctx->faults) {
+				deliver(ctx, in.iov_base, in.iov_len,
+					&ctx->rx_from[i]);
+				continue;
+			}
+			/* injected faults on the way in */
+			if (rnd(ctx) < ctx->cfg.fault_drop) {
 				ctx->st.faults_dropped++;
 				continue;
 			}
-			ctx->st.msgs_received++;
-			ctx->st.bytes_received += ctx->rx_msgs[i].msg_len;
-			dispatch(ctx, ctx->rx_iov[i].iov_base,
-				 ctx->rx_msgs[i].msg_len, &ctx->rx_from[i]);
+			if (rnd(ctx) < ctx->cfg.fault_reorder &&
+			    hold(ctx, ctx->rx_held, &in, 1, &ctx->rx_from[i]))
+				continue;
+			deliver(ctx, in.iov_base, in.iov_len, &ctx->rx_from[i]);
+			if (rnd(ctx) < ctx->cfg.fault_dup) {
+				ctx->st.faults_duplicated++;
+				deliver(ctx, in.iov_base, in.iov_len,
+					&ctx->rx_from[i]);
+			}
+			release_rx(ctx, 0);
 		}
 		if (n < BATCH)
 			return ACIS_OK;
@@ -1404,15 +1611,31 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 		ctx->cfg.rto_ms = 100;
 	ctx->rto_ns = (uint64_t)(ctx->cfg.rto_ms < RTO_MAX_MS ? ctx->cfg.rto_ms : RTO_MAX_MS) * 1000000ull;
 	ctx->rng = (ctx->cfg.fault_seed ^ (0x9e3779b97f4a7c15ull * (ctx->cfg.rank + 1))) | 1;
+	ctx->faults = ctx->cfg.fault_drop > 0 || ctx->cfg.fault_dup > 0 ||
+		      ctx->cfg.fault_reorder > 0;
+	if (ctx->cfg.fault_window == 0)
+		ctx->cfg.fault_window = 8;
+	if (ctx->cfg.fault_window > FAULT_WINDOW_MAX)
+		ctx->cfg.fault_window = FAULT_WINDOW_MAX;
 	if (ctx->cfg.mtu < 576 || ctx->cfg.mtu > 9000) {
 		free(ctx);
 		return ACIS_ERR_INVAL;
 	}
 	ctx->chunk_size = ACIS_MAX_PAYLOAD(ctx->cfg.mtu) & ~7u;
 	ctx->rx_bufs = malloc((size_t)BATCH * RX_BUF);
-	if (ctx->rx_bufs == NULL) {
+	if (ctx->cfg.fault_reorder > 0)
+		ctx->held_bufs = malloc((size_t)2 * FAULT_WINDOW_MAX * RX_BUF);
+	if (ctx->rx_bufs == NULL ||
+	    (ctx->cfg.fault_reorder > 0 && ctx->held_bufs == NULL)) {
+		free(ctx->rx_bufs);
+		free(ctx->held_bufs);
 		free(ctx);
 		return ACIS_ERR_NOMEM;
+	}
+	for (i = 0; ctx->held_bufs != NULL && i < FAULT_WINDOW_MAX; i++) {
+		ctx->tx_held[i].buf = ctx->held_bufs + (size_t)i * RX_BUF;
+		ctx->rx_held[i].buf = ctx->held_bufs +
+				      (size_t)(FAULT_WINDOW_MAX + i) * RX_BUF;
 	}
 	for (i = 0; i < BATCH; i++) {
 		ctx->rx_iov[i].iov_base = ctx->rx_bufs + (size_t)i * RX_BUF;
@@ -1474,6 +1697,7 @@ out_free:
 	if (ctx->fd >= 0)
 		close(ctx->fd);
 	free(ctx->rx_bufs);
+	free(ctx->held_bufs);
 	free(ctx);
 	return rc;
 }
@@ -1482,20 +1706,30 @@ int
 acis_finalize(acis_ctx_t *ctx)
 {
 	struct acis_hdr h, reply;
-	int rc;
+	int rc, brc;
 
 	if (ctx == NULL)
 		return ACIS_ERR_INVAL;
 	while (ctx->active != NULL)
 		req_free(ctx->active);
+	/* A rank that leaves no longer confirms what the switch sends it
+	 * again, and the sender of a forwarded block waits for exactly that:
+	 * leave only once every rank is here (a barrier completes only when
+	 * every rank has finished what came before). A job that lost a rank
+	 * cannot meet; its survivors just leave. */
+	brc = ctx->peer_missing ? ACIS_OK : acis_barrier(ctx->world);
 	ctrl_hdr(ctx, ACIS_CTRL_LEAVE, &h);
 	h.rank = ctx->cfg.rank;
 	rc = ctrl_call(ctx, &h, &reply);
+	if (rc == ACIS_OK)
+		rc = brc;
 	while (ctx->comms != NULL)
 		comm_unlink(ctx->comms);
 	umq_clear(ctx);
+	drain_tx(ctx);
 	close(ctx->fd);
 	free(ctx->rx_bufs);
+	free(ctx->held_bufs);
 	free(ctx);
 	return rc;
 }

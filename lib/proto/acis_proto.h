@@ -129,6 +129,9 @@ enum acis_status {
 	ACIS_S_FULL = 9,          /**< table full (jobs, comms, members) */
 	ACIS_S_TIMEOUT = 10,      /**< deadline passed */
 	ACIS_S_PENDING = 11,      /**< have it; waiting for other ranks */
+	ACIS_S_GONE = 12,         /**< the answer was freed before this rank
+				       confirmed it (unconfirmed past the
+				       linger time): it cannot be sent again */
 	ACIS_S_MAX
 };
 

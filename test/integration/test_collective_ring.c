@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "acis_pipeline.h"
@@ -432,13 +433,37 @@ coll_stats(void)
 	return cs;
 }
 
+/* The switch of these tests. Its own resends of unconfirmed answers are
+ * off (the tests that check them turn them on): a frame comes out only
+ * when a test's message asks for it. */
+static void
+start(const char *extra)
+{
+	start_switch(NPORTS, extra);
+	g_sw.coll.resend_tsc = UINT64_MAX / 4;
+}
+
+/* Walk the graph for ms milliseconds, as a running switch does. Its
+ * timers count only the time it runs: one walk after a long sleep is a
+ * switch waking from a pause, which judges nothing late. */
+static void
+run_for(unsigned int ms)
+{
+	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000 * ms;
+
+	while (rte_get_tsc_cycles() < end) {
+		run();
+		usleep(1000);
+	}
+	run();
+}
+
 /* The end of every test: nothing more was sent, every mbuf is back in the
  * pool, no aggregation slot is open and no contribution is held. */
 static void
 finish(void)
 {
-	usleep((LINGER_MS + 30) * 1000);
-	run();
+	run_for(LINGER_MS + 30);
 	expect_quiet();
 	expect_no_leak();
 	assert_int_equal(slot_stats().in_use, 0);
@@ -622,7 +647,7 @@ test_join_is_answered_for_every_rank_once_the_last_rank_joins(void **state)
 	unsigned int p;
 
 	(void)state;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	for (p = 0; p + 1 < WORLD; p++) {
 		send_join(p, WORLD);
 		run_quiet();
@@ -650,7 +675,7 @@ test_repeated_join_from_a_joined_rank_is_answered_again(void **state)
 	uint32_t world;
 
 	(void)state;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	send_join(1, WORLD);
 	run();
@@ -675,7 +700,7 @@ test_join_for_a_held_rank_from_another_udp_port_is_refused_rank_taken(void **sta
 	uint32_t world;
 
 	(void)state;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	h.root = WORLD;
 	send_from(2, &a, SPORT_BASE + 1002, &h, NULL);
@@ -707,7 +732,7 @@ test_join_with_another_world_size_is_refused_size_mismatch(void **state)
 	const struct reply *r;
 
 	(void)state;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	join_all();
 	send_join(0, 2 * WORLD);
 	run();
@@ -752,7 +777,7 @@ test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order(void **s
 		}
 	}
 	assert_true(differ >= ORDERS / 2);
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	allreduce_in_every_order(&o, bufs, want);
 	assert_true(coll_stats().held_total > 0); /* early ranks waited */
 	finish();
@@ -785,7 +810,7 @@ test_allreduce_int32_sum_wraps_in_every_arrival_order(void **state)
 		wrapped += exact > INT32_MAX || exact < INT32_MIN;
 	}
 	assert_true(wrapped > 0);
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	allreduce_in_every_order(&o, bufs, want);
 	finish();
 }
@@ -832,7 +857,7 @@ test_allreduce_float64_min_gives_the_same_bits_in_every_arrival_order(void **sta
 	}
 	assert_int_equal(bits64(want[0]), QNAN64);
 	assert_int_equal(bits64(want[3]), UINT64_C(0x8000000000000000));
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	allreduce_in_every_order(&o, bufs, want);
 	finish();
 }
@@ -857,7 +882,7 @@ test_duplicate_contribution_is_dropped_and_not_added_twice(void **state)
 			want[i] += in[r][i];
 		}
 	}
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	contribute(0, &o, world, 0, 0, 0, in[0]);
 	contribute(0, &o, world, 0, 0, 0, in[0]);
@@ -895,7 +920,7 @@ test_duplicate_of_a_held_contribution_is_dropped_and_not_folded_twice(void **sta
 	for (i = 0; i < F32_N; i++)
 		in[2][i] += 0.5f; /* cannot vanish: -1e8 + 0.5 is not -1e8 */
 	sum_f32_rank_order(in, want);
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	/* rank 2 is early: held until ranks 0 and 1 are folded */
 	contribute(2, &o, world, 2, 0, 0, in[2]);
@@ -931,7 +956,7 @@ test_reduce_sends_the_result_to_the_root_and_acks_to_the_others(void **state)
 	(void)state;
 	fill_f32(in);
 	sum_f32_rank_order(in, want);
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	for (i = 0; i < WORLD; i++) {
 		contribute(order[i], &o, world, order[i], 0, 0, in[order[i]]);
@@ -969,7 +994,7 @@ test_gather_of_small_blocks_sends_the_root_one_packed_result(void **state)
 		in[p][0] = 0xa0000000u | p << 8 | 1;
 		in[p][1] = 0xb0000000u | p << 8 | 2;
 	}
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	for (i = 0; i < WORLD; i++) {
 		contribute(order[i], &o, world, order[i], 0, 0, in[order[i]]);
@@ -1009,7 +1034,7 @@ test_allgather_of_small_blocks_sends_everyone_one_packed_result(void **state)
 		in[p][0] = 0xc0000000u | p << 8 | 1;
 		in[p][1] = 0xd0000000u | p << 8 | 2;
 	}
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	for (i = 0; i < WORLD; i++) {
 		contribute(order[i], &o, world, order[i], 0, 0, in[order[i]]);
@@ -1045,7 +1070,7 @@ test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank(void **state)
 	assert_int_equal(cpr, 3); /* 1416 + 1416 + 168 */
 	for (i = 0; i < MSG; i++)
 		msg[i] = (uint8_t)(i * 7 + 3);
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	for (c = 0; c < cpr; c++)
 		contribute(1, &o, world, 1, 0, c, msg);
@@ -1104,7 +1129,7 @@ test_reduce_scatter_sends_each_rank_only_its_own_block(void **state)
 				want[b][e] += v;
 			}
 		}
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	for (r = 0; r < WORLD; r++) {
 		for (b = 0; b < WORLD; b++)
@@ -1145,7 +1170,7 @@ test_barrier_completes_only_when_the_last_rank_arrives(void **state)
 	unsigned int i, p;
 
 	(void)state;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	for (i = 0; i < WORLD; i++) {
 		contribute(order[i], &o, world, order[i], 5, 0, NULL);
@@ -1175,7 +1200,7 @@ test_data_claiming_another_ranks_identity_is_dropped_not_member(void **state)
 	uint32_t world;
 
 	(void)state;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	contribute(0, &o, world, 1, 0, 0, v); /* host 0 says it is rank 1 */
 	run_quiet();
@@ -1193,7 +1218,7 @@ test_data_for_an_unknown_communicator_is_dropped_no_comm(void **state)
 	uint32_t world;
 
 	(void)state;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	/* the world's index with the next generation, and an unused index */
 	contribute(0, &o, world + (1u << 16), 0, 0, 0, v);
@@ -1219,7 +1244,7 @@ test_contribution_disagreeing_with_its_slot_is_refused_nack_mismatch(void **stat
 
 	(void)state;
 	bad.dtype = ACIS_INT32;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	contribute(0, &o, world, 0, 0, 0, f[0]);
 	run_quiet();
@@ -1265,7 +1290,7 @@ test_full_slot_pool_answers_busy_until_a_slot_is_freed(void **state)
 			want[e] += in[p][e];
 		}
 	}
-	start_switch(NPORTS, "[collective]\nslots = 16\nlinger_ms = 200\n");
+	start("[collective]\nslots = 16\nlinger_ms = 200\n");
 	world = join_all();
 	assert_int_equal(slot_stats().capacity, SLOTS);
 	for (c = 0; c < SLOTS; c++)
@@ -1326,7 +1351,7 @@ test_split_makes_one_communicator_per_color_ranked_by_key_then_rank(void **state
 	unsigned int p;
 
 	(void)state;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	split_world(world, ctx, rank);
 	assert_int_equal(ctx[0], ctx[2]); /* color 0 */
@@ -1360,7 +1385,7 @@ test_split_communicators_each_reduce_among_their_own_members(void **state)
 	unsigned int p;
 
 	(void)state;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	split_world(world, ctx, rank);
 	/* both communicators' seq 0, one member of each first */
@@ -1391,7 +1416,7 @@ test_comm_free_by_every_member_retires_the_communicator(void **state)
 	unsigned int p;
 
 	(void)state;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	split_world(world, ctx, rank);
 	/* color 0 (world ranks 0 and 2) frees its communicator */
@@ -1433,7 +1458,7 @@ test_retransmission_after_completion_gets_the_kept_result_again(void **state)
 	(void)state;
 	fill_f32(in);
 	sum_f32_rank_order(in, want);
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	for (p = 0; p < WORLD; p++)
 		contribute(p, &o, world, p, 0, 0, in[p]);
@@ -1481,7 +1506,7 @@ test_bcast_block_sent_again_reaches_only_receivers_that_lack_it(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)(i * 7);
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	contribute(1, &o, world, 1, 0, 1, msg);
 	run();
@@ -1524,7 +1549,7 @@ test_slots_are_freed_once_every_member_confirms(void **state)
 	(void)in;
 	for (p = 0; p < WORLD; p++)
 		big[p][0] = (float)p;
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
 	for (p = 0; p < WORLD; p++) {
 		contribute(p, &o, world, p, 0, 0, big[p]);
@@ -1544,8 +1569,88 @@ test_slots_are_freed_once_every_member_confirms(void **state)
 	finish();
 }
 
+/* All four ranks contribute to a one-chunk float32 sum allreduce (seq)
+ * and each gets its RESULT. */
+static void
+allreduce_once(const struct coll_spec *o, uint32_t world, uint32_t seq,
+	       float in[WORLD][F32_N])
+{
+	unsigned int p;
+
+	for (p = 0; p < WORLD; p++)
+		contribute(p, o, world, p, seq, 0, in[p]);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++)
+		expect_result_hdr(only(p, ACIS_T_RESULT), o, world, seq, 0, p);
+}
+
 static void
 test_unconfirmed_slots_are_freed_after_the_linger_time(void **state)
+{
+	static float in[WORLD][F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
+	uint32_t world;
+
+	(void)state;
+	fill_f32(in);
+	start(LINGER);
+	world = join_all();
+	allreduce_once(&o, world, 0, in);
+	assert_int_equal(slot_stats().in_use, 1);
+	run_for(LINGER_MS + 30);
+	expect_quiet();
+	assert_int_equal(slot_stats().in_use, 0);
+	assert_int_equal(slot_stats().lingered, 1);
+	finish();
+}
+
+static void
+test_unconfirmed_answers_are_sent_again_until_confirmed(void **state)
+{
+	static float in[WORLD][F32_N], want[F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	uint32_t world;
+	unsigned int p, i;
+
+	(void)state;
+	fill_f32(in);
+	sum_f32_rank_order(in, want);
+	start(LINGER);
+	g_sw.coll.resend_tsc = rte_get_tsc_hz() / 1000 * 10; /* 10 ms */
+	world = join_all();
+	allreduce_once(&o, world, 0, in);
+	/* ranks 0, 1 and 2 confirm; rank 3's answer (or its confirmation)
+	 * was lost, and its host does not ask again */
+	for (p = 0; p < WORLD - 1; p++)
+		confirm(p, &o, world, p, 0, 1);
+	run_quiet();
+	run_for(35);
+	drain();
+	expect_count(0, 0);
+	expect_count(1, 0);
+	expect_count(2, 0);
+	if (inbox[3].n < 2)
+		fail_msg("rank 3 got its answer %u time(s) again in 35 ms, "
+			 "expected one every 10 ms", inbox[3].n);
+	for (i = 0; i < inbox[3].n; i++) {
+		expect_result_hdr(&inbox[3].r[i], &o, world, 0, 0, 3);
+		expect_payload(&inbox[3].r[i], want, sizeof(want));
+	}
+	assert_int_equal(coll_stats().answers_resent, inbox[3].n);
+	/* its confirmation frees the slot before the linger time */
+	confirm(3, &o, world, 3, 0, 1);
+	run_quiet();
+	assert_int_equal(slot_stats().in_use, 0);
+	assert_int_equal(slot_stats().lingered, 0);
+	finish();
+}
+
+static void
+test_late_copy_of_a_confirmed_chunk_opens_no_slot_and_is_not_answered(
+	void **state)
 {
 	static float in[WORLD][F32_N];
 	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
@@ -1555,17 +1660,89 @@ test_unconfirmed_slots_are_freed_after_the_linger_time(void **state)
 
 	(void)state;
 	fill_f32(in);
-	start_switch(NPORTS, LINGER);
+	start(LINGER);
 	world = join_all();
+	allreduce_once(&o, world, 0, in);
 	for (p = 0; p < WORLD; p++)
-		contribute(p, &o, world, p, 0, 0, in[p]);
-	run();
-	drain();
-	assert_int_equal(slot_stats().in_use, 1);
-	usleep((LINGER_MS + 30) * 1000);
+		confirm(p, &o, world, p, 0, 1);
 	run_quiet();
 	assert_int_equal(slot_stats().in_use, 0);
+	/* a copy of rank 1's contribution, delayed by the network: every
+	 * member has its answer, so nobody needs anything */
+	contribute(1, &o, world, 1, 0, 0, in[1]);
+	run_quiet();
+	assert_int_equal(slot_stats().in_use, 0);
+	assert_int_equal(slot_stats().opened, 1);
+	assert_int_equal(coll_stats().late_copies, 1);
+	assert_int_equal(drops(ACIS_DROP_ACIS_DUPLICATE), 1);
+	finish();
+}
+
+static void
+test_late_copy_of_a_delivered_bcast_block_is_acked_again(void **state)
+{
+	static uint8_t msg[1000];
+	const struct coll_spec o = {ACIS_C_BCAST, ACIS_UINT32, ACIS_OP_NONE,
+				    2, sizeof(msg), CHUNK};
+	uint32_t world;
+	unsigned int p;
+
+	(void)state;
+	memset(msg, 0x5a, sizeof(msg));
+	start(LINGER);
+	world = join_all();
+	contribute(2, &o, world, 2, 0, 0, msg);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++)
+		if (p != 2)
+			confirm(p, &o, world, p, 0, 1);
+	run();
+	drain();
+	expect_ack(2, &o, world, 0, 0);
+	assert_int_equal(slot_stats().in_use, 0);
+	/* the root's ACK was lost: its repeat is acknowledged at once and
+	 * not forwarded to receivers that all have the block */
+	contribute(2, &o, world, 2, 0, 0, msg);
+	run();
+	drain();
+	expect_ack(2, &o, world, 0, 0);
+	expect_count(0, 0);
+	expect_count(1, 0);
+	expect_count(3, 0);
+	assert_int_equal(slot_stats().in_use, 0);
+	assert_int_equal(coll_stats().late_copies, 1);
+	finish();
+}
+
+static void
+test_repeat_after_its_slot_lingered_out_is_answered_gone(void **state)
+{
+	static float in[WORLD][F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
+	const struct reply *r;
+	uint32_t world;
+
+	(void)state;
+	fill_f32(in);
+	start(LINGER);
+	world = join_all();
+	allreduce_once(&o, world, 0, in);
+	run_for(LINGER_MS + 30);
+	expect_quiet();
 	assert_int_equal(slot_stats().lingered, 1);
+	/* rank 2 never had its answer and asks again too late: it is told,
+	 * instead of waiting in a slot nobody else will join */
+	contribute(2, &o, world, 2, 0, 0, in[2]);
+	run();
+	drain();
+	r = only(2, ACIS_T_NACK);
+	assert_int_equal(r->h.status, ACIS_S_GONE);
+	assert_int_equal(r->h.seq, 0);
+	assert_int_equal(r->h.chunk, 0);
+	expect_count(0, 0);
+	assert_int_equal(slot_stats().in_use, 0);
 	finish();
 }
 
@@ -1576,11 +1753,12 @@ test_missing_rank_fails_the_slot_at_the_deadline_naming_it(void **state)
 	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
 				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
 	uint32_t world, missing;
+	const struct reply *r;
 	unsigned int p;
 
 	(void)state;
 	fill_f32(in);
-	start_switch(NPORTS, "[collective]\ndeadline_ms = 20\nlinger_ms = 200\n");
+	start("[collective]\ndeadline_ms = 20\nlinger_ms = 200\n");
 	world = join_all();
 	/* rank 2 never contributes; rank 3 is held waiting for it */
 	contribute(0, &o, world, 0, 0, 0, in[0]);
@@ -1588,25 +1766,73 @@ test_missing_rank_fails_the_slot_at_the_deadline_naming_it(void **state)
 	contribute(3, &o, world, 3, 0, 0, in[3]);
 	run_quiet();
 	assert_int_equal(coll_stats().held, 1);
-	usleep(50 * 1000);
-	run();
+	run_for(50);
 	drain();
 	for (p = 0; p < WORLD; p++) {
-		const struct reply *r;
-
 		if (p == 2) {
 			expect_count(p, 0);
 			continue;
 		}
 		r = only(p, ACIS_T_NACK);
 		assert_int_equal(r->h.status, ACIS_S_TIMEOUT);
+		assert_int_equal(r->h.chunk, 0);
 		assert_int_equal(r->h.payload_len, 4);
 		memcpy(&missing, r->payload, 4);
 		assert_int_equal(missing, 2);
 	}
+	assert_int_equal(coll_stats().held, 0);
+	/* the failed slot is kept to say so again: rank 0 lost its NACK and
+	 * repeats, and the late rank 2 hears it too */
+	contribute(0, &o, world, 0, 0, 0, in[0]);
+	contribute(2, &o, world, 2, 0, 0, in[2]);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		if (p == 1 || p == 3) {
+			expect_count(p, 0);
+			continue;
+		}
+		r = only(p, ACIS_T_NACK);
+		assert_int_equal(r->h.status, ACIS_S_TIMEOUT);
+		memcpy(&missing, r->payload, 4);
+		assert_int_equal(missing, 2);
+	}
+	assert_int_equal(coll_stats().timeouts_resent, 2);
+	assert_int_equal(slot_stats().in_use, 1);
+	/* then it goes */
+	run_for(LINGER_MS + 30);
+	expect_quiet();
 	assert_int_equal(slot_stats().in_use, 0);
 	assert_int_equal(slot_stats().expired, 1);
-	assert_int_equal(coll_stats().held, 0);
+	finish();
+}
+
+static void
+test_a_pause_of_the_switch_does_not_count_toward_the_deadline(void **state)
+{
+	static float in[WORLD][F32_N], want[F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	unsigned int p;
+	uint32_t world;
+
+	(void)state;
+	fill_f32(in);
+	sum_f32_rank_order(in, want);
+	start("[collective]\ndeadline_ms = 20\nlinger_ms = 200\n");
+	world = join_all();
+	for (p = 0; p < WORLD - 1; p++)
+		contribute(p, &o, world, p, 0, 0, in[p]);
+	run_quiet();
+	/* the switch does not run for five deadlines (descheduled); the
+	 * last contribution waits in its RX queue meanwhile */
+	usleep(100 * 1000);
+	contribute(3, &o, world, 3, 0, 0, in[3]);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++)
+		expect_payload(only(p, ACIS_T_RESULT), want, sizeof(want));
+	assert_int_equal(slot_stats().expired, 0);
 	finish();
 }
 
@@ -1640,7 +1866,12 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_bcast_block_sent_again_reaches_only_receivers_that_lack_it, teardown),
 		cmocka_unit_test_teardown(test_slots_are_freed_once_every_member_confirms, teardown),
 		cmocka_unit_test_teardown(test_unconfirmed_slots_are_freed_after_the_linger_time, teardown),
+		cmocka_unit_test_teardown(test_unconfirmed_answers_are_sent_again_until_confirmed, teardown),
+		cmocka_unit_test_teardown(test_late_copy_of_a_confirmed_chunk_opens_no_slot_and_is_not_answered, teardown),
+		cmocka_unit_test_teardown(test_late_copy_of_a_delivered_bcast_block_is_acked_again, teardown),
+		cmocka_unit_test_teardown(test_repeat_after_its_slot_lingered_out_is_answered_gone, teardown),
 		cmocka_unit_test_teardown(test_missing_rank_fails_the_slot_at_the_deadline_naming_it, teardown),
+		cmocka_unit_test_teardown(test_a_pause_of_the_switch_does_not_count_toward_the_deadline, teardown),
 	};
 	int rc;
 

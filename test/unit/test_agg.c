@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of acis_agg: the aggregation slot pool, its contributor
- * bitmaps and its open-addressing hash index.
+ * bitmaps, its open-addressing hash index and its memory of closed keys.
  *
  * The index deletes by backward shift instead of tombstones, which is
  * where such tables go wrong: a shifted entry left behind its home breaks
@@ -609,6 +609,96 @@ test_index_survives_churn_on_a_table_of_1000_slots(void **state)
 	churn(1000, 50000, 5);
 }
 
+/* --- memory of closed keys ------------------------------------------------- */
+
+static void
+test_a_remembered_key_is_recalled_with_its_flags_within_the_horizon(
+	void **state)
+{
+	struct acis_agg *a = acis_agg_create(8, 64, 64);
+	struct acis_slot_key k = key(0x10002, 5, 3);
+	uint8_t flags = 0;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(acis_agg_recall(a, &k, 1000, 100, &flags), 0);
+	acis_agg_remember(a, &k, 0x02, 1000);
+	assert_int_equal(acis_agg_recall(a, &k, 1000, 100, &flags), 1);
+	assert_int_equal(flags, 0x02);
+	assert_int_equal(acis_agg_recall(a, &k, 1100, 100, &flags), 1);
+	assert_int_equal(acis_agg_recall(a, &k, 1101, 100, &flags), 0);
+	acis_agg_free(a);
+}
+
+static void
+test_recall_tells_keys_apart_by_every_field(void **state)
+{
+	struct acis_agg *a = acis_agg_create(8, 64, 64);
+	struct acis_slot_key k = key(0x10002, 5, 3), o;
+	uint8_t flags;
+
+	(void)state;
+	acis_agg_remember(a, &k, 0, 10);
+	o = key(0x10003, 5, 3);
+	assert_int_equal(acis_agg_recall(a, &o, 10, 100, &flags), 0);
+	o = key(0x10002, 6, 3);
+	assert_int_equal(acis_agg_recall(a, &o, 10, 100, &flags), 0);
+	o = key(0x10002, 5, 4);
+	assert_int_equal(acis_agg_recall(a, &o, 10, 100, &flags), 0);
+	acis_agg_free(a);
+}
+
+static void
+test_memory_keeps_the_newest_key_of_a_bucket_and_never_recalls_a_stranger(
+	void **state)
+{
+	/* one slot: four buckets, so 64 keys collide; the last remembered
+	 * is always recalled, at most four are, and keys never remembered
+	 * are never recalled */
+	struct acis_agg *a = acis_agg_create(1, 64, 64);
+	unsigned int i, recalled = 0;
+	uint8_t flags;
+
+	(void)state;
+	for (i = 0; i < 64; i++) {
+		struct acis_slot_key k = key(1, i, 0);
+
+		acis_agg_remember(a, &k, (uint8_t)i, 100 + i);
+		assert_int_equal(acis_agg_recall(a, &k, 100 + i, 1000, &flags),
+				 1);
+		assert_int_equal(flags, (uint8_t)i);
+	}
+	for (i = 0; i < 64; i++) {
+		struct acis_slot_key k = key(1, i, 0), never = key(2, i, 0);
+
+		recalled += (unsigned int)acis_agg_recall(a, &k, 200, 1000,
+							  &flags);
+		assert_int_equal(acis_agg_recall(a, &never, 200, 1000, &flags),
+				 0);
+	}
+	assert_true(recalled >= 1 && recalled <= 4);
+	acis_agg_free(a);
+}
+
+static void
+test_a_failed_slot_is_reopened_clean(void **state)
+{
+	struct acis_agg *a = acis_agg_create(1, 64, 64);
+	struct acis_slot_key k = key(1, 0, 0);
+	struct acis_slot *s = acis_agg_open(a, &k, 4);
+
+	(void)state;
+	s->failed = 1;
+	s->resend_tsc = 77;
+	acis_agg_close(a, s, ACIS_SLOT_EXPIRED);
+	s = acis_agg_open(a, &k, 4);
+	assert_non_null(s);
+	assert_int_equal(s->failed, 0);
+	assert_int_equal(s->resend_tsc, 0);
+	assert_int_equal(stats(a).expired, 1);
+	acis_agg_free(a);
+}
+
 int
 main(void)
 {
@@ -635,6 +725,10 @@ main(void)
 		cmocka_unit_test(test_index_survives_churn_on_a_table_of_8_slots),
 		cmocka_unit_test(test_index_survives_churn_on_a_table_of_64_slots),
 		cmocka_unit_test(test_index_survives_churn_on_a_table_of_1000_slots),
+		cmocka_unit_test(test_a_remembered_key_is_recalled_with_its_flags_within_the_horizon),
+		cmocka_unit_test(test_recall_tells_keys_apart_by_every_field),
+		cmocka_unit_test(test_memory_keeps_the_newest_key_of_a_bucket_and_never_recalls_a_stranger),
+		cmocka_unit_test(test_a_failed_slot_is_reopened_clean),
 	};
 
 	return cmocka_run_group_tests_name("agg", tests, NULL, NULL);

@@ -16,8 +16,11 @@
  *    has confirmed it (end-to-end window, and a resend path);
  *  - a completed slot is kept with its result until every member has
  *    confirmed its answer (host ACK receipts), so a lost answer is sent
- *    again when a rank retransmits; slots past their deadline fail with
- *    NACK TIMEOUT naming the missing ranks (doc/reliability.md);
+ *    again when a rank retransmits, and by the switch itself to members
+ *    that stay silent; a closed slot's key is remembered, so a late copy
+ *    does not open a slot nobody joins; slots past their deadline fail
+ *    with NACK TIMEOUT naming the missing ranks, and say so again to
+ *    whoever sends to them (doc/reliability.md);
  *  - CTRL (join, split, free, query) is handled on worker 0 under the
  *    control lock.
  * Every DATA chunk is answered by a RESULT or an ACK; a full slot pool
@@ -481,9 +484,44 @@ complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 
 	s->done = 1;
 	s->done_tsc = rte_rdtsc();
+	s->resend_tsc = s->done_tsc + g_sw.coll.resend_tsc;
 	for (r = 0; r < s->size; r++)
 		send_answer(x, c, s, r, &first);
 	x->st->completed[ACIS_OPCODE_COLL(s->opcode)]++;
+}
+
+/* What the memory of closed slots keeps about one (acis_agg_remember). */
+#define CLOSED_FORWARDED 0x01 /* a forwarded block: its sender was ACKed */
+#define CLOSED_LINGERED 0x02  /* freed before every member confirmed */
+
+/* Every member has what it is owed: free the slot, and remember its key so
+ * a late copy of one of its messages is not taken for a new one. */
+static void
+close_delivered(struct acis_agg *agg, struct acis_slot *s)
+{
+	acis_agg_remember(agg, &s->key, s->forwarding ? CLOSED_FORWARDED : 0,
+			  rte_rdtsc());
+	acis_agg_close(agg, s, ACIS_SLOT_DELIVERED);
+}
+
+/* Wire chunk index of the contribution a rank made to slot s: the slot key,
+ * except for large gathers, whose key also names the block. */
+static uint32_t
+wire_chunk(const struct acis_slot *s)
+{
+	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
+
+	if (s->forwarding && (coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER))
+		return (uint32_t)(s->key.chunk %
+				  acis_n_chunks(s->msg_size, s->chunk_size));
+	return s->key.chunk;
+}
+
+/* Has rank r confirmed its answer of slot s? */
+static inline int
+confirmed(const struct acis_slot *s, uint32_t r)
+{
+	return (s->done_map[r >> 6] >> (r & 63)) & 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -646,8 +684,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 		}
 		x->st->retrans_answered++;
 		for (r = 0; r < c->size; r++)
-			if (fwd_receiver(s, r) &&
-			    !((s->done_map[r >> 6] >> (r & 63)) & 1))
+			if (fwd_receiver(s, r) && !confirmed(s, r))
 				send_answer(x, c, s, r, NULL);
 		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
 		return;
@@ -659,6 +696,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 	acis_slot_mark(s, h->rank);
 	s->forwarding = 1;
 	s->src = h->rank;
+	s->resend_tsc = s->opened_tsc + g_sw.coll.resend_tsc;
 	s->n_recv = coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER ?
 			    1 : c->size - 1;
 	x->st->payload_bytes += h->payload_len;
@@ -668,7 +706,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 			send_answer(x, c, s, r, NULL);
 	if (s->n_recv == 0) { /* a communicator of one */
 		send_answer(x, c, s, s->src, NULL);
-		acis_agg_close(x->lc->shard->agg, s, ACIS_SLOT_DELIVERED);
+		close_delivered(x->lc->shard->agg, s);
 	}
 	rte_pktmbuf_free(x->m);
 }
@@ -722,6 +760,78 @@ handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 		complete(x, c, s);
 }
 
+/*
+ * DATA for a key whose slot was closed: a retransmission that crossed its
+ * answer, or a copy the network delayed. It must not open a slot nobody
+ * else will join. If every member confirmed its answer, the sender needs
+ * nothing, except the sender of a forwarded block, whose ACK (sent when
+ * the slot closed) may be the thing that was lost: it gets its ACK again.
+ * If the slot lingered out, the sender may be a member that never got its
+ * answer: it hears NACK GONE (a host that has its answer ignores it), an
+ * error instead of a wait for ranks that will not come again.
+ */
+static int
+late_copy(struct cctx *x, const struct acis_endpoint *ep,
+	  const struct acis_slot_key *k)
+{
+	uint8_t flags;
+	struct acis_hdr a;
+
+	if (!acis_agg_recall(x->lc->shard->agg, k, rte_rdtsc(),
+			     g_sw.coll.deadline_tsc + g_sw.coll.linger_tsc,
+			     &flags))
+		return 0;
+	x->st->late_copies++;
+	a = x->h;
+	a.flags = 0;
+	if (flags & CLOSED_LINGERED)
+		answer(x, ep, ACIS_T_NACK, ACIS_S_GONE, &a);
+	else if (flags & CLOSED_FORWARDED)
+		answer(x, ep, ACIS_T_ACK, ACIS_S_OK, &a);
+	drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
+	return 1;
+}
+
+/* A NACK TIMEOUT's payload fits any MTU: little-endian uint32 ranks. */
+#define MISSING_MAX 350
+
+/* The ranks slot s waited for in vain: contributors, or for a forwarded
+ * block the receivers that never confirmed it. */
+static uint32_t
+missing_ranks(const struct acis_slot *s, uint32_t *missing)
+{
+	uint32_t n = 0, r;
+
+	for (r = 0; r < s->size && n < MISSING_MAX; r++) {
+		int absent = s->forwarding ?
+			fwd_receiver(s, r) && !confirmed(s, r) :
+			!acis_slot_has(s, r);
+
+		if (absent)
+			missing[n++] = rte_cpu_to_le_32(r);
+	}
+	return n;
+}
+
+/* Tell rank r that slot s failed at its deadline, naming the missing. The
+ * chunk is the one rank r sent, so a host can tell which request failed. */
+static void
+nack_timeout(struct cctx *x, const struct acis_comm *c,
+	     const struct acis_slot *s, uint32_t r, const uint32_t *missing,
+	     uint32_t n)
+{
+	struct acis_hdr h;
+
+	slot_hdr(s, &h);
+	h.type = ACIS_T_NACK;
+	h.status = ACIS_S_TIMEOUT;
+	h.rank = r;
+	h.chunk = wire_chunk(s);
+	h.payload_len = (uint16_t)(n * 4);
+	if (emit(x, acis_comm_ep(c, r), &h, missing, h.payload_len))
+		x->st->nacks++;
+}
+
 static void
 handle_data(struct cctx *x)
 {
@@ -770,6 +880,19 @@ handle_data(struct cctx *x)
 	if ((coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER) && !packed)
 		k.chunk = (uint32_t)(h->rank * cpr + h->chunk);
 	s = acis_agg_find(x->lc->shard->agg, &k);
+	if (unlikely(s == NULL && late_copy(x, ep, &k)))
+		return;
+	if (unlikely(s != NULL && s->failed)) {
+		/* the slot failed at its deadline: say so again (the first
+		 * NACK may be lost, or this rank came too late) */
+		uint32_t missing[MISSING_MAX];
+		uint32_t n = missing_ranks(s, missing);
+
+		x->st->timeouts_resent++;
+		nack_timeout(x, c, s, h->rank, missing, n);
+		rte_pktmbuf_free(x->m);
+		return;
+	}
 	if (s != NULL && s->done && !s->forwarding) {
 		/* A retransmission: its answer was lost. Send it again from
 		 * the kept result; the contribution itself is not re-added. */
@@ -845,7 +968,7 @@ handle_host_feedback(struct cctx *x)
 		memcpy(&key, x->payload + 4 * i, 4);
 		k.chunk = rte_le_to_cpu_32(key);
 		s = acis_agg_find(agg, &k);
-		if (s == NULL)
+		if (s == NULL || s->failed)
 			continue;
 		if (s->forwarding) {
 			if (!fwd_receiver(s, h->rank) ||
@@ -853,12 +976,12 @@ handle_host_feedback(struct cctx *x)
 			    s->delivered < s->n_recv)
 				continue;
 			send_answer(x, c, s, s->src, NULL); /* the sender's ACK */
-			acis_agg_close(agg, s, ACIS_SLOT_DELIVERED);
+			close_delivered(agg, s);
 			continue;
 		}
 		if (s->done && acis_slot_deliver(s, h->rank) &&
 		    s->delivered == s->size)
-			acis_agg_close(agg, s, ACIS_SLOT_DELIVERED);
+			close_delivered(agg, s);
 	}
 	rte_pktmbuf_free(x->m);
 }
@@ -929,41 +1052,68 @@ RTE_NODE_REGISTER(coll_node);
 /* ------------------------------------------------------------------ */
 
 /* A slot that never completed: tell every rank that did contribute,
- * naming the ranks that did not (payload: little-endian uint32 ranks). */
+ * naming the ranks that did not. */
 static void
 expire(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 {
-	uint32_t missing[350];
-	uint32_t n = 0, r;
-	struct acis_hdr h;
+	uint32_t missing[MISSING_MAX];
+	uint32_t n = missing_ranks(s, missing), r;
 
-	for (r = 0; r < s->size && n < RTE_DIM(missing); r++) {
-		int absent = s->forwarding ?
-			fwd_receiver(s, r) &&
-			!((s->done_map[r >> 6] >> (r & 63)) & 1) :
-			!acis_slot_has(s, r);
-
-		if (absent)
-			missing[n++] = rte_cpu_to_le_32(r);
-	}
-	slot_hdr(s, &h);
-	h.type = ACIS_T_NACK;
-	h.status = ACIS_S_TIMEOUT;
-	h.payload_len = (uint16_t)(n * 4);
-	for (r = 0; r < s->size; r++) {
-		if (!acis_slot_has(s, r))
-			continue;
-		h.rank = r;
-		if (emit(x, acis_comm_ep(c, r), &h, missing, h.payload_len))
-			x->st->nacks++;
-	}
+	for (r = 0; r < s->size; r++)
+		if (acis_slot_has(s, r))
+			nack_timeout(x, c, s, r, missing, n);
 }
 
 /*
- * Each worker's clock: every 10 ms, fail slots open past the deadline
- * (a member died or never contributed: survivors get NACK TIMEOUT with the
- * missing ranks) and free completed slots kept past the linger time. A
- * source node, so it runs even when no packet arrives.
+ * The switch's own retransmission: members that have not confirmed their
+ * answer get it again (a forwarded block goes again to receivers that
+ * have not confirmed it). A host that has its answer already confirms it
+ * again, so a lost confirmation costs a resend interval, not the linger
+ * time; a host that lost its answer gets it even if its own
+ * retransmissions are lost too. Ranks that left the job are skipped.
+ */
+static void
+resend_unconfirmed(struct cctx *x, const struct acis_comm *c,
+		   struct acis_slot *s, uint64_t now)
+{
+	const uint8_t *first = NULL;
+	uint32_t r;
+
+	for (r = 0; r < s->size; r++) {
+		if (confirmed(s, r) || !acis_comm_ep(c, r)->valid ||
+		    (s->forwarding && !fwd_receiver(s, r)))
+			continue;
+		send_answer(x, c, s, r, s->forwarding ? NULL : &first);
+		x->st->answers_resent++;
+	}
+	s->resend_tsc = now + g_sw.coll.resend_tsc;
+}
+
+/* Move the times of slot s that lie before `before` on by shift. */
+static inline void
+shift_clock(struct acis_slot *s, uint64_t shift, uint64_t before)
+{
+	if (s->opened_tsc < before)
+		s->opened_tsc += shift;
+	if (s->done_tsc != 0 && s->done_tsc < before)
+		s->done_tsc += shift;
+}
+
+/*
+ * Each worker's clock: every 10 ms, walk the slots:
+ *  - a completed slot whose members have not all confirmed sends them
+ *    their answers again every resend interval, and is freed after the
+ *    linger time (its member died, or left) or at once if its
+ *    communicator is gone;
+ *  - a forwarded block sends itself again to receivers that have not
+ *    confirmed it;
+ *  - a slot opened by a retransmission nobody joins is dropped after the
+ *    linger time (its original was freed before every member confirmed);
+ *  - a slot open past the deadline fails: its contributors get NACK
+ *    TIMEOUT naming the missing ranks, held contributions are released,
+ *    and the slot is kept the linger time to say so again to anyone who
+ *    sends to it.
+ * A source node, so it runs even when no packet arrives.
  */
 static uint16_t
 sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
@@ -971,15 +1121,24 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 {
 	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
 	struct cctx x = {.graph = graph, .node = node, .lc = lc};
+	const struct acis_coll_state *co = &g_sw.coll;
+	uint64_t interval = g_sw.tsc_hz / 100;
+	uint64_t now = rte_rdtsc(), late, shift, before;
 	struct acis_agg *agg;
-	uint64_t now = rte_rdtsc();
 	uint32_t i, n_slots;
 
 	RTE_SET_USED(objs);
 	RTE_SET_USED(cnt);
 	if (lc->shard == NULL || now < lc->next_sweep)
 		return 0;
-	lc->next_sweep = now + g_sw.tsc_hz / 100;
+	/* Timers count the time this lcore runs: after a pause (descheduled,
+	 * stopped) the slots' clocks move on by the pause, so the answers and
+	 * contributions waiting in the RX queues are taken before anything
+	 * is judged lost or late. */
+	before = lc->next_sweep;
+	late = now - lc->next_sweep;
+	shift = late > 4 * interval ? late : 0;
+	lc->next_sweep = now + interval;
 	agg = lc->shard->agg;
 	x.st = &lc->shard->st;
 	n_slots = g_sw.pl->slots;
@@ -989,27 +1148,42 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 
 		if (s == NULL)
 			continue;
-		if (s->done && !s->forwarding) {
-			if (now - s->done_tsc > g_sw.coll.linger_tsc)
-				acis_agg_close(agg, s, ACIS_SLOT_LINGERED);
+		if (shift != 0)
+			shift_clock(s, shift, before);
+		if (s->failed) {
+			if (now - s->done_tsc > co->linger_tsc)
+				acis_agg_close(agg, s, ACIS_SLOT_EXPIRED);
 			continue;
 		}
-		/* Retransmissions that arrive after their slot was confirmed
-		 * and freed open a slot no original joins: drop it quietly
-		 * once it has waited a linger time. */
+		c = acis_ct_lookup(co->ct, s->key.ctx);
+		if (s->done && !s->forwarding) {
+			if (c == NULL || now - s->done_tsc > co->linger_tsc) {
+				acis_agg_remember(agg, &s->key, CLOSED_LINGERED,
+						  now);
+				acis_agg_close(agg, s, ACIS_SLOT_LINGERED);
+			} else if (now >= s->resend_tsc)
+				resend_unconfirmed(&x, c, s, now);
+			continue;
+		}
 		if (s->by_retrans && !s->forwarding &&
-		    now - s->opened_tsc > g_sw.coll.linger_tsc) {
+		    now - s->opened_tsc > co->linger_tsc) {
 			release_held(x.st, s);
 			acis_agg_close(agg, s, ACIS_SLOT_STALE);
 			continue;
 		}
-		if (now - s->opened_tsc <= g_sw.coll.deadline_tsc)
-			continue;
-		c = acis_ct_lookup(g_sw.coll.ct, s->key.ctx);
-		if (c != NULL)
+		if (now - s->opened_tsc > co->deadline_tsc || c == NULL) {
+			release_held(x.st, s);
+			if (c == NULL) {
+				acis_agg_close(agg, s, ACIS_SLOT_EXPIRED);
+				continue;
+			}
 			expire(&x, c, s);
-		release_held(x.st, s);
-		acis_agg_close(agg, s, ACIS_SLOT_EXPIRED);
+			s->failed = 1;
+			s->done_tsc = now;
+			continue;
+		}
+		if (s->forwarding && now >= s->resend_tsc)
+			resend_unconfirmed(&x, c, s, now);
 	}
 	return 0;
 }
