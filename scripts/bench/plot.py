@@ -88,6 +88,18 @@ def e2e(src, png):
                              squeeze=False)
     for i, c in enumerate(colls):
         ax = axes[i // cols][i % cols]
+        if c == "barrier":
+            # no size: one bar each
+            vals = [(lab, float(r["avg_us"])) for tr, lab in (("acis", "acis switch"),
+                                                             ("mpi", "Open MPI (TCP)"))
+                    for r in data if r["collective"] == c and r["transport"] == tr
+                    and r["avg_us"]]
+            bars = ax.bar([v[0] for v in vals], [v[1] for v in vals],
+                          color=["tab:blue", "tab:orange"][:len(vals)])
+            ax.bar_label(bars, fmt="%.0f", fontsize=8)
+            ax.set_title(c)
+            ax.set_ylabel("avg latency (us)")
+            continue
         for tr, style in (("acis", "o-"), ("mpi", "s--")):
             sel = sorted((int(r["size_bytes"]), float(r["avg_us"])) for r in data
                          if r["collective"] == c and r["transport"] == tr and r["avg_us"])
@@ -131,31 +143,37 @@ def lookaside(src, png):
 def scaling(agg_src, e2e_src, png):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     data = rows(agg_src)
+    sizes = sorted({int(r["payload_bytes"]) for r in data})
+    # the smallest, a middle and the largest payload, or it is unreadable
+    sizes = sorted({sizes[0], sizes[len(sizes) // 2], sizes[-1]})
     for P in sorted({int(r["ranks"]) for r in data}):
-        for L in sorted({int(r["payload_bytes"]) for r in data}):
+        for L in sizes:
             sel = sorted((int(r["workers"]), float(r["switch_gbps_core"]) * int(r["workers"]))
                          for r in data if int(r["ranks"]) == P and int(r["payload_bytes"]) == L)
             if len(sel) > 1:
                 a1.plot([s[0] for s in sel], [s[1] for s in sel], "o-",
                         label="%d ranks, %d B" % (P, L))
+    a1.set_xticks(sorted({int(r["workers"]) for r in data}))
     a1.set_xlabel("worker lcores")
     a1.set_ylabel("total contribution Gb/s")
     a1.set_title("aggregation throughput")
     a1.legend(fontsize=7)
     a1.grid(alpha=0.3)
-    data = rows(e2e_src)
+    data = [r for r in rows(e2e_src)
+            if r["collective"] in ("allreduce", "bcast", "allgather", "barrier")]
     for c in sorted({r["collective"] for r in data}):
         for S in sorted({int(r["size_bytes"]) for r in data}):
             sel = sorted((int(r["ranks"]), float(r["avg_us"])) for r in data
                          if r["collective"] == c and int(r["size_bytes"]) == S and r["avg_us"])
             if len(sel) > 1:
                 a2.plot([s[0] for s in sel], [s[1] for s in sel], "o-",
-                        label="%s %d B" % (c, S))
+                        label=c if c == "barrier" else "%s %d B" % (c, S))
+    a2.set_xticks(sorted({int(r["ranks"]) for r in data}))
     a2.set_xlabel("hosts")
     a2.set_ylabel("avg latency (us)")
     a2.set_yscale("log")
     a2.set_title("end-to-end latency through the switch")
-    a2.legend(fontsize=6)
+    a2.legend(fontsize=7, ncol=2)
     a2.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
