@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Every comparison of doc/benchmarks.md in one command (`make bench`):
 # forwarding, aggregation, end to end, look-aside and scaling, each into
-# DIR/<name>/ with its CSV, table, plot and run.txt. Takes about an hour
-# on two cores with the defaults; QUICK=1 cuts iterations and sizes (for
-# a look at the shape, not for publishing). Needs root.
+# DIR/<name>/ with its CSV, table, plot and run.txt. Takes about half an
+# hour on two cores with the defaults; QUICK=1 cuts iterations and sizes
+# (a few minutes: for a look at the shape, not for publishing). Needs root.
 #
 #   scripts/bench/all.sh [DIR]     (default /tmp/acis-bench-all-DATE)
 set -euo pipefail
