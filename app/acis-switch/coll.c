@@ -12,6 +12,7 @@
 
 #include <arpa/inet.h>
 #include <rte_malloc.h>
+#include <rte_mempool.h>
 #include <rte_telemetry.h>
 
 #include "acis_reduce.h"
@@ -262,6 +263,12 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "held_now", s.held);
 	rte_tel_data_add_dict_u64(d, "held_total", s.held_total);
 	rte_tel_data_add_dict_u64(d, "tx_nombuf", s.nombuf);
+	/* the whole pool's, read without stopping the lcores (approximate
+	 * while packets move; exact at rest): what held contributions, kept
+	 * answers and packets in flight take, for leak checks */
+	if (g_sw.pool != NULL)
+		rte_tel_data_add_dict_u64(d, "mbufs_in_use",
+					  rte_mempool_in_use_count(g_sw.pool));
 	rte_tel_data_add_dict_u64(d, "retire_overflow", retire_overflow);
 	for (i = 1; i < ACIS_C_MAX; i++) {
 		char name[48];

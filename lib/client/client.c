@@ -550,8 +550,11 @@ recover(acis_req_t *r, uint64_t now)
 	while (r->low < r->next_send && r->ans[r->low])
 		r->low++;
 	for (i = r->low; i < r->next_send && budget; i++) {
-		/* exponential back-off: a slow rank is not a lost packet */
-		if (r->ans[i] || now - r->sent_at[i] < rto << (r->tries[i] < 4 ? r->tries[i] : 4))
+		/* exponential back-off: a slow rank is not a lost packet.
+		 * A chunk sent after `now` was taken (this very round) is
+		 * not due: unsigned, its age would wrap to "forever". */
+		if (r->ans[i] || r->sent_at[i] >= now ||
+		    now - r->sent_at[i] < rto << (r->tries[i] < 4 ? r->tries[i] : 4))
 			continue;
 		if ((rc = send_one(r, (uint32_t)i, 1)) != ACIS_OK)
 			return rc;
@@ -929,14 +932,13 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 				r->retry_at = now_ns() + BUSY_BACKOFF_NS;
 			}
 		} else if (h.status == ACIS_S_PENDING) {
-			/* the switch has it and waits for others: wait too */
+			/* the switch has it and waits for others: wait a
+			 * whole back-off from now (the repeat that drew this
+			 * already lengthened it) */
 			uint32_t k = send_index(r, h.chunk);
 
-			if (k != UINT32_MAX && !r->ans[k]) {
+			if (k != UINT32_MAX && !r->ans[k])
 				r->sent_at[k] = now_ns();
-				if (r->tries[k] < 255)
-					r->tries[k]++;
-			}
 		} else if (h.status == ACIS_S_TIMEOUT) {
 			char ranks[160];
 			size_t o = 0;
