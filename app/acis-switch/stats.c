@@ -296,16 +296,16 @@ tel_port_link(const char *cmd, const char *params, struct rte_tel_data *d)
 	*comma++ = '\0';
 	idx = acis_pipeline_port_index(g_sw.pl, buf);
 	if (idx < 0 || (strcmp(comma, "up") != 0 && strcmp(comma, "down") != 0)) {
-		snprintf(msg, sizeof(msg), idx < 0 ? "unknown port '%s'" :
-			 "expected up or down after '%s'", buf);
+		snprintf(msg, sizeof(msg), idx < 0 ? "unknown port '%.64s'" :
+			 "expected up or down after '%.64s'", buf);
 		rte_tel_data_add_dict_string(d, "error", msg);
 		return 0;
 	}
 	rc = comma[0] == 'u' ? rte_eth_dev_set_link_up(g_sw.ports[idx].port_id) :
 			       rte_eth_dev_set_link_down(g_sw.ports[idx].port_id);
 	if (rc != 0) {
-		snprintf(msg, sizeof(msg), "%s: cannot set the link %s: %s",
-			 buf, comma, rte_strerror(-rc));
+		snprintf(msg, sizeof(msg), "%.32s: cannot set the link %.4s: "
+			 "%.60s", buf, comma, rte_strerror(-rc));
 		rte_tel_data_add_dict_string(d, "error", msg);
 		return 0;
 	}
