@@ -41,6 +41,7 @@ MEM=$(bench_hugepages $(( (MB * 3 + 160) / 2 + 64 )))
 LCORES=${BENCH_LCORES:-0@0,1@1,2@0}
 # a LIFO mempool: a freed mbuf is reused while still in cache, as when a
 # NIC driver frees transmitted mbufs on the worker itself
+# shellcheck disable=SC2206 # MEM is several options
 EAL=(--lcores "$LCORES" $MEM --no-pci --no-telemetry --log-level error
 	--mbuf-pool-ops-name stack)
 echo "eal:       ${EAL[*]}" >>"$OUT/run.txt"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Helpers of the comparison scripts in scripts/bench/. Source it after
 # scripts/lib.sh. Each comparison writes a results directory holding its

@@ -40,6 +40,7 @@ bench_runinfo "$OUT" "$0 -o $OUT -s $SECS -r $REPS -f \"$FRAMES\""
 MEM=$(bench_hugepages 256)
 # the main lcore on core 0, the forwarding lcore on core 1
 LCORES=${BENCH_LCORES:-0-1}
+# shellcheck disable=SC2206 # MEM is several options
 EAL=(-l "$LCORES" $MEM --no-pci --no-telemetry --log-level error)
 echo "eal:       ${EAL[*]}" >>"$OUT/run.txt"
 echo "dut,frame_bytes,rep,mpps" >"$OUT/fwd.csv"
