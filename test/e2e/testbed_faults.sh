@@ -6,8 +6,10 @@
 # receives (libacis's seeded fault injection): 1 % and 5 % loss from 4 B to
 # 256 KiB (up to 186 chunks a rank), 20 % loss from 4 B to 64 KiB, always
 # with 2 % duplication and 5 % reordering within 8 messages, float32 and
-# int32, on the world and on split communicators. Every rank checks every
-# result bit for bit against the rank-order reference. Afterwards the
+# int32, on the world and on split communicators; and once more at 20 %
+# (256 KiB, float32) while the switch is stopped for 3 s in the middle of
+# a collective (longer than its linger time, as if descheduled). Every rank checks every result bit for bit
+# against the rank-order reference. Afterwards the
 # switch holds no slot, no contribution and no mbuf, no slot failed at its
 # deadline, and it dropped nothing but repeats. Exit 77 without root;
 # cleans up pass or fail.
@@ -28,6 +30,7 @@ fails=0 passes=0
 cleanup() {
 	# only the script itself, never a subshell that inherited the trap
 	[ "$BASHPID" = "$$" ] || return 0
+	[ -z "${ACIS_SW_PID:-}" ] || kill -CONT "$ACIS_SW_PID" 2>/dev/null || true
 	acis_switch_stop
 	"$TB" down -p "$PREFIX" >/dev/null 2>&1 || true
 	rm -rf "$LOG" "$DIR"
@@ -48,6 +51,21 @@ check() {
 sum_field() {
 	grep -ho -E "[0-9]+ $2|$2 [0-9]+" "$1"/rank*.log |
 		awk '{ s += ($1 ~ /^[0-9]+$/) ? $1 : $2 } END { print s + 0 }'
+}
+
+# Many chunks of a collective in flight.
+busy() {
+	[ "$(acis_counter "$PREFIX" /acis/collectives slots_in_use)" -gt 64 ]
+}
+
+# Stop the switch for 3 s once a large collective is under way: answers
+# lost just before go unconfirmed, and the repeats that recover them wait
+# in the RX queues.
+pause_switch() {
+	acis_wait_for 300 busy || true
+	kill -STOP "$ACIS_SW_PID"
+	sleep 3
+	kill -CONT "$ACIS_SW_PID"
 }
 
 slots_back() {
@@ -88,6 +106,11 @@ run_job "5 % loss, every collective, 4 B..256 KiB, split" 505 0.05 $((SEED + 1))
 	--timeout 60000 --split --sizes 4,1000,65536,262144 --dtypes float32,int32
 run_job "20 % loss, every collective, 4 B..64 KiB, split" 520 0.20 $((SEED + 2)) \
 	--timeout 60000 --split --sizes 4,1000,65536 --dtypes float32,int32
+pause_switch &
+pauser=$!
+run_job "20 % loss, 256 KiB, the switch stopped for 3 s on the way" 530 0.20 \
+	$((SEED + 3)) --timeout 60000 --sizes 262144 --dtypes float32
+wait "$pauser"
 
 # Afterwards: answers the last ranks to leave did not confirm go after the
 # linger time (2 s); nothing may be left for longer.
