@@ -523,7 +523,12 @@ main(int argc, char **argv)
 		       (unsigned long long)st.faults_duplicated,
 		       (unsigned long long)st.faults_reordered);
 	}
-	acis_finalize(ctx);
+	rc = acis_finalize(ctx);
+	if (rc != ACIS_OK && failed == 0) {
+		/* a job that already failed may not meet for the last barrier */
+		printf("FAIL finalize: %s\n", acis_strerror(rc));
+		failed++;
+	}
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

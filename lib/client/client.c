@@ -1723,6 +1723,11 @@ acis_finalize(acis_ctx_t *ctx)
 	ctrl_hdr(ctx, ACIS_CTRL_LEAVE, &h);
 	h.rank = ctx->cfg.rank;
 	rc = ctrl_call(ctx, &h, &reply);
+	/* the answer to our first LEAVE was lost: the repeat finds us (or
+	 * the whole job) gone, which is what we asked for */
+	if (rc == ACIS_ERR_REFUSED && (reply.status == ACIS_S_NOT_MEMBER ||
+				       reply.status == ACIS_S_NO_JOB))
+		rc = ACIS_OK;
 	if (rc == ACIS_OK)
 		rc = brc;
 	while (ctx->comms != NULL)
