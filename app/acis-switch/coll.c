@@ -3,7 +3,7 @@
  * The collective stage's control side: set-up of the communicator table,
  * RCU reclamation of retired entries, the per-worker slot shards, and the
  * management commands (/acis/collectives, /acis/jobs, /acis/comms,
- * /acis/comm, /acis/comm_create, /acis/comm_free).
+ * /acis/comm, /acis/comm_create, /acis/comm_free, /acis/job_free).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -495,6 +495,30 @@ tel_comm_free(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /acis/job_free,JOB: a job whose host died never has its last LEAVE;
+ * its communicators and its ranks' table entries go at once (their slots
+ * follow at the workers' next sweep). */
+static int
+tel_job_free(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned long job;
+	char *end;
+	int rc;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	job = strtoul(params, &end, 0);
+	if (*end != '\0')
+		return -EINVAL;
+	rte_spinlock_lock(&g_sw.coll.lock);
+	rc = acis_ct_job_remove(g_sw.coll.ct, (uint32_t)job);
+	rte_spinlock_unlock(&g_sw.coll.lock);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "freed", rc == 0);
+	return 0;
+}
+
 int
 acis_coll_telemetry_register(void)
 {
@@ -513,5 +537,7 @@ acis_coll_telemetry_register(void)
 		"Make a communicator of world ranks. Parameters: JOB:RANKS (e.g. 7:0-3)");
 	rc |= rte_telemetry_register_cmd("/acis/comm_free", tel_comm_free,
 		"Free a communicator at once. Parameters: CTX");
+	rc |= rte_telemetry_register_cmd("/acis/job_free", tel_job_free,
+		"Remove a job and its communicators at once (a job whose host died). Parameters: JOB");
 	return rc;
 }

@@ -153,6 +153,11 @@ uint32_t acis_ct_comm_create(struct acis_comm_table *ct, uint32_t job,
 /** Management: free at once (no collective). -ENOENT if unknown. */
 int acis_ct_comm_remove(struct acis_comm_table *ct, uint32_t comm);
 
+/** Management: remove a job and every communicator of it at once, whatever
+ * ranks are still in (a job whose host died never has its last LEAVE).
+ * -ENOENT if unknown. */
+int acis_ct_job_remove(struct acis_comm_table *ct, uint32_t job);
+
 /** Comm rank of world rank in comm, or ACIS_RANK_NONE. */
 uint32_t acis_comm_rank_of(const struct acis_comm *c, uint32_t world_rank);
 

@@ -297,12 +297,30 @@ acis_ct_join(struct acis_comm_table *ct, uint32_t job, uint32_t size,
 	return ACIS_CT_DONE;
 }
 
+/* The job and its communicators go, retired communicators first since
+ * they point at the job. */
+static void
+remove_job(struct acis_comm_table *ct, struct acis_job *j)
+{
+	uint32_t i;
+
+	for (i = 0; i < ct->lim.max_comms; i++) {
+		struct acis_comm *c = ct->comms[i];
+
+		if (c != NULL && c->jobp == j)
+			unpublish(ct, c);
+	}
+	for (i = 0; i < ct->lim.max_jobs; i++)
+		if (ct->jobs[i] == j)
+			ct->jobs[i] = NULL;
+	retire(ct, j, destroy_job_cb);
+}
+
 enum acis_ct_outcome
 acis_ct_leave(struct acis_comm_table *ct, uint32_t job, uint32_t rank,
 	      const struct acis_endpoint *ep, uint16_t *status)
 {
 	struct acis_job *j = find_job(ct, job);
-	uint32_t i;
 
 	*status = ACIS_S_OK;
 	if (j == NULL) {
@@ -316,21 +334,20 @@ acis_ct_leave(struct acis_comm_table *ct, uint32_t job, uint32_t rank,
 	}
 	j->ep[rank].valid = 0;
 	j->joined--;
-	if (j->joined > 0)
-		return ACIS_CT_DONE;
-	/* The last rank left: the job and its communicators go, retired
-	 * communicators first since they point at the job. */
-	for (i = 0; i < ct->lim.max_comms; i++) {
-		struct acis_comm *c = ct->comms[i];
-
-		if (c != NULL && c->jobp == j)
-			unpublish(ct, c);
-	}
-	for (i = 0; i < ct->lim.max_jobs; i++)
-		if (ct->jobs[i] == j)
-			ct->jobs[i] = NULL;
-	retire(ct, j, destroy_job_cb);
+	if (j->joined == 0)
+		remove_job(ct, j); /* the last rank left */
 	return ACIS_CT_DONE;
+}
+
+int
+acis_ct_job_remove(struct acis_comm_table *ct, uint32_t job)
+{
+	struct acis_job *j = find_job(ct, job);
+
+	if (j == NULL)
+		return -ENOENT;
+	remove_job(ct, j);
+	return 0;
 }
 
 uint32_t

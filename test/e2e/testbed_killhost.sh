@@ -6,7 +6,9 @@
 # fail with an error naming rank 3 (the switch's NACK TIMEOUT at its
 # deadline), not hang, and exit; afterwards the switch must be back where
 # it started: no slot, no held contribution, no mbuf in use, the same
-# rte_malloc heap. Exit 77 without root; cleans up pass or fail.
+# rte_malloc heap; and once the dead rank's job is removed through
+# management (its last LEAVE never comes), no job and no communicator.
+# Exit 77 without root; cleans up pass or fail.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
@@ -58,6 +60,8 @@ runner_done() { ! kill -0 "$runner" 2>/dev/null; }
 "$TB" up -n 4 -p "$PREFIX" >/dev/null
 acis_switch_start "$PREFIX" "$PIPELINE" "$LOG"
 slots_before=$(counter slots_in_use)
+jobs_before=$(counter jobs)
+comms_before=$(counter comms)
 mbufs_before=$(counter mbufs_in_use)
 heap_size_before=$(heap Alloc_size)
 heap_count_before=$(heap Alloc_count)
@@ -105,8 +109,14 @@ heap_size=$(heap Alloc_size)
 heap_count=$(heap Alloc_count)
 check "rte_malloc heap as before ($heap_count blocks, $heap_size bytes)" \
 	[ "$heap_size.$heap_count" = "$heap_size_before.$heap_count_before" ]
-# The dead rank never left, so its job stays until the switch restarts.
-acis_ctl "$PREFIX" /acis/jobs | grep -E 'job600' | sed 's/^ */    /' || true
+# The dead rank never leaves: its job stays until management removes it.
+job=$(acis_ctl "$PREFIX" /acis/jobs | grep -o '"job600": "[^"]*"' || true)
+check "the dead rank's job is still there (${job:-none})" [ -n "$job" ]
+freed=$(acis_counter "$PREFIX" /acis/job_free,600 freed)
+jobs=$(counter jobs)
+comms=$(counter comms)
+check "job removed through management (freed $freed): $jobs jobs, $comms communicators as before" \
+	[ "$freed.$jobs.$comms" = "1.$jobs_before.$comms_before" ]
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1264,6 +1264,36 @@ test_leave_of_a_rank_that_left_is_not_member(void **state)
 	assert_int_equal(acis_ct_job(f->ct, 7)->joined, 1);
 }
 
+static void
+test_job_remove_retires_a_job_with_a_rank_still_in_and_its_comms(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct acis_endpoint ep = ep_of(0);
+	const void *job;
+	uint32_t world, other;
+	uint16_t st;
+
+	/* rank 1 died: it never leaves, the others did */
+	world = join_all(f, 7, 3);
+	other = join_all(f, 8, 2);
+	assert_int_equal(acis_ct_leave(f->ct, 7, 0, &ep, &st), ACIS_CT_DONE);
+	ep = ep_of(2);
+	assert_int_equal(acis_ct_leave(f->ct, 7, 2, &ep, &st), ACIS_CT_DONE);
+	assert_int_equal(acis_ct_job(f->ct, 7)->joined, 1);
+	job = acis_ct_job(f->ct, 7);
+	assert_int_equal(f->n_retired, 0);
+	assert_int_equal(acis_ct_job_remove(f->ct, 7), 0);
+	assert_null(acis_ct_job(f->ct, 7));
+	assert_null(lookup(f, world));
+	assert_int_equal(f->n_retired, 2);
+	assert_ptr_equal(f->rec[1].obj, job); /* the job after its comm */
+	assert_int_equal(stats(f).jobs, 1);
+	assert_non_null(lookup(f, other));
+	assert_int_equal(acis_ct_job_remove(f->ct, 7), -ENOENT);
+	assert_int_equal(f->n_retired, 2);
+}
+
 /* --- queries ------------------------------------------------------------- */
 
 static void
@@ -1446,6 +1476,7 @@ main(void)
 		T(test_leave_of_an_unknown_job_is_no_job),
 		T(test_leave_from_another_endpoint_is_not_member),
 		T(test_leave_of_a_rank_that_left_is_not_member),
+		T(test_job_remove_retires_a_job_with_a_rank_still_in_and_its_comms),
 		T(test_rank_of_finds_a_world_rank_in_a_comm),
 		T(test_stats_count_jobs_comms_members_created_and_freed),
 		T(test_foreach_visits_every_live_comm_once),
