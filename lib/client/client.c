@@ -1083,6 +1083,42 @@ receive(acis_ctx_t *ctx, int wait_ms)
 	}
 }
 
+/*
+ * For a request that receives blocks other ranks send through the switch
+ * and timed out waiting for some: who did not send them (the switch never
+ * heard of a collective whose sender died before sending, so it cannot
+ * name them). Empty when this rank cannot tell.
+ */
+static void
+senders_missing(const acis_req_t *r, char *buf, size_t len)
+{
+	uint32_t ranks[16], n = 0, b, last = UINT32_MAX, k;
+	size_t o;
+	uint64_t i;
+
+	buf[0] = '\0';
+	if (r->got == r->n_recv)
+		return;
+	if (r->coll == ACIS_C_BCAST || r->coll == ACIS_C_SCATTER) {
+		snprintf(buf, len, ": nothing more came from the root, rank %u",
+			 r->root);
+		return;
+	}
+	if ((r->coll != ACIS_C_GATHER && r->coll != ACIS_C_ALLGATHER) ||
+	    r->packed)
+		return;
+	for (i = 0; i < r->rcv_space && n < 16; i++) {
+		b = (uint32_t)(i / r->cpr);
+		if (!r->rcv[i] && b != r->comm->rank && b != last)
+			ranks[n++] = last = b;
+	}
+	o = (size_t)snprintf(buf, len, ": blocks missing from rank%s",
+			     n > 1 ? "s" : "");
+	for (k = 0; k < n && o < len; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%s %u", k ? "," : "",
+				      ranks[k]);
+}
+
 /* One round of progress on every active request. */
 static int
 progress(acis_ctx_t *ctx, int wait_ms)
@@ -1100,13 +1136,18 @@ progress(acis_ctx_t *ctx, int wait_ms)
 		if (r->done)
 			continue;
 		if (now > r->deadline) {
+			char who[128];
+
+			senders_missing(r, who, sizeof(who));
+			if (who[0] != '\0')
+				ctx->peer_missing = 1;
 			r->status = fail(ctx, ACIS_ERR_TIMEOUT, "%s on comm %u "
 					 "(seq %u): %u of %u chunks answered, "
 					 "%llu of %llu received before the "
-					 "deadline", acis_coll_name(r->coll),
+					 "deadline%s", acis_coll_name(r->coll),
 					 r->comm->id, r->seq, r->answered,
 					 r->n_send, (unsigned long long)r->got,
-					 (unsigned long long)r->n_recv);
+					 (unsigned long long)r->n_recv, who);
 			r->done = 1;
 			continue;
 		}
