@@ -1119,9 +1119,11 @@ senders_missing(const acis_req_t *r, char *buf, size_t len)
 				      ranks[k]);
 }
 
-/* One round of progress on every active request. */
+/* One round of progress on every active request; waits up to wait_ms for
+ * a message unless want (the request the caller waits for, or NULL) or an
+ * awaited control answer is already there. */
 static int
-progress(acis_ctx_t *ctx, int wait_ms)
+progress(acis_ctx_t *ctx, int wait_ms, const acis_req_t *want)
 {
 	uint64_t now;
 	acis_req_t *r;
@@ -1157,6 +1159,10 @@ progress(acis_ctx_t *ctx, int wait_ms)
 	}
 	if ((rc = flush(ctx)) != ACIS_OK)
 		return rc;
+	/* What the caller waits for may have come in the first receive: then
+	 * return to it instead of sleeping on the socket. */
+	if ((want != NULL && want->done) || (ctx->ctl.waiting && ctx->ctl.got))
+		pending = 1;
 	if ((rc = receive(ctx, pending ? 0 : wait_ms)) != ACIS_OK)
 		return rc;
 	for (r = ctx->active; r != NULL; r = r->next)
@@ -1333,7 +1339,7 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	finish_if_done(r);
 	*out = r;
 	/* Get the first window out at once. */
-	return progress(ctx, 0);
+	return progress(ctx, 0, NULL);
 }
 
 /* Release a finished request; send its confirmation now. */
@@ -1362,7 +1368,7 @@ acis_test(acis_req_t **req, int *done)
 		return ACIS_ERR_INVAL;
 	r = *req;
 	*done = 0;
-	if (!r->done && (rc = progress(r->ctx, 0)) != ACIS_OK)
+	if (!r->done && (rc = progress(r->ctx, 0, r)) != ACIS_OK)
 		return rc;
 	if (!r->done)
 		return ACIS_OK;
@@ -1380,7 +1386,7 @@ acis_wait(acis_req_t **req)
 		return ACIS_ERR_INVAL;
 	r = *req;
 	while (!r->done) {
-		if ((rc = progress(r->ctx, 5)) != ACIS_OK) {
+		if ((rc = progress(r->ctx, 5, r)) != ACIS_OK) {
 			req_free(r);
 			*req = NULL;
 			return rc;
@@ -1571,7 +1577,7 @@ ctrl_call(acis_ctx_t *ctx, struct acis_hdr *h, struct acis_hdr *reply)
 			}
 			next = now + CTRL_RESEND_MS * 1000000ull;
 		}
-		if ((rc = progress(ctx, 10)) != ACIS_OK) {
+		if ((rc = progress(ctx, 10, NULL)) != ACIS_OK) {
 			ctx->ctl.waiting = 0;
 			return rc;
 		}
