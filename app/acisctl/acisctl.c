@@ -35,6 +35,7 @@ static const struct {
 	{"comm", "/acis/comm", "one communicator (PARAMS: CTX[:RANK])"},
 	{"comm-create", "/acis/comm_create", "make one (PARAMS: JOB:RANKS, e.g. 7:0-3)"},
 	{"comm-free", "/acis/comm_free", "free one at once (PARAMS: CTX)"},
+	{"job-free", "/acis/job_free", "remove a job and its communicators, e.g. of a dead host (PARAMS: JOB)"},
 	{"port-link", "/acis/port/link", "set a port's link (PARAMS: PORT,up or PORT,down)"},
 	{"fault", "/acis/fault", "fault injection per port: settings, counters"},
 	{"fault-set", "/acis/fault/set", "change a port's faults (PARAMS: PORT,KEY=VALUE,... or PORT,off)"},
