@@ -100,6 +100,18 @@ get_uint(struct ctx *c, struct acis_conf_section *s, const char *key,
 	return 0;
 }
 
+/* get_uint for a 16-bit field: *out keeps its value when the key is absent. */
+static int
+get_u16(struct ctx *c, struct acis_conf_section *s, const char *key,
+	uint32_t lo, uint32_t hi, uint16_t *out)
+{
+	uint32_t v = *out;
+	int rc = get_uint(c, s, key, lo, hi, &v);
+
+	*out = (uint16_t)v;
+	return rc;
+}
+
 static int
 get_bool(struct ctx *c, struct acis_conf_section *s, const char *key,
 	 uint8_t *out)
@@ -161,7 +173,6 @@ read_switch(struct ctx *c, struct acis_conf_section *s)
 {
 	struct acis_pipeline *p = c->p;
 	struct acis_conf_entry *e;
-	uint32_t v;
 	int rc;
 
 	rc = check_keys(c, s, "name mac ip udp_port burst mtu mbufs "
@@ -192,18 +203,15 @@ read_switch(struct ctx *c, struct acis_conf_section *s)
 	if (acis_parse_ipv4(e->value, &p->ip) != 0 || p->ip == 0)
 		return fail(c, e->line, "ip: expected an IPv4 address "
 			    "a.b.c.d, found '%s'", e->value);
-	v = p->udp_port;
-	if ((rc = get_uint(c, s, "udp_port", 1, 65535, &v)) != 0)
+	if ((rc = get_u16(c, s, "udp_port", 1, 65535,
+			   &p->udp_port)) != 0)
 		return rc;
-	p->udp_port = (uint16_t)v;
-	v = p->burst;
-	if ((rc = get_uint(c, s, "burst", 1, 256, &v)) != 0)
+	if ((rc = get_u16(c, s, "burst", 1, 256,
+			   &p->burst)) != 0)
 		return rc;
-	p->burst = (uint16_t)v;
-	v = p->mtu;
-	if ((rc = get_uint(c, s, "mtu", 68, 9600, &v)) != 0)
+	if ((rc = get_u16(c, s, "mtu", 68, 9600,
+			   &p->mtu)) != 0)
 		return rc;
-	p->mtu = (uint16_t)v;
 	if ((rc = get_uint(c, s, "mbufs", 511, 16u << 20, &p->mbufs)) != 0)
 		return rc;
 	if ((rc = get_uint(c, s, "mbuf_cache", 0, 512, &p->mbuf_cache)) != 0)
@@ -607,7 +615,6 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 	{
 		static const char *const fkeys[] = {"framing", "link_src",
 						    "link_dst", "fpga_mac"};
-		uint32_t v;
 
 		for (i = 0; i < RTE_DIM_(fkeys); i++) {
 			e = acis_conf_get(s, fkeys[i], NULL);
@@ -626,14 +633,12 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 					    "raw link frame in Ethernet), found "
 					    "'%s'", e->value);
 		}
-		v = la->link_src;
-		if ((rc = get_uint(c, s, "link_src", 0, 65535, &v)) != 0)
+		if ((rc = get_u16(c, s, "link_src", 0, 65535,
+				   &la->link_src)) != 0)
 			return rc;
-		la->link_src = (uint16_t)v;
-		v = la->link_dst;
-		if ((rc = get_uint(c, s, "link_dst", 0, 65535, &v)) != 0)
+		if ((rc = get_u16(c, s, "link_dst", 0, 65535,
+				   &la->link_dst)) != 0)
 			return rc;
-		la->link_dst = (uint16_t)v;
 		if ((rc = get_once(c, s, "fpga_mac", &e)) != 0)
 			return rc;
 		if (e != NULL && acis_parse_mac(e->value, la->fpga_mac) != 0)
@@ -746,14 +751,12 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 				    pc->dev, p->ports[i].name,
 				    p->ports[i].dev_line);
 	}
-	v = pc->rxd;
-	if ((rc = get_uint(c, s, "rxd", 32, 16384, &v)) != 0)
+	if ((rc = get_u16(c, s, "rxd", 32, 16384,
+			   &pc->rxd)) != 0)
 		return rc;
-	pc->rxd = (uint16_t)v;
-	v = pc->txd;
-	if ((rc = get_uint(c, s, "txd", 32, 16384, &v)) != 0)
+	if ((rc = get_u16(c, s, "txd", 32, 16384,
+			   &pc->txd)) != 0)
 		return rc;
-	pc->txd = (uint16_t)v;
 	v = 0;
 	if ((rc = get_uint(c, s, "mtu", 68, 9600, &v)) != 0)
 		return rc;
