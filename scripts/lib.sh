@@ -103,3 +103,23 @@ acis_run_ranks() {
 	done
 	return $rc
 }
+
+# The end-to-end tests' checks: check WHAT COMMAND... runs COMMAND and
+# prints "ok   - WHAT" or "FAIL - WHAT", counting in $passes and $fails.
+check() {
+	local what=$1; shift
+	if "$@"; then
+		echo "ok   - $what"; passes=$(( ${passes:-0} + 1 ))
+	else
+		echo "FAIL - $what"; fails=$(( ${fails:-0} + 1 ))
+	fi
+}
+
+# What an end-to-end test leaves when it ends, pass or fail: the switch it
+# started, its testbed, its files. acis_e2e_cleanup PREFIX FILE...
+acis_e2e_cleanup() {
+	local prefix=$1; shift
+	acis_switch_stop
+	"$ACIS_ROOT/scripts/testbed.sh" down -p "$prefix" >/dev/null 2>&1 || true
+	rm -rf "$@"
+}

@@ -31,20 +31,9 @@ cleanup() {
 	# only the script itself, never a subshell that inherited the trap
 	[ "$BASHPID" = "$$" ] || return 0
 	[ -z "${ACIS_SW_PID:-}" ] || kill -CONT "$ACIS_SW_PID" 2>/dev/null || true
-	acis_switch_stop
-	"$TB" down -p "$PREFIX" >/dev/null 2>&1 || true
-	rm -rf "$LOG" "$DIR"
+	acis_e2e_cleanup "$PREFIX" "$LOG" "$DIR"
 }
 trap cleanup EXIT INT TERM
-
-check() {
-	local what=$1; shift
-	if "$@"; then
-		echo "ok   - $what"; passes=$((passes + 1))
-	else
-		echo "FAIL - $what"; fails=$((fails + 1))
-	fi
-}
 
 # Sum over every rank's log in DIR of the count next to WORD on the
 # "messages sent ..." line: sum_field DIR WORD

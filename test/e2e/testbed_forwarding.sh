@@ -24,16 +24,6 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-check() {
-	local what=$1; shift
-	if "$@"; then
-		echo "ok   - $what"
-	else
-		echo "FAIL - $what"
-		fails=$((fails + 1))
-	fi
-}
-
 "$TB" up -n 4 -p "$PREFIX"
 acis_switch_start "$PREFIX" "$PIPELINE" "$LOG"
 

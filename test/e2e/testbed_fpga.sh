@@ -27,20 +27,10 @@ fails=0 passes=0
 
 cleanup() {
 	[ "$BASHPID" = "$$" ] || return 0
-	acis_switch_stop
-	"$TB" down -p "$PREFIX" >/dev/null 2>&1 || true
-	rm -rf "$LOG" "$DIR"
+	acis_e2e_cleanup "$PREFIX" "$LOG" "$DIR"
 }
 trap cleanup EXIT INT TERM
 
-check() {
-	local what=$1; shift
-	if "$@"; then
-		echo "ok   - $what"; passes=$((passes + 1))
-	else
-		echo "FAIL - $what"; fails=$((fails + 1))
-	fi
-}
 la_counter() { acis_counter "$PREFIX" "/acis/cgra,$1" "$2"; }
 
 "$LA" prep dot --dir "$DIR" --vpe 4 --seed 5 >/dev/null

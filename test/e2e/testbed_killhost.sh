@@ -36,20 +36,9 @@ cleanup() {
 	local p
 	for p in $(rank_pids); do kill -9 "$p" 2>/dev/null || true; done
 	[ -z "$runner" ] || wait "$runner" 2>/dev/null || true
-	acis_switch_stop
-	"$TB" down -p "$PREFIX" >/dev/null 2>&1 || true
-	rm -rf "$LOG" "$DIR"
+	acis_e2e_cleanup "$PREFIX" "$LOG" "$DIR"
 }
 trap cleanup EXIT INT TERM
-
-check() {
-	local what=$1; shift
-	if "$@"; then
-		echo "ok   - $what"; passes=$((passes + 1))
-	else
-		echo "FAIL - $what"; fails=$((fails + 1))
-	fi
-}
 
 counter() { acis_counter "$PREFIX" /acis/collectives "$1"; }
 heap() { acis_counter "$PREFIX" /eal/heap_info,0 "$1"; }

@@ -27,20 +27,10 @@ fails=0 passes=0
 
 cleanup() {
 	[ "$BASHPID" = "$$" ] || return 0
-	acis_switch_stop
-	"$TB" down -p "$PREFIX" >/dev/null 2>&1 || true
-	rm -rf "$LOG" "$DIR"
+	acis_e2e_cleanup "$PREFIX" "$LOG" "$DIR"
 }
 trap cleanup EXIT INT TERM
 
-check() {
-	local what=$1; shift
-	if "$@"; then
-		echo "ok   - $what"; passes=$((passes + 1))
-	else
-		echo "FAIL - $what"; fails=$((fails + 1))
-	fi
-}
 # run_check WHAT HOST acis-lookaside-args...: one run, its verdict in the label
 out=
 run_check() {

@@ -36,16 +36,6 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-check() {
-	local what=$1; shift
-	if "$@"; then
-		echo "ok   - $what"
-	else
-		echo "FAIL - $what"
-		fails=$((fails + 1))
-	fi
-}
-
 sx() { ip netns exec "$PREFIX-sw" "$@"; }
 hx() { "$TB" exec -p "$PREFIX" "$@"; }
 # One counter of the XDP program on an interface: xdp_cnt IF NAME
