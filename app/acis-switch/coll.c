@@ -5,6 +5,7 @@
  * management commands (/acis/collectives, /acis/jobs, /acis/comms,
  * /acis/comm, /acis/comm_create, /acis/comm_free, /acis/job_free).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,13 +356,13 @@ tel_comm(const char *cmd, const char *params, struct rte_tel_data *d)
 	unsigned int a, i;
 
 	RTE_SET_USED(cmd);
-	if (params == NULL || *params == '\0')
-		return -EINVAL;
+	if (params == NULL || !isdigit((unsigned char)params[0]))
+		return acis_tel_error(d, "expected CTX or CTX:RANK");
 	ctx = strtoul(params, &end, 0);
 	if (*end == ':')
 		rank = strtoul(end + 1, &end, 0);
 	if (*end != '\0')
-		return -EINVAL;
+		return acis_tel_error(d, "expected CTX or CTX:RANK");
 	m = rte_tel_data_alloc();
 	if (m == NULL)
 		return -ENOMEM;
@@ -370,7 +371,9 @@ tel_comm(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (c == NULL || rank >= c->size) {
 		rte_spinlock_unlock(&g_sw.coll.lock);
 		rte_tel_data_free(m);
-		return -ENOENT;
+		return acis_tel_error(d, c == NULL ? "no communicator %lu" :
+				      "communicator %lu has no rank %lu", ctx,
+				      rank);
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "id", c->id);
@@ -451,16 +454,19 @@ tel_comm_create(const char *cmd, const char *params, struct rte_tel_data *d)
 	uint32_t id;
 
 	RTE_SET_USED(cmd);
-	if (params == NULL)
-		return -EINVAL;
-	job = strtoul(params, &end, 10);
-	if (end == params || *end != ':')
-		return -EINVAL;
+	if (params == NULL || !isdigit((unsigned char)params[0]))
+		return acis_tel_error(d, "expected JOB:RANKS, e.g. 7:0-3");
+	errno = 0;
+	job = strtoul(params, &end, 0);
+	if (errno != 0 || *end != ':' || job > UINT32_MAX)
+		return acis_tel_error(d, "expected JOB:RANKS, e.g. 7:0-3, with "
+				      "JOB below 2^32");
 	rte_spinlock_lock(&g_sw.coll.lock);
 	n = parse_ranks(end + 1, ranks, RTE_DIM(ranks));
 	if (n <= 0) {
 		rte_spinlock_unlock(&g_sw.coll.lock);
-		return -EINVAL;
+		return acis_tel_error(d, "RANKS: expected world ranks like 0-3 "
+				      "or 0,2,4");
 	}
 	id = acis_ct_comm_create(g_sw.coll.ct, (uint32_t)job, (uint32_t)n,
 				 ranks, &status);
@@ -473,22 +479,35 @@ tel_comm_create(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* A management parameter that must be one number below 2^32. */
+static int
+tel_u32(const char *params, uint32_t *v)
+{
+	unsigned long x;
+	char *end;
+
+	if (params == NULL || !isdigit((unsigned char)params[0]))
+		return -1;
+	errno = 0;
+	x = strtoul(params, &end, 0);
+	if (errno != 0 || *end != '\0' || x > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
 /* /acis/comm_free,CTX */
 static int
 tel_comm_free(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	unsigned long ctx;
-	char *end;
+	uint32_t ctx;
 	int rc;
 
 	RTE_SET_USED(cmd);
-	if (params == NULL || *params == '\0')
-		return -EINVAL;
-	ctx = strtoul(params, &end, 0);
-	if (*end != '\0')
-		return -EINVAL;
+	if (tel_u32(params, &ctx) != 0)
+		return acis_tel_error(d, "expected a communicator id");
 	rte_spinlock_lock(&g_sw.coll.lock);
-	rc = acis_ct_comm_remove(g_sw.coll.ct, (uint32_t)ctx);
+	rc = acis_ct_comm_remove(g_sw.coll.ct, ctx);
 	rte_spinlock_unlock(&g_sw.coll.lock);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "freed", rc == 0);
@@ -501,18 +520,14 @@ tel_comm_free(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_job_free(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	unsigned long job;
-	char *end;
+	uint32_t job;
 	int rc;
 
 	RTE_SET_USED(cmd);
-	if (params == NULL || *params == '\0')
-		return -EINVAL;
-	job = strtoul(params, &end, 0);
-	if (*end != '\0')
-		return -EINVAL;
+	if (tel_u32(params, &job) != 0)
+		return acis_tel_error(d, "expected a job number");
 	rte_spinlock_lock(&g_sw.coll.lock);
-	rc = acis_ct_job_remove(g_sw.coll.ct, (uint32_t)job);
+	rc = acis_ct_job_remove(g_sw.coll.ct, job);
 	rte_spinlock_unlock(&g_sw.coll.lock);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "freed", rc == 0);
@@ -523,7 +538,6 @@ int
 acis_coll_telemetry_register(void)
 {
 	int rc = 0;
-
 
 	rc |= rte_telemetry_register_cmd("/acis/collectives", tel_collectives,
 		"Aggregation slots, messages and completions. No parameters");

@@ -208,8 +208,10 @@ acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
 		}
 		if (chance(&f->rng, fp->corrupt) && m->data_len > 14) {
 			m = writable(m);
-			if (m == NULL)
+			if (m == NULL) {
+				f->c.nombuf++;
 				continue;
+			}
 			rte_pktmbuf_mtod(m, uint8_t *)[14 + next(&f->rng) %
 				(m->data_len - 14)] ^= (uint8_t)(1u << (next(&f->rng) & 7));
 			f->c.corrupted++;
@@ -288,6 +290,7 @@ sum_counters(unsigned int port, struct acis_fault_counters *s,
 		s->corrupted += f->c.corrupted;
 		s->delayed += f->c.delayed;
 		s->hold_full += f->c.hold_full;
+		s->nombuf += f->c.nombuf;
 		*held += f->n_held;
 	}
 }
@@ -316,6 +319,7 @@ port_dict(struct rte_tel_data *d, unsigned int p)
 	rte_tel_data_add_dict_u64(d, "corrupted", s.corrupted);
 	rte_tel_data_add_dict_u64(d, "delayed", s.delayed);
 	rte_tel_data_add_dict_u64(d, "hold_full", s.hold_full);
+	rte_tel_data_add_dict_u64(d, "nombuf", s.nombuf);
 	rte_tel_data_add_dict_u64(d, "held_now", held);
 }
 
@@ -338,26 +342,22 @@ tel_fault(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* /acis/fault/set,PORT,key=value,...: off, or any of drop, duplicate,
- * reorder, corrupt (probabilities), reorder_window, delay_us, seed. Keys
- * not given keep their value; the random stream restarts from the seed. */
-static int
-tel_fault_set(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+acis_fault_set(const char *params, char *msg, size_t len)
 {
 	struct acis_fault_cfg c;
 	struct acis_fault_port *fp;
-	char buf[512], *tok, *save = NULL, msg[RTE_TEL_MAX_STRING_LEN];
-	int port;
+	char buf[512], *tok, *save = NULL;
+	int port, n = 0;
 
-	RTE_SET_USED(cmd);
 	if (params == NULL || strlen(params) >= sizeof(buf))
 		goto usage;
 	strcpy(buf, params);
 	tok = strtok_r(buf, ",", &save);
 	port = tok ? acis_pipeline_port_index(g_sw.pl, tok) : -1;
 	if (port < 0) {
-		snprintf(msg, sizeof(msg), "unknown port '%s'", tok ? tok : "");
-		goto error;
+		snprintf(msg, len, "unknown port '%s'", tok ? tok : "");
+		return -ENOENT;
 	}
 	fp = &g_fault[port];
 	memset(&c, 0, sizeof(c));
@@ -370,9 +370,9 @@ tel_fault_set(const char *cmd, const char *params, struct rte_tel_data *d)
 	c.seed = fp->seed;
 	c.enabled = 1;
 	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
-		char *eq = strchr(tok, '='), *end;
-		double v;
+		char *eq = strchr(tok, '=');
 
+		n++;
 		if (strcmp(tok, "off") == 0) {
 			c.enabled = 0;
 			continue;
@@ -380,45 +380,31 @@ tel_fault_set(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (eq == NULL)
 			goto usage;
 		*eq++ = '\0';
-		v = strtod(eq, &end);
-		if (*eq == '\0' || *end != '\0' || !(v >= 0.0)) {
-			snprintf(msg, sizeof(msg), "%s: '%s' is not a number",
-				 tok, eq);
-			goto error;
-		}
-		if (strcmp(tok, "drop") == 0 || strcmp(tok, "duplicate") == 0 ||
-		    strcmp(tok, "reorder") == 0 || strcmp(tok, "corrupt") == 0) {
-			if (v > 1.0) {
-				snprintf(msg, sizeof(msg), "%s: expected a "
-					 "probability from 0 to 1", tok);
-				goto error;
-			}
-			*(tok[0] == 'd' && tok[1] == 'r' ? &c.drop :
-			  tok[0] == 'd' ? &c.duplicate :
-			  tok[0] == 'r' ? &c.reorder : &c.corrupt) = v;
-		} else if (strcmp(tok, "reorder_window") == 0 && v >= 1 &&
-			   v <= 64) {
-			c.reorder_window = (uint32_t)v;
-		} else if (strcmp(tok, "delay_us") == 0 && v <= 1000000) {
-			c.delay_us = (uint32_t)v;
-		} else if (strcmp(tok, "seed") == 0 && v <= UINT32_MAX) {
-			c.seed = (uint64_t)v;
-		} else {
-			snprintf(msg, sizeof(msg), "unknown key or value out of "
-				 "range: %s", tok);
-			goto error;
-		}
+		if (acis_fault_cfg_set(&c, tok, eq, msg, len) != 0)
+			return -EINVAL;
 	}
+	if (n == 0)
+		goto usage;
 	port_set(fp, &c);
-	port_dict(d, (unsigned int)port);
-	return 0;
+	return port;
 usage:
-	snprintf(msg, sizeof(msg), "expected PORT,off or PORT,KEY=VALUE,... "
-		 "(drop, duplicate, reorder, corrupt, reorder_window, "
-		 "delay_us, seed)");
-error:
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "error", msg);
+	snprintf(msg, len, "expected PORT,off or PORT,KEY=VALUE,... (KEY one "
+		 "of: " ACIS_FAULT_KEYS ")");
+	return -EINVAL;
+}
+
+/* /acis/fault/set,PORT,key=value,... (acis_fault_set). */
+static int
+tel_fault_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char msg[RTE_TEL_MAX_STRING_LEN];
+	int port;
+
+	RTE_SET_USED(cmd);
+	port = acis_fault_set(params, msg, sizeof(msg));
+	if (port < 0)
+		return acis_tel_error(d, "%s", msg);
+	port_dict(d, (unsigned int)port);
 	return 0;
 }
 

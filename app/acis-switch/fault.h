@@ -39,6 +39,7 @@ struct acis_fault_counters {
 	uint64_t corrupted;
 	uint64_t delayed;
 	uint64_t hold_full;  /* sent at once: the hold queue was full */
+	uint64_t nombuf;     /* lost: no mbuf for a private copy to corrupt */
 };
 
 struct acis_fault_held {
@@ -75,6 +76,14 @@ uint16_t acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
 
 /* Between graph walks: send held frames that are due. */
 void acis_fault_flush(struct acis_lcore_ctx *lc);
+
+/*
+ * Change a port's faults at runtime: "PORT,off" or "PORT,KEY=VALUE,..."
+ * (the [fault PORT] keys); keys not given keep their values and the
+ * random stream restarts from the seed. Returns the port index, or a
+ * negative errno with the reason in msg.
+ */
+int acis_fault_set(const char *params, char *msg, size_t len);
 
 int acis_fault_telemetry_register(void);
 

@@ -179,21 +179,22 @@ acis_la_rule_of(const uint8_t *eth, const struct acis_pkt_info *pi,
 
 #define ACIS_LA_FIFO 4096 /* outstanding FPGA requests tracked per rule */
 
-/* A frame that came back from an FPGA port: count it for its rule. */
+/* A frame that came back from an FPGA port (pi: as the parse stage
+ * classified it): count it for its rule. */
 static inline void
-acis_la_fpga_returned(uint16_t port, const uint8_t *eth, uint16_t l3_off,
-		      uint32_t len, uint16_t acis_port)
+acis_la_fpga_returned(uint16_t port, const uint8_t *eth, uint32_t len,
+		      const struct acis_pkt_info *pi, uint16_t acis_port)
 {
-	const uint8_t *ip = eth + l3_off, *udp;
+	const uint8_t *ip = eth + pi->l3_off, *udp;
 	uint32_t ihl;
 	uint16_t sport, dport;
 	unsigned int i;
 
-	if (len < (uint32_t)l3_off + 28u || eth[12] != 0x08 || eth[13] != 0 ||
-	    ip[9] != 17)
+	if (pi->l3_off == 0 || pi->ethertype != ACIS_ETHERTYPE_IPV4 ||
+	    pi->ip_proto != ACIS_IPPROTO_UDP)
 		return;
 	ihl = (uint32_t)(ip[0] & 0xf) * 4;
-	if (len < l3_off + ihl + 11)
+	if (len < pi->l3_off + ihl + 11)
 		return;
 	udp = ip + ihl;
 	sport = (uint16_t)(udp[0] << 8 | udp[1]);

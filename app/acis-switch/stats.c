@@ -4,6 +4,7 @@
  * printed at exit, and served live over DPDK telemetry under /acis/.
  */
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -279,41 +280,48 @@ tel_l2(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+int
+acis_tel_error(struct rte_tel_data *d, const char *fmt, ...)
+{
+	char msg[RTE_TEL_MAX_STRING_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "error", msg);
+	return 0;
+}
+
 /* /acis/port/link,PORT,up|down: take a port's link down or up (e.g. to
  * see a proxy rule's fallback when the FPGA behind it goes away). */
 static int
 tel_port_link(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	char buf[128], msg[RTE_TEL_MAX_STRING_LEN];
+	char buf[128];
 	char *comma;
 	struct rte_eth_link link;
 	int idx, rc;
 
 	RTE_SET_USED(cmd);
-	rte_tel_data_start_dict(d);
 	if (params == NULL || strlen(params) >= sizeof(buf) ||
-	    (comma = strchr(strcpy(buf, params), ',')) == NULL) {
-		rte_tel_data_add_dict_string(d, "error",
-					     "expected PORT,up or PORT,down");
-		return 0;
-	}
+	    (comma = strchr(strcpy(buf, params), ',')) == NULL)
+		return acis_tel_error(d, "expected PORT,up or PORT,down");
 	*comma++ = '\0';
 	idx = acis_pipeline_port_index(g_sw.pl, buf);
-	if (idx < 0 || (strcmp(comma, "up") != 0 && strcmp(comma, "down") != 0)) {
-		snprintf(msg, sizeof(msg), idx < 0 ? "unknown port '%.64s'" :
-			 "expected up or down after '%.64s'", buf);
-		rte_tel_data_add_dict_string(d, "error", msg);
-		return 0;
-	}
+	if (idx < 0)
+		return acis_tel_error(d, "unknown port '%.64s'", buf);
+	if (strcmp(comma, "up") != 0 && strcmp(comma, "down") != 0)
+		return acis_tel_error(d, "expected up or down after '%.64s'",
+				      buf);
 	rc = comma[0] == 'u' ? rte_eth_dev_set_link_up(g_sw.ports[idx].port_id) :
 			       rte_eth_dev_set_link_down(g_sw.ports[idx].port_id);
-	if (rc != 0) {
-		snprintf(msg, sizeof(msg), "%.32s: cannot set the link %.4s: "
-			 "%.60s", buf, comma, rte_strerror(-rc));
-		rte_tel_data_add_dict_string(d, "error", msg);
-		return 0;
-	}
+	if (rc != 0)
+		return acis_tel_error(d, "%.32s: cannot set the link %.4s: "
+				      "%.60s", buf, comma, rte_strerror(-rc));
 	rte_eth_link_get_nowait(g_sw.ports[idx].port_id, &link);
+	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "port", buf);
 	rte_tel_data_add_dict_string(d, "link", link.link_status ? "up" : "down");
 	return 0;

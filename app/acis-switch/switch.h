@@ -173,6 +173,12 @@ int acis_switch_init(struct acis_pipeline *pl, char *err, size_t errlen);
 int acis_switch_run_lcore(void *arg);
 void acis_switch_fini(void);
 
+struct rte_tel_data;
+/* A management command's refusal: the reply {"error": "..."} (acisctl
+ * exits non-zero on it). Returns 0, for the command to return. */
+int acis_tel_error(struct rte_tel_data *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Counters summed over lcores (stats.c). */
 void acis_stats_sum(struct acis_lcore_stats *out);
 void acis_stats_print(FILE *f);
@@ -200,6 +206,19 @@ static inline void
 acis_set_drop(struct rte_mbuf *m, enum acis_drop_reason r)
 {
 	acis_meta(m)->drop_reason = (uint8_t)r;
+}
+
+/* The drop reason of an ACiS header fault (acis_msg_parse): the reasons
+ * acis_truncated .. acis_bad_chunk follow enum acis_hdr_error. */
+static inline enum acis_drop_reason
+acis_hdr_error_drop(enum acis_hdr_error e)
+{
+	RTE_BUILD_BUG_ON(ACIS_DROP_ACIS_BAD_CHUNK - ACIS_DROP_ACIS_TRUNC !=
+			 ACIS_E_CHUNK - ACIS_E_TRUNCATED);
+	RTE_BUILD_BUG_ON(ACIS_DROP_ACIS_BAD_VERSION - ACIS_DROP_ACIS_TRUNC !=
+			 ACIS_E_VERSION - ACIS_E_TRUNCATED);
+	return (enum acis_drop_reason)(ACIS_DROP_ACIS_TRUNC +
+				       (e - ACIS_E_TRUNCATED));
 }
 
 /* Node context: every node keeps a pointer to its lcore. */

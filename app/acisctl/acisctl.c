@@ -235,6 +235,13 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (optind + 2 < argc) {
+		/* one PARAMS word: parts go comma-separated, e.g. h1,drop=0.1 */
+		fprintf(stderr, "acisctl: %s takes one PARAMS argument (join its "
+			"parts with commas), found %d\n", argv[optind],
+			argc - optind - 1);
+		return 2;
+	}
 	if (optind + 1 < argc)
 		snprintf(req, sizeof(req), "%s,%s", cmd, argv[optind + 1]);
 	else

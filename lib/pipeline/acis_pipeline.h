@@ -48,6 +48,10 @@ struct acis_fault_cfg {
 	int line;
 };
 
+/** The keys of [fault PORT] (and of acisctl fault-set). */
+#define ACIS_FAULT_KEYS \
+	"drop duplicate reorder reorder_window corrupt delay_us seed"
+
 #define ACIS_MAX_CTRL_NETS 32
 
 /** An IPv4 prefix control messages may come from. */
@@ -193,6 +197,15 @@ int acis_pipeline_load(const char *path, unsigned int default_lcore,
 int acis_pipeline_from_conf(struct acis_conf *conf,
 			    unsigned int default_lcore,
 			    struct acis_pipeline *p, char *err);
+
+/**
+ * Set one fault key from its text (the [fault PORT] keys: drop, duplicate,
+ * reorder and corrupt are probabilities 0..1; reorder_window 1..64;
+ * delay_us 0..1000000; seed 0..2^32-1). 0, or -EINVAL with "KEY: expected
+ * ..., found 'VALUE'" in err, or -ENOENT for an unknown key.
+ */
+int acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
+		       const char *value, char *err, size_t errlen);
 
 /** Index of a port by name, or -1. */
 int acis_pipeline_port_index(const struct acis_pipeline *p, const char *name);

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +279,30 @@ read_l2(struct ctx *c, struct acis_conf_section *s)
 	return 0;
 }
 
+/* A list of declared ports ("a b", "a,b") into a bitmask of indices. */
+static int
+port_set(struct ctx *c, const struct acis_conf_entry *e, uint32_t *mask)
+{
+	char buf[ACIS_CONF_ERR_LEN], *tok, *save = NULL;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", e->value) >= sizeof(buf))
+		return fail(c, e->line, "%s: list longer than %zu characters",
+			    e->key, sizeof(buf) - 1);
+	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		int pi = acis_pipeline_port_index(c->p, tok);
+
+		if (pi < 0)
+			return fail(c, e->line, "%s: unknown port '%s' (declare "
+				    "it with [port %s])", e->key, tok, tok);
+		if (*mask & (1u << pi))
+			return fail(c, e->line, "%s: port '%s' listed twice",
+				    e->key, tok);
+		*mask |= 1u << pi;
+	}
+	return 0;
+}
+
 static int
 read_collective(struct ctx *c, struct acis_conf_section *s)
 {
@@ -340,44 +365,73 @@ bad_net:
 	}
 	if ((rc = get_once(c, s, "control_ports", &e)) != 0)
 		return rc;
-	if (e != NULL) {
-		char buf[ACIS_CONF_ERR_LEN], *tok, *save = NULL;
-
-		snprintf(buf, sizeof(buf), "%s", e->value);
-		for (tok = strtok_r(buf, " ,", &save); tok != NULL;
-		     tok = strtok_r(NULL, " ,", &save)) {
-			int pi = acis_pipeline_port_index(p, tok);
-
-			if (pi < 0)
-				return fail(c, e->line, "control_ports: unknown "
-					    "port '%s' (declare it with [port %s])",
-					    tok, tok);
-			p->ctrl_ports |= 1u << pi;
-		}
-	}
+	if (e != NULL && (rc = port_set(c, e, &p->ctrl_ports)) != 0)
+		return rc;
 	return 0;
 }
 
-/* A probability: a decimal from 0 to 1. */
-static int
-get_prob(struct ctx *c, struct acis_conf_section *s, const char *key,
-	 double *out)
+int
+acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
+		   const char *value, char *err, size_t errlen)
 {
-	struct acis_conf_entry *e;
-	char *end;
-	double v;
-	int rc = get_once(c, s, key, &e);
+	static const struct {
+		const char *key;
+		size_t off;
+	} probs[] = {
+		{"drop", offsetof(struct acis_fault_cfg, drop)},
+		{"duplicate", offsetof(struct acis_fault_cfg, duplicate)},
+		{"reorder", offsetof(struct acis_fault_cfg, reorder)},
+		{"corrupt", offsetof(struct acis_fault_cfg, corrupt)},
+	};
+	static const struct {
+		const char *key;
+		uint32_t lo, hi;
+	} ints[] = {
+		{"reorder_window", 1, 64},
+		{"delay_us", 0, 1000000},
+		{"seed", 0, UINT32_MAX},
+	};
+	unsigned int i;
+	uint32_t u;
 
-	if (rc != 0 || e == NULL)
-		return rc;
-	errno = 0;
-	v = strtod(e->value, &end);
-	if (errno != 0 || end == e->value || *end != '\0' || !(v >= 0.0) ||
-	    v > 1.0)
-		return fail(c, e->line, "%s: expected a probability from 0 to 1 "
-			    "(e.g. 0.01), found '%s'", key, e->value);
-	*out = v;
-	return 0;
+	for (i = 0; i < sizeof(probs) / sizeof(probs[0]); i++) {
+		char *end;
+		double v;
+
+		if (strcmp(key, probs[i].key) != 0)
+			continue;
+		errno = 0;
+		v = strtod(value, &end);
+		if (errno != 0 || end == value || *end != '\0' || !(v >= 0.0) ||
+		    v > 1.0) {
+			snprintf(err, errlen, "%s: expected a probability from "
+				 "0 to 1 (e.g. 0.01), found '%s'", key, value);
+			return -EINVAL;
+		}
+		*(double *)((char *)f + probs[i].off) = v;
+		return 0;
+	}
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		if (strcmp(key, ints[i].key) != 0)
+			continue;
+		if (parse_u32(value, &u) != 0 || u < ints[i].lo ||
+		    u > ints[i].hi) {
+			snprintf(err, errlen, "%s: expected a whole number from "
+				 "%u to %u, found '%s'", key, ints[i].lo,
+				 ints[i].hi, value);
+			return -EINVAL;
+		}
+		if (i == 0)
+			f->reorder_window = u;
+		else if (i == 1)
+			f->delay_us = u;
+		else
+			f->seed = u;
+		return 0;
+	}
+	snprintf(err, errlen, "unknown fault key '%s' (expected one of: %s)",
+		 key, ACIS_FAULT_KEYS);
+	return -ENOENT;
 }
 
 static int
@@ -385,7 +439,9 @@ read_fault(struct ctx *c, struct acis_conf_section *s)
 {
 	struct acis_pipeline *p = c->p;
 	struct acis_fault_cfg *f;
-	uint32_t seed_lo = 1;
+	struct acis_conf_entry *e;
+	char why[ACIS_CONF_ERR_LEN];
+	unsigned int i;
 	int pi, rc;
 
 	pi = acis_pipeline_port_index(p, s->arg);
@@ -396,22 +452,21 @@ read_fault(struct ctx *c, struct acis_conf_section *s)
 	if (f->line != 0)
 		return fail(c, s->line, "duplicate [fault %s] (first at line "
 			    "%d)", s->arg, f->line);
-	rc = check_keys(c, s, "drop duplicate reorder reorder_window corrupt "
-			      "delay_us seed");
+	rc = check_keys(c, s, ACIS_FAULT_KEYS);
 	if (rc != 0)
 		return rc;
 	f->line = s->line;
 	f->reorder_window = 4;
-	if ((rc = get_prob(c, s, "drop", &f->drop)) != 0 ||
-	    (rc = get_prob(c, s, "duplicate", &f->duplicate)) != 0 ||
-	    (rc = get_prob(c, s, "reorder", &f->reorder)) != 0 ||
-	    (rc = get_prob(c, s, "corrupt", &f->corrupt)) != 0 ||
-	    (rc = get_uint(c, s, "reorder_window", 1, 64,
-			   &f->reorder_window)) != 0 ||
-	    (rc = get_uint(c, s, "delay_us", 0, 1000000, &f->delay_us)) != 0 ||
-	    (rc = get_uint(c, s, "seed", 0, UINT32_MAX, &seed_lo)) != 0)
-		return rc;
-	f->seed = seed_lo;
+	f->seed = 1;
+	for (i = 0; i < s->n_entries; i++) {
+		e = &s->entries[i];
+		if ((rc = get_once(c, s, e->key, &e)) != 0)
+			return rc;
+		e = &s->entries[i];
+		if (acis_fault_cfg_set(f, e->key, e->value, why,
+				       sizeof(why)) != 0)
+			return fail(c, e->line, "%s", why);
+	}
 	f->enabled = 1;
 	return 0;
 }
@@ -832,23 +887,8 @@ read_lcore(struct ctx *c, struct acis_conf_section *s)
 		if (!(lc->roles & ACIS_ROLE_RX))
 			return fail(c, e->line, "rx: [lcore %u] has no 'rx' "
 				    "role, so it polls no ports", id);
-		if ((size_t)snprintf(buf, sizeof(buf), "%s", e->value) >=
-		    sizeof(buf))
-			return fail(c, e->line, "rx: list longer than %zu "
-				    "characters", sizeof(buf) - 1);
-		for (tok = strtok_r(buf, " ,", &save); tok != NULL;
-		     tok = strtok_r(NULL, " ,", &save)) {
-			int pi = acis_pipeline_port_index(p, tok);
-
-			if (pi < 0)
-				return fail(c, e->line, "rx: unknown port "
-					    "'%s' (declare it with [port %s])",
-					    tok, tok);
-			if (lc->rx_ports & (1u << pi))
-				return fail(c, e->line, "rx: port '%s' listed "
-					    "twice", tok);
-			lc->rx_ports |= 1u << pi;
-		}
+		if ((rc = port_set(c, e, &lc->rx_ports)) != 0)
+			return rc;
 	}
 	if ((lc->roles & ACIS_ROLE_RX) && lc->rx_ports == 0)
 		return fail(c, s->line, "[lcore %u] has the rx role but polls "

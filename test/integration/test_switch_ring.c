@@ -519,21 +519,162 @@ test_fault_stage_drops_duplicates_reorders_deterministically(void **state)
 	assert_memory_equal(s1, s2, n1 * sizeof(uint32_t));
 }
 
+/* Station b learned on port 1, a on port 0; frames a -> b then go to
+ * port 1 only. */
 static void
-test_fault_stage_corrupts_and_runtime_off_restores(void **state)
+learn_two(struct tf_addr *a, struct tf_addr *b)
 {
-	static uint32_t s[2 * FAULT_FRAMES];
-	struct acis_fault_counters c;
-	unsigned int n;
+	uint8_t f[128];
+	struct rte_mbuf *m;
+	unsigned int len, p;
+
+	*a = tf_host(10);
+	*b = tf_host(11);
+	len = tf_udp(f, a, b, 1, 1, "x", 1, -1);
+	inject(1, f, len);
+	len = tf_udp(f, b, a, 1, 1, "y", 1, -1);
+	inject(0, f, len);
+	run();
+	for (p = 0; p < NPORTS; p++)
+		while ((m = sent(p)) != NULL)
+			rte_pktmbuf_free(m);
+}
+
+static const struct acis_fault_lc *
+fault_lc(unsigned int port)
+{
+	unsigned int i;
+
+	for (i = 0; i < g_sw.n_lcores; i++)
+		if (g_sw.lcores[i]->fault[port] != NULL)
+			return g_sw.lcores[i]->fault[port];
+	fail_msg("no fault state for port %u", port);
+	return NULL;
+}
+
+static void
+test_fault_stage_corrupts_exactly_one_bit_past_ethernet(void **state)
+{
+	struct tf_addr a, b;
+	uint8_t f[256];
+	unsigned int len, i, k, bits;
+	struct rte_mbuf *m;
+	uint64_t before;
 
 	(void)state;
-	n = fault_run("[fault p1]\ncorrupt = 1\nseed = 3\n", s, &c);
-	assert_int_equal(n, FAULT_FRAMES);
-	assert_int_equal(c.corrupted, FAULT_FRAMES);
-	n = fault_run("[fault p1]\ndrop = 0\n", s, &c);
-	assert_int_equal(n, FAULT_FRAMES);
-	for (n = 0; n < FAULT_FRAMES; n++)
-		assert_int_equal(s[n], n);
+	start_switch(NPORTS, "[fault p1]\ncorrupt = 1\nseed = 3\n");
+	learn_two(&a, &b);
+	before = fault_lc(1)->c.corrupted; /* learning's frame to b */
+	for (i = 0; i < 50; i++) {
+		len = tf_udp(f, &b, &a, 1000, 2000, &i, sizeof(i), -1);
+		inject(0, f, len);
+		run();
+		m = sent(1);
+		assert_non_null(m);
+		assert_int_equal(rte_pktmbuf_data_len(m), len);
+		bits = 0;
+		for (k = 0; k < len; k++) {
+			uint8_t d = rte_pktmbuf_mtod(m, uint8_t *)[k] ^ f[k];
+
+			if (d != 0)
+				assert_true(k >= 14);
+			bits += (unsigned int)__builtin_popcount(d);
+		}
+		assert_int_equal(bits, 1);
+		rte_pktmbuf_free(m);
+	}
+	assert_int_equal(fault_lc(1)->c.corrupted - before, 50);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_fault_stage_set_at_runtime(void **state)
+{
+	static uint32_t run1[64], run2[64];
+	uint32_t *out[2] = {run1, run2};
+	struct tf_addr a, b;
+	uint8_t f[256];
+	char msg[256];
+	unsigned int len, i, r, n[2] = {0, 0};
+	struct rte_mbuf *m;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	learn_two(&a, &b);
+	/* refused: no setting, a bad value, an unknown key or port */
+	assert_true(acis_fault_set("p1", msg, sizeof(msg)) < 0);
+	assert_non_null(strstr(msg, "expected PORT,off or PORT,KEY=VALUE"));
+	assert_true(acis_fault_set("p1,reorder_window=1.5", msg,
+				   sizeof(msg)) < 0);
+	assert_string_equal(msg, "reorder_window: expected a whole number "
+			    "from 1 to 64, found '1.5'");
+	assert_true(acis_fault_set("p1,loss=1", msg, sizeof(msg)) < 0);
+	assert_true(acis_fault_set("p9,drop=1", msg, sizeof(msg)) < 0);
+	assert_string_equal(msg, "unknown port 'p9'");
+	/* drop everything, then off again */
+	assert_int_equal(acis_fault_set("p1,drop=1", msg, sizeof(msg)), 1);
+	for (i = 0; i < 10; i++) {
+		len = tf_udp(f, &b, &a, 1000, 2000, &i, sizeof(i), -1);
+		inject(0, f, len);
+	}
+	run();
+	expect_silent(1);
+	assert_int_equal(fault_lc(1)->c.dropped, 10);
+	assert_int_equal(acis_fault_set("p1,off", msg, sizeof(msg)), 1);
+	inject(0, f, len);
+	run();
+	expect_frame(1, f, len);
+	/* a setting restarts the stream from its seed: same faults again */
+	for (r = 0; r < 2; r++) {
+		assert_int_equal(acis_fault_set("p1,drop=0.5,seed=5", msg,
+						sizeof(msg)), 1);
+		for (i = 0; i < 64; i++) {
+			len = tf_udp(f, &b, &a, 1000, 2000, &i, sizeof(i), -1);
+			inject(0, f, len);
+			run();
+		}
+		while ((m = sent(1)) != NULL) {
+			memcpy(&out[r][n[r]++], rte_pktmbuf_mtod(m, uint8_t *) +
+			       42, 4);
+			rte_pktmbuf_free(m);
+		}
+	}
+	assert_in_range(n[0], 16, 48);
+	assert_int_equal(n[0], n[1]);
+	assert_memory_equal(run1, run2, n[0] * sizeof(uint32_t));
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_fault_stage_delays_every_frame(void **state)
+{
+	struct tf_addr a, b;
+	uint8_t f[5][256];
+	char msg[256];
+	unsigned int len[5], i;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	learn_two(&a, &b);
+	assert_int_equal(acis_fault_set("p1,delay_us=20000", msg, sizeof(msg)),
+			 1);
+	for (i = 0; i < 5; i++) {
+		len[i] = tf_udp(f[i], &b, &a, 1000, 2000, &i, sizeof(i), -1);
+		inject(0, f[i], len[i]);
+	}
+	run();
+	expect_silent(1);
+	assert_int_equal(fault_lc(1)->n_held, 5);
+	assert_int_equal(fault_lc(1)->c.delayed, 5);
+	rte_delay_us_block(25000);
+	run();
+	for (i = 0; i < 5; i++)
+		expect_frame(1, f[i], len[i]);
+	assert_int_equal(fault_lc(1)->n_held, 0);
+	expect_no_leak();
+	stop_switch();
 }
 
 int
@@ -552,7 +693,9 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_garbage_to_other_hosts_is_forwarded_byte_identical, teardown),
 		cmocka_unit_test_teardown(test_rx_lcore_hands_off_to_worker_lcore, teardown),
 		cmocka_unit_test_teardown(test_fault_stage_drops_duplicates_reorders_deterministically, teardown),
-		cmocka_unit_test_teardown(test_fault_stage_corrupts_and_runtime_off_restores, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_corrupts_exactly_one_bit_past_ethernet, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_set_at_runtime, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_delays_every_frame, teardown),
 		cmocka_unit_test_teardown(test_control_only_from_allowed_hosts_and_ports, teardown),
 	};
 	int rc;

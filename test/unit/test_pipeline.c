@@ -1055,6 +1055,13 @@ test_fault_and_control_sections(void **state)
 		     7, "control_from: expected IPv4 addresses or prefixes");
 	expect_error(SWITCH PORT_P0 "[collective]\ncontrol_ports = p0 px\n",
 		     7, "control_ports: unknown port 'px'");
+	expect_error(SWITCH PORT_P0 "[collective]\ncontrol_ports = p0,p0\n",
+		     7, "control_ports: port 'p0' listed twice");
+	expect_error(SWITCH PORT_P0 "[fault p0]\nreorder_window = 1.5\n", 7,
+		     "reorder_window: expected a whole number from 1 to 64, "
+		     "found '1.5'");
+	expect_error(SWITCH PORT_P0 "[fault p0]\ndrop = 0.1\ndrop = 0.2\n", 8,
+		     "'drop' given twice in [fault p0]");
 }
 
 int

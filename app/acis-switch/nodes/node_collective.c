@@ -46,16 +46,6 @@ struct cctx {
 	const uint8_t *payload;
 };
 
-static const uint8_t hdr_error_drop[ACIS_E_MAX] = {
-	[ACIS_E_TRUNCATED] = ACIS_DROP_ACIS_TRUNC,
-	[ACIS_E_VERSION] = ACIS_DROP_ACIS_BAD_VERSION,
-	[ACIS_E_TYPE] = ACIS_DROP_ACIS_BAD_TYPE,
-	[ACIS_E_OPCODE] = ACIS_DROP_ACIS_BAD_OPCODE,
-	[ACIS_E_DTYPE] = ACIS_DROP_ACIS_BAD_DTYPE,
-	[ACIS_E_OP] = ACIS_DROP_ACIS_BAD_OP,
-	[ACIS_E_LENGTH] = ACIS_DROP_ACIS_BAD_LENGTH,
-	[ACIS_E_CHUNK] = ACIS_DROP_ACIS_BAD_CHUNK,
-};
 
 static inline void
 drop(struct cctx *x, struct rte_mbuf *m, enum acis_drop_reason r)
@@ -1010,7 +1000,7 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				(struct rte_mbuf *)objs[i + 1], void *));
 		e = acis_msg_parse(udp_payload, mt->pi.payload_len, &x.h);
 		if (unlikely(e != ACIS_E_OK)) {
-			drop(&x, x.m, hdr_error_drop[e]);
+			drop(&x, x.m, acis_hdr_error_drop(e));
 			continue;
 		}
 		x.payload = udp_payload + x.h.hdr_len;

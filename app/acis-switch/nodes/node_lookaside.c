@@ -16,22 +16,6 @@
 #include "../switch.h"
 #include "acis_proto.h"
 
-static inline uint16_t
-rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* Drop reasons of header faults, in the order of enum acis_hdr_error. */
-static inline enum acis_drop_reason
-hdr_drop(enum acis_hdr_error e)
-{
-	RTE_BUILD_BUG_ON(ACIS_DROP_ACIS_BAD_CHUNK - ACIS_DROP_ACIS_TRUNC !=
-			 ACIS_E_CHUNK - ACIS_E_TRUNCATED);
-	return (enum acis_drop_reason)(ACIS_DROP_ACIS_TRUNC +
-				       (e - ACIS_E_TRUNCATED));
-}
-
 /* framing = link: wrap what the handler would get as stream_in in our
  * link frame (Ethernet, then start 0xFB, source and destination ids,
  * control = the request's tag, payload length), keeping the request's
@@ -170,7 +154,7 @@ la_one(struct acis_lcore_ctx *lc, struct rte_mbuf *m)
 						       meta->pi.payload_len, &h);
 
 		if (e != ACIS_E_OK) {
-			acis_set_drop(m, hdr_drop(e));
+			acis_set_drop(m, acis_hdr_error_drop(e));
 			return ACIS_NEXT_DROP;
 		}
 		keep = h.hdr_len;

@@ -89,7 +89,7 @@ fpga_frame(struct acis_mbuf_meta *meta, const uint8_t *eth, uint32_t len,
 
 	meta->la_rule = 0;
 	if (r == -2) {
-		acis_la_fpga_returned(port, eth, ACIS_ETH_HLEN, len,
+		acis_la_fpga_returned(port, eth, len, &meta->pi,
 				      g_sw.ccfg.udp_port);
 		return cls;
 	}
