@@ -72,7 +72,7 @@ tmux send-keys -t "$SESSION" "stop 0" Enter
 sleep 1
 tmux capture-pane -p -t "$SESSION" >"$OUT/pktgen-screen.txt" || true
 {
-	for c in ports stages drops /acis/collectives /acis/lookaside; do
+	for c in ports stages drops /acis/collectives /acis/cgra; do
 		echo "== $c"
 		"$ACIS_BUILD/app/acisctl/acisctl" -f "acispg$$" "$c" || true
 	done
