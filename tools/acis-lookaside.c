@@ -445,7 +445,7 @@ main(int argc, char **argv)
 	if (o.vpe < 1 || o.vpe > ACIS_CGRA_MAX_VPE)
 		return die("--vpe: expected 1..%d", ACIS_CGRA_MAX_VPE);
 	if (o.handler < 0 || o.handler > 255)
-		return die("--handler: expected 1..255");
+		return die("--handler: expected 1..255 (0, the default: plain UDP)");
 	if (o.mtu < 576 || o.mtu > 9000)
 		return die("--mtu: expected 576..9000");
 	if (strcmp(mode, "prep") == 0) {

@@ -161,6 +161,10 @@ struct acis_hdr {
 /** Write h as 54 wire bytes at p. */
 void acis_hdr_encode(const struct acis_hdr *h, uint8_t *p);
 
+/** Rewrite the payload_len field of the encoded header at p (a stage
+ * that replaces a message's payload). */
+void acis_hdr_set_payload_len(uint8_t *p, uint16_t len);
+
 /** Read 54 wire bytes at p into h (no checks). */
 void acis_hdr_decode(const uint8_t *p, struct acis_hdr *h);
 

@@ -34,6 +34,12 @@ r32(const uint8_t *p)
 }
 
 void
+acis_hdr_set_payload_len(uint8_t *p, uint16_t len)
+{
+	w16(p + 40, len);
+}
+
+void
 acis_hdr_encode(const struct acis_hdr *h, uint8_t *p)
 {
 	p[0] = h->version;

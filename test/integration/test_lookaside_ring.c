@@ -471,6 +471,66 @@ test_acis_type_job_and_dst_ip_rules(void **state)
 	stop_switch();
 }
 
+static void
+test_passthrough_no_route_and_oversize(void **state)
+{
+	struct tf_addr h = tf_host(10), s;
+	uint8_t f[256], big[] = "\tvsetivli x0, 512, e32, m32\n"
+				"\tstreamout.v v0\n\twfi\n";
+	char path[128], text[1024];
+	const uint8_t *x;
+	struct rte_mbuf *m;
+	unsigned int len;
+	FILE *fp;
+
+	(void)state;
+	write_weights();
+	snprintf(path, sizeof(path), "%s/loop.s", tmpdir); /* removed after */
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs((const char *)big, fp);
+	fclose(fp);
+	snprintf(text, sizeof(text),
+		 "[lookaside idle]\nmatch = udp_port 48000\n"
+		 "when_stopped = passthrough\nvpe = 1\nbanks = 1\n"
+		 "bank_size = 4096\n"
+		 "[lookaside fwd]\nmatch = udp_port 48001\naction = forward\n"
+		 "vpe = 1\nbanks = 1\nbank_size = 4096\n"
+		 "program = " ACIS_EXAMPLES_DIR "/passthrough.s\n"
+		 "[lookaside big]\nmatch = udp_port 48002\nvpe = 1\nbanks = 1\n"
+		 "bank_size = 4096\nprogram = %s\n", path);
+	start_switch(NPORTS, text);
+	s = switch_addr();
+	/* stopped, passthrough: back to the sender, payload unchanged */
+	len = tf_udp(f, &s, &h, 5555, 48000, "same bytes", 10, -1);
+	inject(0, f, len);
+	run();
+	m = sent(0);
+	assert_non_null(m);
+	x = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_memory_equal(x, h.mac, 6);
+	assert_memory_equal(x + 30, &h.ip, 4);
+	assert_int_equal(rte_pktmbuf_data_len(m), len);
+	assert_memory_equal(x + 42, "same bytes", 10);
+	rte_pktmbuf_free(m);
+	assert_int_equal(g_la.rules[0].st.passthrough, 1);
+	assert_int_equal(g_la.rules[0].st.runs, 0);
+	/* forward, but addressed to the switch: nowhere to go */
+	len = tf_udp(f, &s, &h, 5555, 48001, "to me", 5, -1);
+	inject(0, f, len);
+	/* a result longer than the MTU */
+	len = tf_udp(f, &s, &h, 5555, 48002, "grow", 4, -1);
+	inject(0, f, len);
+	run();
+	expect_silent(0);
+	assert_int_equal(drops(ACIS_DROP_LA_NO_ROUTE), 1);
+	assert_int_equal(drops(ACIS_DROP_LA_OVERSIZE), 1);
+	assert_int_equal(g_la.rules[2].st.oversize, 1);
+	expect_no_leak();
+	stop_switch();
+	remove_weights();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -493,6 +553,8 @@ main(int argc, char **argv)
 			test_fpga_link_framing_wraps_and_answers_the_requester,
 			teardown),
 		cmocka_unit_test_teardown(test_acis_type_job_and_dst_ip_rules,
+					  teardown),
+		cmocka_unit_test_teardown(test_passthrough_no_route_and_oversize,
 					  teardown),
 	};
 	int rc;

@@ -269,6 +269,24 @@ test_encode_writes_the_documented_big_endian_layout(void **state)
 }
 
 static void
+test_set_payload_len_rewrites_only_that_field(void **state)
+{
+	struct acis_hdr h = known_hdr(), d;
+	uint8_t out[ACIS_HDR_LEN], before[ACIS_HDR_LEN];
+
+	(void)state;
+	acis_hdr_encode(&h, out);
+	memcpy(before, out, sizeof(out));
+	acis_hdr_set_payload_len(out, 0xbeef);
+	acis_hdr_decode(out, &d);
+	assert_int_equal(d.payload_len, 0xbeef);
+	assert_int_equal(out[40], 0xbe);
+	assert_int_equal(out[41], 0xef);
+	assert_memory_equal(out, before, 40);
+	assert_memory_equal(out + 42, before + 42, ACIS_HDR_LEN - 42);
+}
+
+static void
 test_encode_zeroes_the_pad_bytes_50_to_53(void **state)
 {
 	struct acis_hdr h = known_hdr();
@@ -1259,6 +1277,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode_writes_the_documented_big_endian_layout),
 		cmocka_unit_test(test_encode_zeroes_the_pad_bytes_50_to_53),
+		cmocka_unit_test(test_set_payload_len_rewrites_only_that_field),
 		cmocka_unit_test(test_encode_writes_exactly_54_bytes),
 		cmocka_unit_test(test_decode_reads_the_documented_big_endian_layout),
 		cmocka_unit_test(test_msg_size_above_4_gib_keeps_its_high_word),

@@ -119,10 +119,9 @@ link_answer(struct acis_la_rule *r, struct rte_mbuf *m)
 		return ACIS_NEXT_DROP;
 	}
 	memcpy(eth, p->hdr, p->hdr_len);
-	if (p->keep != 0) {
-		eth[p->pi.payload_off + 40] = (uint8_t)(plen >> 8);
-		eth[p->pi.payload_off + 41] = (uint8_t)plen;
-	}
+	if (p->keep != 0)
+		acis_hdr_set_payload_len(eth + p->pi.payload_off,
+					 (uint16_t)plen);
 	frame_len = acis_udp4_finish(eth, &p->pi, p->keep + plen, 1,
 				     p->to_us ? g_sw.ccfg.mac : NULL);
 	RTE_ASSERT(frame_len == rte_pktmbuf_data_len(m));
@@ -227,10 +226,8 @@ la_one(struct acis_lcore_ctx *lc, struct rte_mbuf *m)
 		return ACIS_NEXT_DROP;
 	}
 	rte_memcpy(payload + keep, r->scratch, out_len);
-	if (keep != 0) { /* ACiS header: the new payload_len */
-		payload[40] = (uint8_t)(out_len >> 8);
-		payload[41] = (uint8_t)out_len;
-	}
+	if (keep != 0)
+		acis_hdr_set_payload_len(payload, (uint16_t)out_len);
 	r->st.bytes_out += out_len;
 send:
 	if (cfg->action == ACIS_LA_FORWARD && to_us) {
