@@ -187,7 +187,8 @@ acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
 	struct acis_fault_lc *f = lc->fault[port];
 	uint64_t now = rte_rdtsc();
 	uint64_t delay = fp->delay_us * (g_sw.tsc_hz / 1000000);
-	/* a held-back frame goes after its window, or after 1 ms of quiet */
+	/* a held-back frame goes after its window of later frames, or 1 ms
+	 * after it was held, whichever comes first */
 	uint64_t quiet = g_sw.tsc_hz / 1000;
 	uint16_t i, k = 0;
 
