@@ -58,27 +58,15 @@ machine(unsigned int n_vpe, const char *example)
 {
 	struct acis_cgra_config c = { .n_vpe = n_vpe };
 	struct acis_cgra *m = acis_cgra_create(&c);
-	char path[512], err[512];
+	char path[512], err[1024];
 	uint32_t *w;
-	size_t n, len;
-	char *src;
-	FILE *f;
+	size_t n;
 
 	if (m == NULL)
 		die(example, "cannot create the machine");
 	snprintf(path, sizeof(path), "%s/%s", ACIS_EXAMPLES_DIR, example);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		die(path, "cannot open");
-	src = malloc(1 << 16);
-	if (src == NULL)
-		die(example, "out of memory");
-	len = fread(src, 1, (1 << 16) - 1, f);
-	src[len] = '\0';
-	fclose(f);
-	if (acis_cgra_asm(src, path, &w, &n, err, sizeof(err)) != 0)
+	if (acis_cgra_read_program(path, &w, &n, err, sizeof(err)) != 0)
 		die(example, err);
-	free(src);
 	if (acis_cgra_load(m, w, n, err, sizeof(err)) != 0)
 		die(example, err);
 	free(w);

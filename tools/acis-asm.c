@@ -6,12 +6,15 @@
  *   acis-asm [-o out.bin] prog.s    text to little-endian 32-bit words
  *                                   (default output: prog.bin)
  *   acis-asm -d [-o out.s] prog.bin words to canonical text (default:
- *                                   standard output)
+ *                                   standard output); as everywhere, a
+ *                                   name not ending in .bin is taken as
+ *                                   text, which comes out canonical
  *
  * Errors go to standard error as FILE:LINE:COL: error: ...; the exit
  * status is 1 on any error, 2 on bad usage.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,47 +26,6 @@ usage(void)
 {
 	fprintf(stderr, "usage: acis-asm [-o out.bin] prog.s\n"
 		"       acis-asm -d [-o out.s] prog.bin\n");
-}
-
-/* The whole file, NUL terminated; NULL with a message on failure. */
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, r;
-
-	if (f == NULL) {
-		perror(path);
-		return NULL;
-	}
-	do {
-		if (n + 4096 + 1 > cap) {
-			char *p;
-
-			cap = cap ? cap * 2 : 65536;
-			p = realloc(buf, cap);
-			if (p == NULL) {
-				fprintf(stderr, "%s: out of memory\n", path);
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = p;
-		}
-		r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-	} while (r > 0);
-	if (ferror(f)) {
-		perror(path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
 }
 
 /* prog.s -> prog.bin (the extension replaced or appended) */
@@ -85,22 +47,25 @@ default_output(const char *in)
 static int
 assemble(const char *in, const char *out_path)
 {
-	char err[512];
+	char err[PATH_MAX + 256];
 	uint32_t *words;
+	uint8_t *src;
 	size_t len, n, i;
-	char *src, *def = NULL;
+	char *def = NULL;
 	FILE *o;
 	int rc = 0;
 
-	src = slurp(in, &len);
-	if (src == NULL)
+	if (acis_cgra_read_file(in, &src, &len, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s\n", err);
 		return 1;
-	if (strlen(src) != len) {
+	}
+	if (strlen((const char *)src) != len) {
 		fprintf(stderr, "%s: error: NUL byte in the source\n", in);
 		free(src);
 		return 1;
 	}
-	if (acis_cgra_asm(src, in, &words, &n, err, sizeof(err)) != 0) {
+	if (acis_cgra_asm((const char *)src, in, &words, &n, err,
+			  sizeof(err)) != 0) {
 		fprintf(stderr, "%s\n", err);
 		free(src);
 		return 1;
@@ -136,35 +101,17 @@ assemble(const char *in, const char *out_path)
 static int
 disassemble(const char *in, const char *out_path)
 {
+	char err[PATH_MAX + 256];
 	uint32_t *words;
-	size_t len, n, i;
-	char *bin, *text;
+	char *text;
+	size_t n;
 	FILE *o = stdout;
 	int rc = 0;
 
-	bin = slurp(in, &len);
-	if (bin == NULL)
-		return 1;
-	if (len % 4 != 0) {
-		fprintf(stderr, "%s: error: %zu bytes is not a whole number "
-			"of 32-bit words\n", in, len);
-		free(bin);
+	if (acis_cgra_read_program(in, &words, &n, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
-	n = len / 4;
-	words = malloc(n * 4 + 4);
-	if (words == NULL) {
-		fprintf(stderr, "%s: out of memory\n", in);
-		free(bin);
-		return 1;
-	}
-	for (i = 0; i < n; i++) {
-		const uint8_t *b = (const uint8_t *)bin + 4 * i;
-
-		words[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 |
-			   (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-	}
-	free(bin);
 	text = acis_cgra_disasm(words, n);
 	free(words);
 	if (text == NULL) {

@@ -34,79 +34,6 @@ static pthread_mutex_t la_ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 /* How long management waits for the rule's worker. */
 #define LA_REQ_TIMEOUT_MS 3000
 
-static int
-read_file(const char *path, uint8_t **buf, size_t *len, char *err,
-	  size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	long sz;
-
-	*buf = NULL;
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		snprintf(err, errlen, "%s: cannot size it: %s", path,
-			 strerror(errno));
-		fclose(f);
-		return -1;
-	}
-	*buf = malloc((size_t)sz + 1);
-	if (*buf == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		fclose(f);
-		return -1;
-	}
-	if (sz > 0 && fread(*buf, 1, (size_t)sz, f) != (size_t)sz) {
-		snprintf(err, errlen, "%s: read error", path);
-		free(*buf);
-		*buf = NULL;
-		fclose(f);
-		return -1;
-	}
-	(*buf)[sz] = '\0';
-	*len = (size_t)sz;
-	fclose(f);
-	return 0;
-}
-
-int
-acis_la_read_program(const char *path, uint32_t **words, size_t *n,
-		     char *err, size_t errlen)
-{
-	size_t pl = strlen(path), len;
-	uint8_t *buf;
-
-	if (read_file(path, &buf, &len, err, errlen) != 0)
-		return -1;
-	if (pl > 4 && strcmp(path + pl - 4, ".bin") == 0) {
-		if (len == 0 || len % 4 != 0) {
-			snprintf(err, errlen, "%s: %zu bytes, expected a "
-				 "non-empty multiple of 4 (32-bit little-endian "
-				 "instruction words)", path, len);
-			free(buf);
-			return -1;
-		}
-		*words = (uint32_t *)buf; /* little-endian host */
-		*n = len / 4;
-		return 0;
-	}
-	if (memchr(buf, '\0', len) != NULL) {
-		snprintf(err, errlen, "%s: not assembler text (binary "
-			 "programs must end in .bin)", path);
-		free(buf);
-		return -1;
-	}
-	if (acis_cgra_asm((const char *)buf, path, words, n, err, errlen) != 0) {
-		free(buf);
-		return -1;
-	}
-	free(buf);
-	return 0;
-}
-
 /* The worker's side of a request. */
 static void
 la_execute(struct acis_la_rule *r, struct acis_la_req *q)
@@ -268,7 +195,7 @@ la_load_file(struct acis_la_rule *r, const char *path, char *err,
 	size_t n;
 	int rc;
 
-	if (acis_la_read_program(path, &words, &n, err, errlen) != 0)
+	if (acis_cgra_read_program(path, &words, &n, err, errlen) != 0)
 		return -EINVAL;
 	q.words = words;
 	q.n = n;
@@ -291,7 +218,7 @@ la_mem_file(struct acis_la_rule *r, uint32_t bank, size_t off,
 	size_t len;
 	int rc;
 
-	if (read_file(path, &buf, &len, err, errlen) != 0)
+	if (acis_cgra_read_file(path, &buf, &len, err, errlen) != 0)
 		return -EINVAL;
 	q.buf = buf;
 	q.len = len;

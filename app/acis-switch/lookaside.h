@@ -249,11 +249,6 @@ acis_la_link_rule(uint16_t port, const uint8_t *eth, uint32_t len)
 	return -1;
 }
 
-/* Read a program file: assembled if text, taken as little-endian words
- * if it ends in ".bin". *words is malloc'd. 0, or -1 with err set. */
-int acis_la_read_program(const char *path, uint32_t **words, size_t *n,
-			 char *err, size_t errlen);
-
 int acis_la_telemetry_register(void);
 
 #endif /* ACIS_LOOKASIDE_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * acis_cgra: the look-aside CGRA of ACiS Type 2 (FLASH, thesis ch. 4) as a
- * pure-C machine, plus its assembler and disassembler.
+ * pure-C machine, plus its assembler and disassembler and the reader of
+ * program files.
  *
  * The instruction set, its binary encoding and the machine model are
  * specified in doc/cgra-isa.md; this header is the host's view of it:
@@ -190,6 +191,28 @@ const char *acis_cgra_last_error(const struct acis_cgra *m);
  */
 int acis_cgra_asm(const char *src, const char *fname, uint32_t **words,
 		  size_t *n, char *err, size_t errlen);
+
+/*
+ * A whole file into *buf (malloc'd, caller frees; NUL terminated, the NUL
+ * not counted in *len), for programs and resident data alike. Reads until
+ * end of file, so pipes and /proc files work too. On error returns -1,
+ * *buf is NULL and err holds "PATH: reason" (strerror's words).
+ */
+int acis_cgra_read_file(const char *path, uint8_t **buf, size_t *len,
+			char *err, size_t errlen);
+
+/*
+ * A program file to *words (malloc'd, caller frees) and *n, by one rule
+ * for every reader of programs: a name ending in ".bin" holds 32-bit
+ * little-endian instruction words (acis-asm -o), at least one; any other
+ * name holds assembler text, which is assembled (text with a NUL byte is
+ * refused: binaries must end in .bin). On error returns -1, *words is
+ * NULL and err names the file and what is wrong with it (for text, the
+ * assembler's "FILE:LINE:COL: error: ..."). The loader's checks are not
+ * made here: see acis_cgra_load.
+ */
+int acis_cgra_read_program(const char *path, uint32_t **words, size_t *n,
+			   char *err, size_t errlen);
 
 /*
  * Disassembler: n words to canonical text (malloc'd, caller frees; NULL

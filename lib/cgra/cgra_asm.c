@@ -5,6 +5,10 @@
  * statement and a "#" comment. The assembler parses every line, keeps
  * branch references to labels for a fixup pass at the end, and stops at
  * the first error, which names file, line, column and what was expected.
+ *
+ * Program files are read here too (acis_cgra_read_program), so the
+ * switch, the FPGA driver and the tools tell binary from text by one
+ * rule: ".bin" is words, anything else is assembled.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -12,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "acis_cgra.h"
 #include "cgra_isa.h"
@@ -881,4 +886,115 @@ acis_cgra_disasm(const uint32_t *words, size_t n)
 		return NULL;
 	}
 	return t.s;
+}
+
+/* ---- program files ---- */
+
+int
+acis_cgra_read_file(const char *path, uint8_t **buf, size_t *len, char *err,
+		    size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL, *nb;
+	size_t cap, n = 0, r;
+	struct stat sb;
+
+	*buf = NULL;
+	*len = 0;
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* The size is a hint (the loop reads until end of file): room for
+	 * the file, the NUL and the byte whose absence shows the end. */
+	cap = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) ?
+	      (size_t)sb.st_size + 2 : 4096;
+	for (;;) {
+		if (cap - n < 2 || b == NULL) {
+			if (b != NULL)
+				cap = cap < SIZE_MAX / 2 ? cap * 2 : 0;
+			nb = cap != 0 ? realloc(b, cap) : NULL;
+			if (nb == NULL) {
+				snprintf(err, errlen, "%s: out of memory",
+					 path);
+				goto fail;
+			}
+			b = nb;
+		}
+		r = fread(b + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	fclose(f);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+fail:
+	free(b);
+	fclose(f);
+	return -1;
+}
+
+static int
+ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+int
+acis_cgra_read_program(const char *path, uint32_t **words, size_t *n,
+		       char *err, size_t errlen)
+{
+	uint8_t *buf;
+	uint32_t *w;
+	size_t len, i;
+	int rc;
+
+	*words = NULL;
+	*n = 0;
+	if (acis_cgra_read_file(path, &buf, &len, err, errlen) != 0)
+		return -1;
+	if (!ends_with(path, ".bin")) {
+		if (memchr(buf, '\0', len) != NULL) {
+			snprintf(err, errlen, "%s: not assembler text (it holds "
+				 "NUL bytes; binary programs must end in .bin)",
+				 path);
+			free(buf);
+			return -1;
+		}
+		rc = acis_cgra_asm((const char *)buf, path, words, n, err,
+				   errlen);
+		free(buf);
+		return rc;
+	}
+	if (len == 0 || len % 4 != 0) {
+		snprintf(err, errlen, "%s: %zu bytes, expected a non-empty "
+			 "multiple of 4 (whole 32-bit little-endian words)",
+			 path, len);
+		free(buf);
+		return -1;
+	}
+	w = malloc(len);
+	if (w == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		free(buf);
+		return -1;
+	}
+	/* byte by byte: the file's order whatever the host's */
+	for (i = 0; i < len / 4; i++)
+		w[i] = (uint32_t)buf[4 * i] | (uint32_t)buf[4 * i + 1] << 8 |
+		       (uint32_t)buf[4 * i + 2] << 16 |
+		       (uint32_t)buf[4 * i + 3] << 24;
+	free(buf);
+	*words = w;
+	*n = len / 4;
+	return 0;
 }

@@ -285,32 +285,6 @@ comm_seeds(void)
 #define CFG_ONE_BANK 0x20
 #define CFG_OUT(i) ((i) << 6)    /* in_len, 0, 64, 128 KiB */
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *s;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		return NULL;
-	}
-	s = malloc((size_t)n + 1);
-	if (s == NULL || fread(s, 1, (size_t)n, f) != (size_t)n) {
-		free(s);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	s[n] = '\0';
-	*len = (size_t)n;
-	return s;
-}
-
 #define PAYLOAD_LEN 64 /* 16 words */
 
 /* Both forms of one program: text (cfg, source, NUL, payload) and
@@ -431,22 +405,22 @@ cgra_seeds(const char *root)
 		 "\twfi\n",
 		 CFG_VPE(0) | CFG_VREGS(1) | CFG_OUT(0)},
 	};
-	char path[4096];
+	char path[4096], err[4096 + 256];
 	size_t i, len;
 
 	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
-		char *src;
+		uint8_t *src;
 
 		snprintf(path, sizeof(path), "%s/examples/cgra/%s", root,
 			 examples[i].file);
-		src = slurp(path, &len);
-		if (src == NULL) {
+		if (acis_cgra_read_file(path, &src, &len, err,
+					sizeof(err)) != 0) {
 			/* an example renamed or gone: not worth a failure */
-			fprintf(stderr, "gen_seeds: skipping %s\n", path);
+			fprintf(stderr, "gen_seeds: skipping %s\n", err);
 			continue;
 		}
-		cgra_seed(examples[i].file, src, examples[i].cfg,
-			  examples[i].words);
+		cgra_seed(examples[i].file, (const char *)src,
+			  examples[i].cfg, examples[i].words);
 		free(src);
 	}
 	for (i = 0; i < sizeof(inline_progs) / sizeof(inline_progs[0]); i++)

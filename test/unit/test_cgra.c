@@ -5,8 +5,9 @@
  * grouping limits, loops, streams that end mid-vector), every refusal of
  * the loader with its message, the run-time checks (budget, banks, VRF,
  * output room), the control block, pass-through, idle-tile counting, the
- * assembler's round trips and error messages, and each example handler
- * of examples/cgra against plain C on generated data.
+ * assembler's round trips and error messages, each example handler of
+ * examples/cgra against plain C on generated data, and the reading of
+ * program files (.bin words, else text).
  *
  * Floating-point results are compared bit for bit: the library and this
  * file are built with -ffp-contract=off and the references add and fuse
@@ -139,24 +140,14 @@ assert_float_bits(float got, float want)
 static char *
 read_example(const char *name)
 {
-	char path[512];
-	FILE *f;
-	char *buf;
-	long len;
+	char path[512], err[1024];
+	uint8_t *buf;
+	size_t len;
 
 	snprintf(path, sizeof(path), "%s/%s", ACIS_EXAMPLES_DIR, name);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)len + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
+	if (acis_cgra_read_file(path, &buf, &len, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	return (char *)buf;
 }
 
 static void
@@ -1769,6 +1760,194 @@ test_axpy_matches_fmaf_for_any_length(void **state)
 	acis_cgra_free(m);
 }
 
+/* ---- program files ---- */
+
+static char tmpdir[] = "/tmp/acis_test_cgra_XXXXXX";
+
+/* A file of the test's temporary directory holding len bytes of data. */
+static const char *
+write_tmp(const char *name, const void *data, size_t len)
+{
+	static char path[sizeof(tmpdir) + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+static void
+test_read_file_gives_every_byte_and_a_nul_after_them(void **state)
+{
+	static const uint8_t data[5] = {'a', 0, 0xff, 'b', '\n'};
+	char err[256];
+	uint8_t *buf;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(acis_cgra_read_file(write_tmp("data", data, 5), &buf,
+					     &len, err, sizeof(err)), 0);
+	assert_int_equal(len, 5);
+	assert_memory_equal(buf, data, 5);
+	assert_int_equal(buf[5], 0);
+	free(buf);
+	assert_int_equal(acis_cgra_read_file(write_tmp("empty", "", 0), &buf,
+					     &len, err, sizeof(err)), 0);
+	assert_int_equal(len, 0);
+	assert_int_equal(buf[0], 0);
+	free(buf);
+	/* a file whose size stat does not know is read to its end */
+	assert_int_equal(acis_cgra_read_file("/proc/self/status", &buf, &len,
+					     err, sizeof(err)), 0);
+	assert_true(len > 0);
+	assert_int_equal(strlen((const char *)buf), len);
+	assert_non_null(strstr((const char *)buf, "\nPid:"));
+	free(buf);
+}
+
+static void
+test_read_file_names_a_missing_file_and_why(void **state)
+{
+	char err[256], path[sizeof(tmpdir) + 32];
+	uint8_t *buf = (uint8_t *)"x";
+	size_t len;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/nowhere/p.bin", tmpdir);
+	assert_int_equal(acis_cgra_read_file(path, &buf, &len, err,
+					     sizeof(err)), -1);
+	assert_null(buf);
+	assert_string_equal(err + strlen(tmpdir),
+			    "/nowhere/p.bin: No such file or directory");
+	assert_memory_equal(err, tmpdir, strlen(tmpdir));
+	/* a directory opens, but is no file */
+	assert_int_equal(acis_cgra_read_file(tmpdir, &buf, &len, err,
+					     sizeof(err)), -1);
+	assert_null(buf);
+	assert_contains(err, ": Is a directory");
+}
+
+static void
+test_read_program_decodes_bin_as_little_endian_words(void **state)
+{
+	static const uint8_t bytes[8] = {0x01, 0x02, 0x03, 0x04,
+					 0xfe, 0xdc, 0xba, 0x98};
+	char err[256];
+	uint32_t *w;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(acis_cgra_read_program(write_tmp("p.bin", bytes, 8),
+						&w, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(w[0], 0x04030201);
+	assert_int_equal(w[1], 0x98badcfe);
+	free(w);
+}
+
+static void
+test_read_program_assembles_any_name_but_bin(void **state)
+{
+	const char *src = "\taddi x1, x0, 5\n\twfi\n";
+	uint32_t *w, *want;
+	size_t n, n_want;
+	char err[256];
+	const char *names[] = {"p.s", "p", "p.bin.txt", "p.asm"};
+	size_t i;
+
+	(void)state;
+	want = assemble(src, &n_want);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		assert_int_equal(acis_cgra_read_program(
+			write_tmp(names[i], src, strlen(src)), &w, &n, err,
+			sizeof(err)), 0);
+		assert_int_equal(n, n_want);
+		assert_memory_equal(w, want, 4 * n);
+		free(w);
+	}
+	free(want);
+	/* assembler errors name the file, line and column */
+	src = "\twfi\n\tfrobnicate x1\n";
+	assert_int_equal(acis_cgra_read_program(
+		write_tmp("bad.s", src, strlen(src)), &w, &n, err,
+		sizeof(err)), -1);
+	assert_null(w);
+	assert_contains(err, "/bad.s:2:2: error: unknown mnemonic");
+}
+
+static void
+test_read_program_refuses_bin_not_whole_words(void **state)
+{
+	char err[256];
+	uint32_t *w;
+	size_t n;
+	const char *p;
+
+	(void)state;
+	p = write_tmp("odd.bin", "abcdef", 6);
+	assert_int_equal(acis_cgra_read_program(p, &w, &n, err, sizeof(err)),
+			 -1);
+	assert_null(w);
+	assert_int_equal(n, 0);
+	assert_string_equal(err + strlen(p), ": 6 bytes, expected a non-empty "
+			    "multiple of 4 (whole 32-bit little-endian words)");
+	p = write_tmp("empty.bin", "", 0);
+	assert_int_equal(acis_cgra_read_program(p, &w, &n, err, sizeof(err)),
+			 -1);
+	assert_null(w);
+	assert_contains(err, "/empty.bin: 0 bytes, expected a non-empty");
+	/* text that happens to be whole words is words all the same */
+	p = write_tmp("text.bin", "wfi\n", 4);
+	assert_int_equal(acis_cgra_read_program(p, &w, &n, err, sizeof(err)),
+			 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(w[0], 0x0a696677);
+	free(w);
+}
+
+static void
+test_read_program_refuses_text_holding_nul(void **state)
+{
+	static const uint8_t words[8] = {0x73, 0x00, 0x50, 0x10,
+					 0x13, 0x00, 0x00, 0x00};
+	char err[256];
+	uint32_t *w;
+	size_t n;
+	const char *p;
+
+	(void)state;
+	p = write_tmp("words.s", words, 8);
+	assert_int_equal(acis_cgra_read_program(p, &w, &n, err, sizeof(err)),
+			 -1);
+	assert_null(w);
+	assert_string_equal(err + strlen(p), ": not assembler text (it holds "
+			    "NUL bytes; binary programs must end in .bin)");
+	p = write_tmp("nul_after.s", "\twfi\n\0", 6);
+	assert_int_equal(acis_cgra_read_program(p, &w, &n, err, sizeof(err)),
+			 -1);
+	assert_contains(err, "binary programs must end in .bin");
+}
+
+static int
+setup_tmpdir(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+}
+
+static int
+teardown_tmpdir(void **state)
+{
+	char cmd[sizeof(tmpdir) + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 int
 main(void)
 {
@@ -1905,7 +2084,15 @@ main(void)
 			test_the_graph_generator_is_power_law_with_heavy_rows),
 		cmocka_unit_test(test_dot_matches_sequential_fmaf_on_every_vpe),
 		cmocka_unit_test(test_axpy_matches_fmaf_for_any_length),
+		cmocka_unit_test(
+			test_read_file_gives_every_byte_and_a_nul_after_them),
+		cmocka_unit_test(test_read_file_names_a_missing_file_and_why),
+		cmocka_unit_test(
+			test_read_program_decodes_bin_as_little_endian_words),
+		cmocka_unit_test(test_read_program_assembles_any_name_but_bin),
+		cmocka_unit_test(test_read_program_refuses_bin_not_whole_words),
+		cmocka_unit_test(test_read_program_refuses_text_holding_nul),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup_tmpdir, teardown_tmpdir);
 }

@@ -27,6 +27,7 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
+#include "acis_cgra.h"
 #include "frames.h"
 
 #ifndef ACIS_EXAMPLES_DIR
@@ -170,6 +171,31 @@ write_tmp(const char *base, const void *data, size_t len)
 	assert_non_null(f);
 	assert_int_equal(fwrite(data, 1, len, f), len);
 	fclose(f);
+	return p;
+}
+
+/* An example program as acis-asm -o writes it: its words, little-endian,
+ * in a file ending in .bin. */
+static char *
+write_bin_of(const char *example)
+{
+	char path[512], err[1024], base[64];
+	uint32_t *w;
+	uint8_t *b;
+	size_t n, i;
+	char *p;
+
+	snprintf(path, sizeof(path), "%s/%s", ACIS_EXAMPLES_DIR, example);
+	if (acis_cgra_read_program(path, &w, &n, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	b = malloc(4 * n);
+	assert_non_null(b);
+	for (i = 0; i < 4 * n; i++)
+		b[i] = (uint8_t)(w[i / 4] >> (8 * (i % 4)));
+	snprintf(base, sizeof(base), "%s.bin", example);
+	p = write_tmp(base, b, 4 * n);
+	free(b);
+	free(w);
 	return p;
 }
 
@@ -439,9 +465,10 @@ test_cgra_shrinking_output_rebuilds_lengths(void **state)
 		for (i = 0; i < L; i++)
 			want[p] = fmaf(x[i], w[p][i], want[p]);
 	}
+	/* the program as binary words this time (axpy's test gives text) */
 	snprintf(args, sizeof(args), "mode=cgra,vpes=2,latency_ns=0,"
-		 "program=%s/dot.s,memory=1:0:%s,memory=2:0:%s",
-		 ACIS_EXAMPLES_DIR, write_tmp("w0.bin", w[0], sizeof(w[0])),
+		 "program=%s,memory=1:0:%s,memory=2:0:%s", write_bin_of("dot.s"),
+		 write_tmp("w0.bin", w[0], sizeof(w[0])),
 		 write_tmp("w1.bin", w[1], sizeof(w[1])));
 	port = start_port("net_acis_fpga_dot", args, 1, 1, 0);
 	len = udp_frame(f, x, sizeof(x));
@@ -654,7 +681,7 @@ test_bad_devargs_are_refused_naming_the_key(void **state)
 	refused("program=x.s", "are for mode=cgra");
 	refused("mode=cgra", "mode=cgra needs program=FILE");
 	refused("mode=cgra,program=/nonexistent/p.s",
-		"program: cannot open '/nonexistent/p.s'");
+		"program: /nonexistent/p.s: No such file or directory");
 	refused("mode=cgra,vpes=40,program=x.s", "vpes: expected an integer 1..31");
 	snprintf(args, sizeof(args), "mode=cgra,program=%s",
 		 write_tmp("syntax.s", "\tfrobnicate x1\n", 14));
@@ -662,6 +689,13 @@ test_bad_devargs_are_refused_naming_the_key(void **state)
 	snprintf(args, sizeof(args), "mode=cgra,program=%s",
 		 write_tmp("odd.bin", "abcdef", 6));
 	refused(args, "whole 32-bit little-endian words");
+	/* binary words in a file not named .bin are not taken for text */
+	snprintf(args, sizeof(args), "mode=cgra,program=%s",
+		 write_tmp("dot.img", "\x13\x00\x00\x00", 4));
+	refused(args, "binary programs must end in .bin");
+	snprintf(args, sizeof(args), "mode=cgra,program=%s/passthrough.s,"
+		 "memory=2:0:/nonexistent/w.bin", ACIS_EXAMPLES_DIR);
+	refused(args, "memory: /nonexistent/w.bin: No such file or directory");
 	snprintf(args, sizeof(args), "mode=cgra,vpes=1,bank_size=16,"
 		 "program=%s/passthrough.s,memory=%s", ACIS_EXAMPLES_DIR,
 		 write_tmp("big.bin", "0123456789abcdefX", 17));

@@ -825,79 +825,21 @@ parse_gbps(const char *name, const char *v, uint64_t *bps)
 	return 0;
 }
 
-static int
-read_file(const char *name, const char *key, const char *path,
-	  uint8_t **buf, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	long n;
-
-	if (fp == NULL) {
-		FPGA_LOG(ERR, "%s: %s: cannot open '%s': %s", name, key, path,
-			 strerror(errno));
-		return -EINVAL;
-	}
-	if (fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) < 0 ||
-	    fseek(fp, 0, SEEK_SET) != 0) {
-		FPGA_LOG(ERR, "%s: %s: cannot read '%s'", name, key, path);
-		fclose(fp);
-		return -EINVAL;
-	}
-	*buf = malloc((size_t)n + 1);
-	if (*buf == NULL || fread(*buf, 1, (size_t)n, fp) != (size_t)n) {
-		FPGA_LOG(ERR, "%s: %s: cannot read '%s'", name, key, path);
-		free(*buf);
-		fclose(fp);
-		return -EINVAL;
-	}
-	(*buf)[n] = '\0';
-	*len = (size_t)n;
-	fclose(fp);
-	return 0;
-}
-
+/* program=FILE: its words if FILE ends in .bin, else its text assembled
+ * (acis_cgra_read_program: the same rule as the switch and acis-asm). */
 static int
 load_program(struct fpga_dev *p, const char *name)
 {
 	const char *path = p->prm.program;
-	size_t n = strlen(path), len, nw, i;
-	uint32_t *words = NULL;
-	uint8_t *buf;
-	char err[256];
+	uint32_t *words;
+	char err[PATH_MAX + 256];
+	size_t nw;
 	int rc;
 
-	rc = read_file(name, "program", path, &buf, &len);
-	if (rc != 0)
-		return rc;
-	if (n > 2 && strcmp(path + n - 2, ".s") == 0) {
-		if (acis_cgra_asm((const char *)buf, path, &words, &nw, err,
-				  sizeof(err)) != 0) {
-			FPGA_LOG(ERR, "%s: program: %s", name, err);
-			free(buf);
-			return -EINVAL;
-		}
-	} else {
-		if (len == 0 || len % 4 != 0) {
-			FPGA_LOG(ERR, "%s: program: '%s' is %zu bytes; a binary "
-				 "program is whole 32-bit little-endian words "
-				 "(or give assembly in a .s file)", name, path,
-				 len);
-			free(buf);
-			return -EINVAL;
-		}
-		nw = len / 4;
-		words = malloc(len);
-		if (words == NULL) {
-			free(buf);
-			return -ENOMEM;
-		}
-		for (i = 0; i < nw; i++)
-			words[i] = (uint32_t)buf[4 * i] |
-				   (uint32_t)buf[4 * i + 1] << 8 |
-				   (uint32_t)buf[4 * i + 2] << 16 |
-				   (uint32_t)buf[4 * i + 3] << 24;
+	if (acis_cgra_read_program(path, &words, &nw, err, sizeof(err)) != 0) {
+		FPGA_LOG(ERR, "%s: program: %s", name, err);
+		return -EINVAL;
 	}
-	free(buf);
 	rc = acis_cgra_load(p->cgra, words, nw, err, sizeof(err));
 	free(words);
 	if (rc != 0) {
@@ -916,7 +858,7 @@ load_memory(struct fpga_dev *p, const char *name, const char *spec)
 	const char *path = spec, *c1 = strchr(spec, ':');
 	uint8_t *buf;
 	size_t len;
-	char tmp[32];
+	char tmp[32], err[PATH_MAX + 256];
 	int rc;
 
 	if (c1 != NULL) {
@@ -938,9 +880,10 @@ load_memory(struct fpga_dev *p, const char *name, const char *spec)
 			return -EINVAL;
 		path = c2 + 1;
 	}
-	rc = read_file(name, "memory", path, &buf, &len);
-	if (rc != 0)
-		return rc;
+	if (acis_cgra_read_file(path, &buf, &len, err, sizeof(err)) != 0) {
+		FPGA_LOG(ERR, "%s: memory: %s", name, err);
+		return -EINVAL;
+	}
 	rc = acis_cgra_mem_write(p->cgra, (unsigned int)bank, off, buf, len);
 	free(buf);
 	if (rc != 0) {
@@ -1126,8 +1069,9 @@ fpga_probe(struct rte_vdev_device *vdev)
 		return -EINVAL;
 	}
 	if (prm.mode == MODE_CGRA && prm.program[0] == '\0') {
-		FPGA_LOG(ERR, "%s: mode=cgra needs program=FILE (CGRA assembly "
-			 "in a .s file, or its binary words)", name);
+		FPGA_LOG(ERR, "%s: mode=cgra needs program=FILE (CGRA assembly, "
+			 "or its binary words in a file ending in .bin)",
+			 name);
 		return -EINVAL;
 	}
 	prm.t.hz = rte_get_tsc_hz();
