@@ -42,6 +42,12 @@ sum_field() {
 		awk '{ s += ($1 ~ /^[0-9]+$/) ? $1 : $2 } END { print s + 0 }'
 }
 
+# Every argument a number above 0.
+all_above_0() {
+	local n
+	for n; do [ "${n:-0}" -gt 0 ] || return 1; done
+}
+
 # Many chunks of a collective in flight.
 busy() {
 	[ "$(acis_counter "$PREFIX" /acis/collectives slots_in_use)" -gt 64 ]
@@ -49,9 +55,9 @@ busy() {
 
 # Stop the switch for 3 s once a large collective is under way: answers
 # lost just before go unconfirmed, and the repeats that recover them wait
-# in the RX queues.
+# in the RX queues. Fails if the collective was never seen under way.
 pause_switch() {
-	acis_wait_for 300 busy || true
+	acis_wait_for 300 busy || return 1
 	kill -STOP "$ACIS_SW_PID"
 	sleep 3
 	kill -CONT "$ACIS_SW_PID"
@@ -61,11 +67,15 @@ slots_back() {
 	[ "$(acis_counter "$PREFIX" /acis/collectives slots_in_use)" -eq "$slots_before" ]
 }
 
-# run_job NAME JOB LOSS SEED options...: every rank must pass every check
+# run_job NAME JOB LOSS SEED options...: every rank must pass every check,
+# and the faults must have happened: messages dropped, duplicated and
+# reordered, chunks sent again; at 20 % loss the switch must also have sent
+# answers again on its own (answers_resent).
 run_job() {
 	local name=$1 job=$2 loss=$3 seed=$4; shift 4
-	local ok=0 r checks
+	local ok=0 r checks dropped duplicated reordered resent resent_before
 	mkdir -p "$DIR/$job"
+	resent_before=$(acis_counter "$PREFIX" /acis/collectives answers_resent)
 	ACIS_FAULT_DROP=$loss ACIS_FAULT_SEED=$seed \
 		acis_run_ranks "$PREFIX" 4 "$job" "$DIR/$job" "$@" || ok=1
 	for ((r = 0; r < 4; r++)); do
@@ -73,12 +83,22 @@ run_job() {
 			sed "s/^/    rank $r: /"
 	done
 	checks=$(awk '/ passed, / { s += $1 } END { print s + 0 }' "$DIR/$job"/rank*.log)
+	dropped=$(sum_field "$DIR/$job" dropped)
+	duplicated=$(sum_field "$DIR/$job" duplicated)
+	reordered=$(sum_field "$DIR/$job" reordered)
+	resent=$(sum_field "$DIR/$job" retransmitted)
 	echo "    figures: loss $loss seed $seed: $checks checks passed on 4 ranks;" \
-		"faults injected $(sum_field "$DIR/$job" dropped) dropped," \
-		"$(sum_field "$DIR/$job" duplicated) duplicated," \
-		"$(sum_field "$DIR/$job" reordered) reordered;" \
-		"$(sum_field "$DIR/$job" retransmitted) chunks sent again"
+		"faults injected $dropped dropped, $duplicated duplicated," \
+		"$reordered reordered; $resent chunks sent again"
 	check "$name: $(tail -n 1 "$DIR/$job/rank0.log")" [ "$ok" -eq 0 ]
+	check "$name: faults injected ($dropped dropped, $duplicated duplicated, $reordered reordered), chunks sent again ($resent)" \
+		all_above_0 "$dropped" "$duplicated" "$reordered" "$resent"
+	if [ "$loss" = 0.20 ]; then
+		resent=$(( $(acis_counter "$PREFIX" /acis/collectives answers_resent) -
+			resent_before ))
+		check "$name: the switch sent answers again on its own ($resent)" \
+			[ "$resent" -gt 0 ]
+	fi
 }
 
 "$TB" up -n 4 -p "$PREFIX" >/dev/null
@@ -99,7 +119,7 @@ pause_switch &
 pauser=$!
 run_job "20 % loss, 256 KiB, the switch stopped for 3 s on the way" 530 0.20 \
 	$((SEED + 3)) --timeout 60000 --sizes 262144 --dtypes float32
-wait "$pauser"
+check "the switch stopped for 3 s mid-collective" wait "$pauser"
 
 # Afterwards: answers the last ranks to leave did not confirm go after the
 # linger time (2 s); nothing may be left for longer.
