@@ -161,6 +161,14 @@ uint16_t acis_csum(const void *buf, uint32_t len);
 uint16_t acis_udp4_csum(const uint8_t *ip, const uint8_t *udp, uint32_t udp_len);
 
 /**
+ * Send a frame back where it came from: exchange the Ethernet addresses,
+ * and the IPv4 addresses (at l3_off) and UDP ports (at l4_off) where
+ * those are not 0. Checksums stay valid: they are sums of the exchanged
+ * words, and a sum does not depend on their order.
+ */
+void acis_pkt_swap(uint8_t *frame, uint16_t l3_off, uint16_t l4_off);
+
+/**
  * Finish a UDP/IPv4 datagram whose payload (at pi->payload_off) now holds
  * payload_len bytes: IPv4 total length and header checksum, UDP length
  * and checksum. With swap, the Ethernet and IPv4 addresses and the UDP

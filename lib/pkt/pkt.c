@@ -80,6 +80,26 @@ wr16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
+static inline void
+swap_bytes(uint8_t *a, uint8_t *b, uint32_t n)
+{
+	uint8_t t[6];
+
+	memcpy(t, a, n);
+	memcpy(a, b, n);
+	memcpy(b, t, n);
+}
+
+void
+acis_pkt_swap(uint8_t *f, uint16_t l3_off, uint16_t l4_off)
+{
+	swap_bytes(f, f + 6, 6);
+	if (l3_off != 0)
+		swap_bytes(f + l3_off + 12, f + l3_off + 16, 4);
+	if (l4_off != 0)
+		swap_bytes(f + l4_off, f + l4_off + 2, 2);
+}
+
 uint32_t
 acis_udp4_finish(uint8_t *f, const struct acis_pkt_info *pi,
 		 uint32_t payload_len, int swap, const uint8_t *src_mac)
@@ -88,19 +108,9 @@ acis_udp4_finish(uint8_t *f, const struct acis_pkt_info *pi,
 	uint8_t *udp = f + pi->l4_off;
 	uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
 	uint32_t udp_len = ACIS_UDP_HLEN + payload_len;
-	uint8_t t[6];
 
-	if (swap) {
-		memcpy(t, f, 6);
-		memcpy(f, f + 6, 6);
-		memcpy(f + 6, t, 6);
-		memcpy(t, ip + 12, 4);
-		memcpy(ip + 12, ip + 16, 4);
-		memcpy(ip + 16, t, 4);
-		memcpy(t, udp, 2);
-		memcpy(udp, udp + 2, 2);
-		memcpy(udp + 2, t, 2);
-	}
+	if (swap)
+		acis_pkt_swap(f, pi->l3_off, pi->l4_off);
 	if (src_mac != NULL)
 		memcpy(f + 6, src_mac, 6);
 	wr16(ip + 2, (uint16_t)(ihl + udp_len));

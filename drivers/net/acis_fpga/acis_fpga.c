@@ -34,6 +34,7 @@
 #include <rte_spinlock.h>
 
 #include "acis_cgra.h"
+#include "acis_pkt.h"
 #include "fpga_frame.h"
 #include "fpga_model.h"
 
@@ -177,6 +178,7 @@ process_cgra(struct fpga_dev *p, struct fpga_txq *q, struct rte_mbuf *m,
 {
 	struct acis_cgra_run_stats st;
 	struct acis_fpga_hdr h;
+	struct acis_pkt_info pi;
 	uint8_t *f;
 	size_t out_len = 0;
 	uint32_t room, flen;
@@ -210,8 +212,8 @@ process_cgra(struct fpga_dev *p, struct fpga_txq *q, struct rte_mbuf *m,
 		goto drop;
 	}
 	memcpy(f + h.payload, p->scratch, out_len);
-	flen = acis_fpga_frame_set_payload(f, &h, (uint32_t)out_len);
-	acis_fpga_frame_swap(f, &h);
+	pi = acis_fpga_frame_pkt_info(&h);
+	flen = acis_udp4_finish(f, &pi, (uint32_t)out_len, 1, NULL);
 	m->data_len = (uint16_t)flen;
 	m->pkt_len = flen;
 	return m;
@@ -274,8 +276,8 @@ fpga_tx(void *queue, struct rte_mbuf **pkts, uint16_t nb)
 			acis_fpga_frame_parse(rte_pktmbuf_mtod(m, uint8_t *),
 					      m->data_len, &h);
 			if (likely(m->data_len >= RTE_ETHER_HDR_LEN))
-				acis_fpga_frame_swap(
-					rte_pktmbuf_mtod(m, uint8_t *), &h);
+				acis_pkt_swap(rte_pktmbuf_mtod(m, uint8_t *),
+					      h.l3, h.l4);
 			break;
 		case MODE_CGRA:
 			m = process_cgra(p, q, m, &cycles);

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What the emulated FPGA does to a frame's headers, in plain C: find the
- * IPv4 and UDP headers (behind up to two VLAN tags), send the frame back
- * where it came from (swap the Ethernet and IPv4 addresses and the UDP
- * ports), and rebuild the lengths and checksums when a handler changed the
- * UDP payload's length.
+ * Where the emulated FPGA finds a frame's headers, in plain C: the IPv4
+ * and UDP headers behind up to two VLAN tags, with no policy (unlike the
+ * switch's classifier, nothing is refused; what is not there is 0).
+ * Sending the frame back (acis_pkt_swap) and rebuilding its lengths and
+ * checksums after a handler changed the payload (acis_udp4_finish) are
+ * lib/pkt's, on the offsets found here.
  */
 #ifndef ACIS_FPGA_FRAME_H
 #define ACIS_FPGA_FRAME_H
 
 #include <stdint.h>
+
+#include "acis_pkt.h"
 
 /* Where the headers are; an offset of 0 means "not there". */
 struct acis_fpga_hdr {
@@ -25,29 +28,24 @@ struct acis_fpga_hdr {
 void acis_fpga_frame_parse(const uint8_t *f, uint32_t len,
 			   struct acis_fpga_hdr *h);
 
-/* Swap the source and destination MACs, and where parsed the IPv4
- * addresses and UDP ports. Checksums stay valid: both are sums of the
- * swapped words, which addition does not order. */
-void acis_fpga_frame_swap(uint8_t *f, const struct acis_fpga_hdr *h);
-
-/* After the UDP payload (at h->payload) was replaced by new_len bytes:
- * set the IPv4 total length and checksum and the UDP length and checksum
- * (always computed). Returns the new frame length (the datagram's end; any
- * Ethernet padding is gone). h must have l4 set and new_len must keep the
- * datagram within 65535 bytes (acis_fpga_frame_max_payload). */
-uint32_t acis_fpga_frame_set_payload(uint8_t *f, const struct acis_fpga_hdr *h,
-				     uint32_t new_len);
-
 /* The largest UDP payload a datagram with these headers can carry. */
 uint32_t acis_fpga_frame_max_payload(const struct acis_fpga_hdr *h);
 
-/* The Internet checksum of an IPv4 header (its checksum field counted as
- * is: 0 over a valid header). */
-uint16_t acis_fpga_ipv4_cksum(const uint8_t *ip, uint32_t hlen);
-/* The UDP checksum of a datagram (ip: its IPv4 header; udp: udp_len bytes
- * of header and payload, the checksum field counted as is); 0 comes out
- * as 0xffff, as on the wire. */
-uint16_t acis_fpga_udp_cksum(const uint8_t *ip, const uint8_t *udp,
-			     uint32_t udp_len);
+/* A parsed UDP datagram (h->l4 set) as lib/pkt's acis_udp4_finish takes
+ * it. */
+static inline struct acis_pkt_info
+acis_fpga_frame_pkt_info(const struct acis_fpga_hdr *h)
+{
+	struct acis_pkt_info pi = {
+		.ethertype = ACIS_ETHERTYPE_IPV4,
+		.ip_proto = ACIS_IPPROTO_UDP,
+		.l3_off = h->l3,
+		.l4_off = h->l4,
+		.payload_off = h->payload,
+		.payload_len = h->payload_len,
+	};
+
+	return pi;
+}
 
 #endif /* ACIS_FPGA_FRAME_H */
