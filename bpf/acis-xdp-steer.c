@@ -9,13 +9,13 @@
  *
  * Exit status: 0 done, 1 the interface or program refused, 2 bad usage.
  */
-#include <arpa/inet.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "acis_pkt.h"
 #include "acis_xdp.h"
 
 static void
@@ -26,20 +26,6 @@ usage(FILE *f)
 		"[--mac XX:XX:XX:XX:XX:XX]\n"
 		"       acis-xdp-steer IFNAME --stats\n"
 		"       acis-xdp-steer --object\n");
-}
-
-static int
-parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned int b[6], i;
-	char tail;
-
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
-		   &b[3], &b[4], &b[5], &tail) != 6)
-		return -1;
-	for (i = 0; i < 6; i++)
-		mac[i] = (uint8_t)b[i];
-	return (mac[0] & 1) ? -1 : 0;
 }
 
 int
@@ -56,7 +42,6 @@ main(int argc, char **argv)
 	};
 	struct acis_xdp_steer cfg;
 	struct acis_xdp_steer_stats st;
-	struct in_addr a;
 	char err[512], *end;
 	int c, stats = 0, mac_steered = 0;
 	unsigned long port;
@@ -76,16 +61,17 @@ main(int argc, char **argv)
 			cfg.udp_port = (uint16_t)port;
 			break;
 		case 'i':
-			if (inet_pton(AF_INET, optarg, &a) != 1) {
+			if (acis_parse_ipv4(optarg, &cfg.ipv4) != 0) {
 				fprintf(stderr, "acis-xdp-steer: --ip: expected "
 					"an IPv4 address A.B.C.D, found '%s'\n",
 					optarg);
 				return 2;
 			}
-			cfg.ipv4 = a.s_addr;
 			break;
 		case 'm':
-			if (parse_mac(optarg, cfg.mac) != 0) {
+			/* the switch's own address: never a group */
+			if (acis_parse_mac(optarg, cfg.mac) != 0 ||
+			    (cfg.mac[0] & 1) != 0) {
 				fprintf(stderr, "acis-xdp-steer: --mac: expected "
 					"a unicast MAC XX:XX:XX:XX:XX:XX, "
 					"found '%s'\n", optarg);
