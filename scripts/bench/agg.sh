@@ -59,6 +59,8 @@ done
 "$BENCH_PY" - "$OUT/agg.csv" "$OUT/table.txt" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
+if not rows:
+    sys.exit("agg: switch_bench wrote no result to %s" % sys.argv[1])
 lines = ["# allreduce float32 sum through the aggregation stage; contribution Gb/s per worker core",
          "# (best of %s rounds) against a streaming sum over the same bytes on the same cores"
          % rows[0]["rounds"],

@@ -70,21 +70,34 @@ testpmd_mpps() {
 }
 
 sb_mpps() {
-	local tmp
+	local tmp rc=0
 	tmp=$(mktemp)
 	"$SB" "${EAL[@]}" --file-prefix "sb$$" -- fwd --frame "$2" \
-		--seconds "$SECS" --inflight 256 $1 --csv "$tmp" >/dev/null
-	tail -n 1 "$tmp" | awk -F, '{print $NF}'
+		--seconds "$SECS" --inflight 256 $1 --csv "$tmp" >/dev/null || rc=$?
+	[ "$rc" -ne 0 ] || tail -n 1 "$tmp" | awk -F, '{print $NF}'
 	rm -f "$tmp"
+	return "$rc"
+}
+
+# measure DUT FRAME REP COMMAND...: one row of fwd.csv, the rate COMMAND
+# prints. A run that fails or prints no rate stops the comparison: a
+# missing number would leave a row the table and the plot cannot read.
+measure() {
+	local dut=$1 frame=$2 rep=$3 mpps; shift 3
+	if ! mpps=$("$@") || ! [[ $mpps =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+		echo "fwd: $dut gave no rate for $frame B frames (run $rep): '$mpps'" >&2
+		exit 1
+	fi
+	echo "$dut,$frame,$rep,$mpps" >>"$OUT/fwd.csv"
 }
 
 for ((rep = 1; rep <= REPS; rep++)); do
 	for f in $FRAMES; do
 		acis_log "run $rep/$REPS, $f B frames"
-		echo "acis-switch,$f,$rep,$(sb_mpps '' "$f")" >>"$OUT/fwd.csv"
-		echo "testpmd-io,$f,$rep,$(testpmd_mpps io "$f")" >>"$OUT/fwd.csv"
-		echo "testpmd-mac,$f,$rep,$(testpmd_mpps mac "$f")" >>"$OUT/fwd.csv"
-		echo "io-loop,$f,$rep,$(sb_mpps --io "$f")" >>"$OUT/fwd.csv"
+		measure acis-switch "$f" "$rep" sb_mpps '' "$f"
+		measure testpmd-io "$f" "$rep" testpmd_mpps io "$f"
+		measure testpmd-mac "$f" "$rep" testpmd_mpps mac "$f"
+		measure io-loop "$f" "$rep" sb_mpps --io "$f"
 	done
 done
 

@@ -185,6 +185,10 @@ def main(argv):
     if len(argv) < 4 or argv[1] not in kinds:
         sys.stderr.write(__doc__)
         return 2
+    for src in argv[2:-1]:
+        if not rows(src):
+            sys.stderr.write("plot.py: %s holds no results: no %s plot\n" % (src, argv[1]))
+            return 1
     kinds[argv[1]](*argv[2:])
     return 0
 

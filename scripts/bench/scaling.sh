@@ -45,6 +45,10 @@ fi
 import csv, sys
 agg = list(csv.DictReader(open(sys.argv[1])))
 e2e = [r for r in csv.DictReader(open(sys.argv[2])) if r["transport"] == "acis" and r["avg_us"]]
+if not agg:
+    sys.exit("scaling: %s holds no aggregation result" % sys.argv[1])
+if not e2e:
+    sys.exit("scaling: %s holds no end-to-end result through the switch" % sys.argv[2])
 lines = ["# aggregation: total contribution Gb/s by worker lcores (best round)",
          "%5s %8s %7s %12s %12s" % ("ranks", "payload", "workers", "total Gb/s", "per core")]
 for r in sorted(agg, key=lambda r: (int(r["ranks"]), int(r["payload_bytes"]), int(r["workers"]))):
@@ -67,8 +71,13 @@ PY
 # the plot shows a few sizes, or it is unreadable
 "$BENCH_PY" - "$E2E/e2e.csv" "$OUT/e2e-some.csv" <<'PY'
 import csv, sys
+SIZES = ("0", "64", "65536", "1048576")
 rows = [r for r in csv.DictReader(open(sys.argv[1]))
-        if r["transport"] == "acis" and r["size_bytes"] in ("0", "64", "65536", "1048576")]
+        if r["transport"] == "acis" and r["size_bytes"] in SIZES]
+if not rows:
+    sys.exit("scaling: %s has no result through the switch at %s B, the sizes the "
+             "plot shows (e2e.sh -s and -S must take some in)"
+             % (sys.argv[1], ", ".join(SIZES)))
 with open(sys.argv[2], "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=rows[0].keys())
     w.writeheader()
