@@ -24,10 +24,15 @@ while getopts "o:P:L:w:r:m:h" o; do
 	w) WORKERS=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
 	m) MB=$OPTARG ;;
-	h) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
+bench_want_ints agg -P "$RANKS" 2
+bench_want_ints agg -L "$SIZES"
+bench_want_ints agg -w "$WORKERS"
+bench_want_int agg -r "$ROUNDS"
+bench_want_int agg -m "$MB"
 [ "$(id -u)" -eq 0 ] || { echo "agg: needs root (hugepages)" >&2; exit 1; }
 SB=$ACIS_BUILD/bench/switch_bench
 [ -x "$SB" ] || { echo "agg: $SB missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }

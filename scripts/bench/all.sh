@@ -8,6 +8,13 @@
 #
 #   scripts/bench/all.sh [DIR]     (default /tmp/acis-bench-all-DATE)
 set -euo pipefail
+while getopts "h" o; do
+	case $o in
+	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
 source "$(dirname "$0")/../lib.sh"
 D=$(dirname "$0")
 OUT=${1:-/tmp/acis-bench-all-$(date +%Y%m%d-%H%M%S)}

@@ -7,6 +7,38 @@
 
 BENCH_PY=/usr/bin/python3
 
+# Option values, checked before anything runs; a bad one exits 2 naming
+# the option. bench_want_ints SCRIPT OPTION VALUE [LEAST]: one or more
+# whole numbers (a list, e.g. -n "2 3 4"), each at least LEAST (default 1).
+bench_want_ints() {
+	local v least=${4:-1}
+	[ -n "${3// /}" ] || { echo "$1: $2 wants a whole number, got nothing" >&2; exit 2; }
+	for v in $3; do
+		if ! [[ $v =~ ^[0-9]{1,9}$ ]] || [ "$v" -lt "$least" ]; then
+			echo "$1: $2 wants whole numbers of at least $least, not '$3'" >&2
+			exit 2
+		fi
+	done
+}
+
+# bench_want_int SCRIPT OPTION VALUE [LEAST]: one whole number
+bench_want_int() {
+	if [[ $3 =~ [[:space:]] ]]; then
+		echo "$1: $2 wants one whole number, not '$3'" >&2
+		exit 2
+	fi
+	bench_want_ints "$@"
+}
+
+# bench_want_secs SCRIPT OPTION VALUE: a number of seconds above 0 (0.5)
+bench_want_secs() {
+	if ! [[ $3 =~ ^([0-9]{1,6}(\.[0-9]*)?|\.[0-9]+)$ ]] ||
+		! awk -v v="$3" 'BEGIN { exit !(v > 0) }'; then
+		echo "$1: $2 wants seconds above 0, not '$3'" >&2
+		exit 2
+	fi
+}
+
 # Results directory: -o DIR, or /tmp/acis-bench-NAME-DATE.
 bench_outdir() {
 	local name=$1 dir=$2

@@ -35,10 +35,16 @@ while getopts "o:n:i:w:c:s:S:t:p:h" o; do
 	S) MAX=$OPTARG ;;
 	t) TIMEOUT=$OPTARG ;;
 	p) PIPELINE=$OPTARG ;;
-	h) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
+bench_want_ints e2e -n "$HOSTS_LIST"
+[ -z "$ITER" ] || bench_want_int e2e -i "$ITER"
+[ -z "$WARM" ] || bench_want_int e2e -w "$WARM" 0
+bench_want_int e2e -s "$MIN"
+bench_want_int e2e -S "$MAX" "$MIN"
+bench_want_int e2e -t "$TIMEOUT"
 [ "$(id -u)" -eq 0 ] || { echo "e2e: needs root (namespaces)" >&2; exit 1; }
 BENCH=$ACIS_BUILD/tools/acis-bench
 [ -x "$BENCH" ] || { echo "e2e: $BENCH missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }

@@ -27,10 +27,13 @@ while getopts "o:s:r:f:h" o; do
 	s) SECS=$OPTARG ;;
 	r) REPS=$OPTARG ;;
 	f) FRAMES=$OPTARG ;;
-	h) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
+bench_want_secs fwd -s "$SECS"
+bench_want_int fwd -r "$REPS"
+bench_want_ints fwd -f "$FRAMES" 60
 [ "$(id -u)" -eq 0 ] || { echo "fwd: needs root (hugepages)" >&2; exit 1; }
 SB=$ACIS_BUILD/bench/switch_bench
 [ -x "$SB" ] || { echo "fwd: $SB missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }

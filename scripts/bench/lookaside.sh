@@ -19,10 +19,11 @@ while getopts "o:t:h" o; do
 	case $o in
 	o) OUT=$OPTARG ;;
 	t) SECS=$OPTARG ;;
-	h) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
+bench_want_secs lookaside -t "$SECS"
 CB=$ACIS_BUILD/bench/cgra_bench
 [ -x "$CB" ] || { echo "lookaside: $CB missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }
 OUT=$(bench_outdir lookaside "$OUT")

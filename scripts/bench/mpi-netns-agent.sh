@@ -4,6 +4,12 @@
 # plm_rsh_agent THIS): instead of ssh to a host, run the command in the
 # host's network namespace. Host i is 10.77.0.(10+i), namespace
 # $BENCH_NETNS_PREFIX-hI (scripts/testbed.sh).
+#
+#   scripts/bench/mpi-netns-agent.sh HOST COMMAND...
+case ${1:-} in
+-h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-*|'') echo "usage: mpi-netns-agent.sh HOST COMMAND..." >&2; exit 2 ;;
+esac
 host=$1
 shift
 case $host in

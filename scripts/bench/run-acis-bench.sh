@@ -24,6 +24,7 @@
 # Needs root. Not a test: nothing here judges the numbers.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.sh"
 
 P=4
 OUT=/tmp/acis-bench-$(date +%Y%m%d-%H%M%S)
@@ -41,17 +42,19 @@ while getopts "n:o:i:w:c:s:S:d:t:p:h" o; do
 	d) DTYPE=$OPTARG ;;
 	t) TIMEOUT=$OPTARG ;;
 	p) PIPELINE=$OPTARG ;;
-	h) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+bench_want_int run-acis-bench -n "$P"
+[ -z "$ITER" ] || bench_want_int run-acis-bench -i "$ITER"
+[ -z "$WARM" ] || bench_want_int run-acis-bench -w "$WARM" 0
+bench_want_int run-acis-bench -s "$MIN"
+bench_want_int run-acis-bench -S "$MAX" "$MIN"
+bench_want_int run-acis-bench -t "$TIMEOUT"
 
 [ "$(id -u)" -eq 0 ] || { echo "run-acis-bench: needs root (namespaces)" >&2; exit 1; }
-if ! [[ $P =~ ^[0-9]+$ ]] || [ "$P" -lt 1 ]; then
-	echo "run-acis-bench: -n wants a rank count" >&2
-	exit 2
-fi
 BENCH=$ACIS_BUILD/tools/acis-bench
 [ -x "$BENCH" ] || { echo "run-acis-bench: $BENCH missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }
 

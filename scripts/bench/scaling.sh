@@ -25,9 +25,16 @@ while getopts "o:n:w:i:W:a:e:h" o; do
 	W) WARM=$OPTARG ;;
 	a) AGG=$OPTARG ;;
 	e) E2E=$OPTARG ;;
-	h) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
+done
+bench_want_ints scaling -n "$HOSTS"
+bench_want_ints scaling -w "$WORKERS"
+bench_want_int scaling -i "$ITER"
+bench_want_int scaling -W "$WARM" 0
+for d in ${AGG:+"$AGG/agg.csv"} ${E2E:+"$E2E/e2e.csv"}; do
+	[ -r "$d" ] || { echo "scaling: no $d (-a takes agg.sh's results, -e e2e.sh's)" >&2; exit 2; }
 done
 OUT=$(bench_outdir scaling "$OUT")
 bench_runinfo "$OUT" "$0 -o $OUT -n \"$HOSTS\" -w \"$WORKERS\" -i $ITER -W $WARM${AGG:+ -a $AGG}${E2E:+ -e $E2E}"

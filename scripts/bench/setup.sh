@@ -3,7 +3,16 @@
 # Debian packages the benchmarks need beyond scripts/setup.sh: Open MPI
 # (the end-to-end peer) and matplotlib (the plots). The tests need none
 # of them. Installs only what is missing; run as root.
+#
+#   scripts/bench/setup.sh
 set -euo pipefail
+while getopts "h" o; do
+	case $o in
+	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) exit 2 ;;
+	esac
+done
+[ "$OPTIND" -gt "$#" ] || { echo "bench setup: takes no arguments" >&2; exit 2; }
 PACKAGES=(openmpi-bin libopenmpi-dev python3-matplotlib)
 missing=()
 for p in "${PACKAGES[@]}"; do
