@@ -41,6 +41,22 @@ sum_field() {
 	grep -ho -E "[0-9]+ $2|$2 [0-9]+" "$1"/rank*.log |
 		awk '{ s += ($1 ~ /^[0-9]+$/) ? $1 : $2 } END { print s + 0 }'
 }
+# Every argument a number above 0.
+all_above_0() {
+	local n
+	for n; do [ "${n:-0}" -gt 0 ] || return 1; done
+}
+# faults_seen NAME JOB: the faults happened in JOB (messages dropped,
+# duplicated and reordered, chunks sent again), or the soak proved nothing
+faults_seen() {
+	local d=$DIR/$2 dropped duplicated reordered resent
+	dropped=$(sum_field "$d" dropped)
+	duplicated=$(sum_field "$d" duplicated)
+	reordered=$(sum_field "$d" reordered)
+	resent=$(sum_field "$d" retransmitted)
+	check "$1: faults injected ($dropped dropped, $duplicated duplicated, $reordered reordered), chunks sent again ($resent)" \
+		all_above_0 "$dropped" "$duplicated" "$reordered" "$resent"
+}
 
 # run_job JOB ROUNDS: every rank must pass every check
 run_job() {
@@ -70,6 +86,7 @@ slots_before=$(counter slots_in_use)
 ok=0
 run_job 700 4 || ok=1
 check "warm-up: $(tail -n 1 "$DIR/700/rank0.log")" [ "$ok" -eq 0 ]
+faults_seen warm-up 700
 acis_wait_for 100 slots_back || true
 mbufs_before=$(counter mbufs_in_use)
 heap_size_before=$(heap Alloc_size)
@@ -89,6 +106,7 @@ echo "    figures: $OPS collectives in ${secs} s;" \
 	"$(sum_field "$DIR/701" reordered) reordered;" \
 	"$(sum_field "$DIR/701" retransmitted) chunks sent again;" \
 	"$(( $(counter slots_opened) - opened_before )) slots opened"
+faults_seen "$OPS collectives" 701
 
 # Answers the last ranks did not confirm before leaving go after the
 # linger time (2 s).
