@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,24 +354,6 @@ split(char *s, char **f, int max)
 	return s == NULL ? n : -1;
 }
 
-static int
-reply_error(struct rte_tel_data *d, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int
-reply_error(struct rte_tel_data *d, const char *fmt, ...)
-{
-	char msg[RTE_TEL_MAX_STRING_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "error", msg);
-	return 0;
-}
-
 static void
 rule_dict(struct rte_tel_data *c, const struct acis_la_rule *r)
 {
@@ -447,7 +428,7 @@ tel_cgra(const char *cmd, const char *params, struct rte_tel_data *d)
 		struct acis_la_rule *r = rule_by_name(params);
 
 		if (r == NULL)
-			return reply_error(d, "no [lookaside %s] in the "
+			return acis_tel_error(d, "no [lookaside %s] in the "
 					   "pipeline", params);
 		rule_dict(d, r);
 		return 0;
@@ -492,22 +473,22 @@ tel_cgra_ctl(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	RTE_SET_USED(cmd);
 	if (params == NULL || strlen(params) >= sizeof(buf))
-		return reply_error(d, "expected OP,RULE[,ARGS]");
+		return acis_tel_error(d, "expected OP,RULE[,ARGS]");
 	strcpy(buf, params);
 	nf = split(buf, f, 6);
 	if (nf < 2)
-		return reply_error(d, "expected OP,RULE[,ARGS] with OP one of "
+		return acis_tel_error(d, "expected OP,RULE[,ARGS] with OP one of "
 				   "load, mem, read, start, stop, passthrough");
 	r = rule_by_name(f[1]);
 	if (r == NULL)
-		return reply_error(d, "no [lookaside %s] in the pipeline", f[1]);
+		return acis_tel_error(d, "no [lookaside %s] in the pipeline", f[1]);
 	pthread_mutex_lock(&la_ctl_lock);
 	if (strcmp(f[0], "load") == 0 && nf == 3) {
 		rc = la_load_file(r, f[2], why, sizeof(why));
 	} else if (strcmp(f[0], "mem") == 0 && nf == 5) {
 		if (parse_size(f[2], &bank) != 0 || parse_size(f[3], &off) != 0) {
 			pthread_mutex_unlock(&la_ctl_lock);
-			return reply_error(d, "mem: expected RULE,BANK,OFFSET,"
+			return acis_tel_error(d, "mem: expected RULE,BANK,OFFSET,"
 					   "FILE with numbers");
 		}
 		rc = la_mem_file(r, (uint32_t)bank, off, f[4], why,
@@ -515,13 +496,14 @@ tel_cgra_ctl(const char *cmd, const char *params, struct rte_tel_data *d)
 	} else if (strcmp(f[0], "read") == 0 && nf == 5) {
 		struct acis_la_req q = {.op = ACIS_LA_OP_READ};
 		uint8_t data[256];
-		char hex[2 * sizeof(data) + 1];
+		char line[2 * 32 + 1];
+		struct rte_tel_data *a;
 		size_t i;
 
 		if (parse_size(f[2], &bank) != 0 || parse_size(f[3], &off) != 0 ||
 		    parse_size(f[4], &n) != 0 || n == 0 || n > sizeof(data)) {
 			pthread_mutex_unlock(&la_ctl_lock);
-			return reply_error(d, "read: expected RULE,BANK,OFFSET,"
+			return acis_tel_error(d, "read: expected RULE,BANK,OFFSET,"
 					   "LEN with LEN 1..%zu", sizeof(data));
 		}
 		q.bank = (uint32_t)bank;
@@ -531,11 +513,25 @@ tel_cgra_ctl(const char *cmd, const char *params, struct rte_tel_data *d)
 		rc = la_submit(r, &q, la_running);
 		pthread_mutex_unlock(&la_ctl_lock);
 		if (rc != 0)
-			return reply_error(d, "read: %s", q.err);
-		for (i = 0; i < n; i++)
-			snprintf(hex + 2 * i, 3, "%02x", data[i]);
+			return acis_tel_error(d, "read: %s", q.err);
+		/* Telemetry strings hold 127 characters: 32 bytes a line. */
+		a = rte_tel_data_alloc();
+		if (a == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+		for (i = 0; i < n; i++) {
+			snprintf(line + 2 * (i % 32), 3, "%02x", data[i]);
+			if ((i % 32 == 31 || i + 1 == n) &&
+			    rte_tel_data_add_array_string(a, line) != 0) {
+				rte_tel_data_free(a);
+				return acis_tel_error(d, "read: reply too long");
+			}
+		}
 		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_string(d, "hex", hex);
+		rte_tel_data_add_dict_u64(d, "bank", bank);
+		rte_tel_data_add_dict_u64(d, "offset", off);
+		rte_tel_data_add_dict_u64(d, "len", n);
+		rte_tel_data_add_dict_container(d, "hex", a, 0);
 		return 0;
 	} else if ((strcmp(f[0], "start") == 0 || strcmp(f[0], "stop") == 0) &&
 		   nf == 2) {
@@ -553,7 +549,7 @@ tel_cgra_ctl(const char *cmd, const char *params, struct rte_tel_data *d)
 		snprintf(why, sizeof(why), "%s", q.err);
 	} else {
 		pthread_mutex_unlock(&la_ctl_lock);
-		return reply_error(d, "unknown operation '%s' or wrong "
+		return acis_tel_error(d, "unknown operation '%s' or wrong "
 				   "arguments (load RULE FILE | mem RULE BANK "
 				   "OFFSET FILE | read RULE BANK OFFSET LEN | "
 				   "start RULE | stop RULE | passthrough RULE "
@@ -561,7 +557,7 @@ tel_cgra_ctl(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	pthread_mutex_unlock(&la_ctl_lock);
 	if (rc != 0)
-		return reply_error(d, "%s: %s", f[0], why);
+		return acis_tel_error(d, "%s: %s", f[0], why);
 	rule_dict(d, r);
 	return 0;
 }

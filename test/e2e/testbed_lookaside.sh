@@ -61,6 +61,13 @@ check "acisctl exits non-zero on the refusal" [ "$bad_rc" -eq 1 ]
 "$LA" prep gcn --dir "$DIR" --vpe 4 --seed 7 >/dev/null
 for b in 1 2 3 4; do ctl cgra mem gcn "$b" 0 "$DIR/bank$b.bin" >/dev/null; done
 ctl cgra load gcn "$EX/gcn_os.s" >/dev/null
+# The resident data reads back as written (two 256-byte windows).
+for off in 0 16128; do
+	want=$(od -An -tx1 -v -j "$off" -N 256 "$DIR/bank2.bin" | tr -d ' \n')
+	got=$(acis_ctl "$PREFIX" --raw cgra read gcn 2 "$off" 256 |
+		/usr/bin/python3 -c 'import json,sys; print("".join(json.load(sys.stdin)["/acis/cgra/ctl"]["hex"]))')
+	check "acisctl cgra read gcn 2 $off 256 gives the bytes written" [ "$got" = "$want" -a ${#want} -eq 512 ]
+done
 in0=$(la_counter gcn pkts_in) out0=$(la_counter gcn pkts_out) sk0=$(la_counter gcn tiles_skipped)
 run_check "GCN layer (OS) through the switch" h0 run gcn --to 10.77.0.1:48000 --vpe 4 --seed 7
 sent=$(grep -o '[0-9]* packets' <<<"$out" | grep -o '[0-9]*')
@@ -114,6 +121,21 @@ nr=$(acis_counter "$PREFIX" /acis/drops lookaside_not_ready)
 hx h0 "$LA" run gcn --to 10.77.0.1:48000 --timeout 300 >/dev/null 2>&1 || true
 check "a stopped handler drops its packets" \
 	[ "$(acis_counter "$PREFIX" /acis/drops lookaside_not_ready)" -gt "$nr" ]
+ctl cgra passthrough gcn on >/dev/null
+out=$(hx h0 /usr/bin/python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+ok = 0
+for i in range(20):
+    m = b"unchanged %d " % i * (i + 1)
+    s.sendto(m, ("10.77.0.1", 48000))
+    d, a = s.recvfrom(65535)
+    ok += d == m and a == ("10.77.0.1", 48000)
+print(ok)' 2>&1) || true
+check "passthrough on: 20 datagrams back unchanged ($out)" \
+	[ "$out" = 20 -a "$(la_counter gcn passthrough)" -ge 20 ]
+ctl cgra passthrough gcn off >/dev/null
 
 ctl cgra gcn >/dev/null 2>&1 && unknown_rc=0 || unknown_rc=1
 check "acisctl cgra refuses an unknown subcommand" [ "$unknown_rc" -eq 1 ]
