@@ -46,7 +46,6 @@
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
-#include <rte_ip.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -221,33 +220,6 @@ lcore_sections(char *buf, size_t len, unsigned int n, unsigned int nports)
 	return k;
 }
 
-/* Ethernet, IPv4 and UDP headers for a payload of ulen bytes. */
-static void
-udp_frame(uint8_t *f, const uint8_t *dmac, const uint8_t *smac, uint32_t sip,
-	  uint32_t dip, uint16_t sport, uint16_t dport, uint16_t ulen)
-{
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
-	uint16_t ip_len = (uint16_t)(20 + 8 + ulen);
-
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, smac, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = 0x45;
-	ip->total_length = rte_cpu_to_be_16(ip_len);
-	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_UDP;
-	ip->src_addr = sip;
-	ip->dst_addr = dip;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	*(uint16_t *)(f + 34) = rte_cpu_to_be_16(sport);
-	*(uint16_t *)(f + 36) = rte_cpu_to_be_16(dport);
-	*(uint16_t *)(f + 38) = rte_cpu_to_be_16((uint16_t)(8 + ulen));
-	*(uint16_t *)(f + 40) = 0; /* no checksum */
-}
-
 static struct rte_mempool *
 make_pool(const char *what, unsigned int n, unsigned int data_room)
 {
@@ -388,10 +360,10 @@ fwd_run(const struct fwd_opts *o)
 							   (uint16_t)o->frame);
 
 		memset(f, 0, o->frame);
-		udp_frame(f, ab ? mac_b : mac_a, ab ? mac_a : mac_b,
-			  ip4(ab ? "10.1.0.10" : "10.1.0.11"),
-			  ip4(ab ? "10.1.0.11" : "10.1.0.10"), 1024, 9,
-			  (uint16_t)(o->frame - OFF_ACIS));
+		acis_udp4_headers(f, ab ? mac_b : mac_a, ab ? mac_a : mac_b,
+				  ip4(ab ? "10.1.0.10" : "10.1.0.11"),
+				  ip4(ab ? "10.1.0.11" : "10.1.0.10"), 1024, 9,
+				  (uint16_t)(o->frame - OFF_ACIS));
 	}
 	if (rte_ring_enqueue_bulk(w[1], (void **)m, n, NULL) != n ||
 	    rte_ring_enqueue_bulk(w[0], (void **)(m + n), n, NULL) != n)
@@ -531,9 +503,9 @@ acis_frame(struct agg_run *a, unsigned int r, const struct acis_hdr *h,
 	f = (uint8_t *)rte_pktmbuf_append(m, len);
 	if (f == NULL)
 		die("frame of %u B does not fit an mbuf", len);
-	udp_frame(f, sw_mac, rank_mac(r), rank_ip(r), ip4(SW_IP_STR),
-		  (uint16_t)(40000 + r), ACIS_DEFAULT_UDP_PORT,
-		  (uint16_t)(ACIS_HDR_LEN + h->payload_len));
+	acis_udp4_headers(f, sw_mac, rank_mac(r), rank_ip(r), ip4(SW_IP_STR),
+			  (uint16_t)(40000 + r), ACIS_DEFAULT_UDP_PORT,
+			  (uint16_t)(ACIS_HDR_LEN + h->payload_len));
 	acis_hdr_encode(h, f + OFF_ACIS);
 	if (h->payload_len)
 		memcpy(f + OFF_PAYLOAD, payload, h->payload_len);

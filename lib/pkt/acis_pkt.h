@@ -64,14 +64,13 @@ extern "C" {
 	X(ACIS_BAD_OP, "acis_bad_op", "unknown op, or an op the datatype does not have") \
 	X(ACIS_BAD_LENGTH, "acis_bad_length", "payload length disagrees with the message") \
 	X(ACIS_BAD_CHUNK, "acis_bad_chunk", "chunk outside its message, or wrong size") \
-	X(ACIS_NO_JOB, "acis_no_job", "unknown job") \
 	X(ACIS_NO_COMM, "acis_no_comm", "unknown communicator (context id)") \
 	X(ACIS_NOT_MEMBER, "acis_not_member", "sender is not that rank of the communicator") \
 	X(ACIS_BAD_RANK, "acis_bad_rank", "rank or root outside the communicator, or the wrong sender for the collective") \
 	X(ACIS_MISMATCH, "acis_mismatch", "contribution disagrees with the others of its chunk") \
 	X(ACIS_DUPLICATE, "acis_duplicate", "contribution already counted (never added twice)") \
 	X(ACIS_BUSY, "acis_busy", "no free aggregation slot: refused with NACK BUSY, sender retries") \
-	X(ACIS_UNEXPECTED, "acis_unexpected", "message type a switch does not take (RESULT, ACK, NACK)") \
+	X(ACIS_UNEXPECTED, "acis_unexpected", "message type a switch does not take (RESULT, CTRL_ACK)") \
 	X(L2_SAME_PORT, "l2_same_port", "destination is on the ingress port") \
 	X(L2_UNKNOWN_DST, "l2_unknown_dst", "unknown unicast and flooding is off") \
 	X(L2_FLOOD_EMPTY, "l2_flood_empty", "flooding found no other port")   \
@@ -167,6 +166,19 @@ uint16_t acis_udp4_csum(const uint8_t *ip, const uint8_t *udp, uint32_t udp_len)
  * words, and a sum does not depend on their order.
  */
 void acis_pkt_swap(uint8_t *frame, uint16_t l3_off, uint16_t l4_off);
+
+/** Where acis_udp4_headers puts the payload. */
+#define ACIS_UDP4_PAYLOAD_OFF (ACIS_ETH_HLEN + ACIS_IPV4_MIN_HLEN + ACIS_UDP_HLEN)
+
+/**
+ * Write the headers of an untagged Ethernet / IPv4 (no options, DF, TTL
+ * 64, header checksum) / UDP (checksum 0: none) datagram of payload_len
+ * bytes; the payload goes at frame + ACIS_UDP4_PAYLOAD_OFF. Addresses in
+ * network order, ports in host order.
+ */
+void acis_udp4_headers(uint8_t *frame, const uint8_t dmac[6],
+		       const uint8_t smac[6], uint32_t sip, uint32_t dip,
+		       uint16_t sport, uint16_t dport, uint32_t payload_len);
 
 /**
  * Finish a UDP/IPv4 datagram whose payload (at pi->payload_off) now holds

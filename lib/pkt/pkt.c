@@ -100,6 +100,35 @@ acis_pkt_swap(uint8_t *f, uint16_t l3_off, uint16_t l4_off)
 		swap_bytes(f + l4_off, f + l4_off + 2, 2);
 }
 
+void
+acis_udp4_headers(uint8_t *f, const uint8_t dmac[6], const uint8_t smac[6],
+		  uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
+		  uint32_t payload_len)
+{
+	uint8_t *ip = f + ACIS_ETH_HLEN;
+	uint8_t *udp = ip + ACIS_IPV4_MIN_HLEN;
+
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, smac, 6);
+	wr16(f + 12, ACIS_ETHERTYPE_IPV4);
+	ip[0] = 0x45;
+	ip[1] = 0;
+	wr16(ip + 2, (uint16_t)(ACIS_IPV4_MIN_HLEN + ACIS_UDP_HLEN +
+				payload_len));
+	wr16(ip + 4, 0);
+	wr16(ip + 6, 0x4000); /* DF */
+	ip[8] = 64;
+	ip[9] = ACIS_IPPROTO_UDP;
+	wr16(ip + 10, 0);
+	memcpy(ip + 12, &sip, 4);
+	memcpy(ip + 16, &dip, 4);
+	wr16(ip + 10, acis_csum(ip, ACIS_IPV4_MIN_HLEN));
+	wr16(udp, sport);
+	wr16(udp + 2, dport);
+	wr16(udp + 4, (uint16_t)(ACIS_UDP_HLEN + payload_len));
+	wr16(udp + 6, 0);
+}
+
 uint32_t
 acis_udp4_finish(uint8_t *f, const struct acis_pkt_info *pi,
 		 uint32_t payload_len, int swap, const uint8_t *src_mac)

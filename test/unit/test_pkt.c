@@ -1479,6 +1479,27 @@ test_classify_la_dst_ip_selects_passing_udp_to_that_host(void **state)
 }
 
 static void
+test_udp4_headers_build_a_datagram_the_classifier_takes(void **state)
+{
+	uint32_t sip = HOST_IP, dip = SW_IP;
+	uint8_t *ip = f + ACIS_ETH_HLEN;
+
+	(void)state;
+	memset(f, 0xee, 200);
+	acis_udp4_headers(f, SW_MAC, HOST_MAC, sip, dip, 5555, ACIS_PORT, 7);
+	memcpy(f + ACIS_UDP4_PAYLOAD_OFF, "payload", 7);
+	assert_int_equal(classify(ACIS_UDP4_PAYLOAD_OFF + 7), ACIS_CLASS_ACIS);
+	assert_int_equal(pi.payload_off, ACIS_UDP4_PAYLOAD_OFF);
+	assert_int_equal(pi.payload_len, 7);
+	assert_int_equal(pi.sport, 5555);
+	assert_int_equal(pi.src_ip, HOST_IP);
+	assert_int_equal(ref_sum(ip, 20, 0), 0xffff);
+	assert_int_equal(ip[8], 64);
+	assert_int_equal(rd16(ip + 6), 0x4000);
+	assert_int_equal(rd16(ip + 26), 0); /* no UDP checksum */
+}
+
+static void
 test_udp4_finish_returns_to_sender_with_valid_checksums(void **state)
 {
 	uint32_t len, l3 = L3(1), ihl = 24, n;
@@ -1531,6 +1552,7 @@ main(void)
 		T(test_classify_la_port_to_the_switch_is_lookaside),
 		T(test_classify_la_port_passing_through_is_lookaside_and_checked),
 		T(test_udp4_finish_returns_to_sender_with_valid_checksums),
+		T(test_udp4_headers_build_a_datagram_the_classifier_takes),
 		T(test_classify_la_dst_ip_selects_passing_udp_to_that_host),
 		T(test_classify_forwards_udp_to_another_host),
 		T(test_classify_forwards_acis_port_udp_to_another_host),

@@ -28,7 +28,6 @@
  */
 #include <arpa/inet.h>
 
-#include <rte_ip.h>
 
 #include "../switch.h"
 #include "acis_reduce.h"
@@ -65,36 +64,19 @@ emit(struct cctx *x, const struct acis_endpoint *ep, const struct acis_hdr *h,
      const void *src, uint16_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(g_sw.pool);
-	uint16_t ip_len = (uint16_t)(20 + 8 + ACIS_HDR_LEN + len);
-	struct rte_ipv4_hdr *ip;
 	uint8_t *f, *u;
 
 	if (unlikely(m == NULL)) {
 		x->st->nombuf++;
 		return NULL;
 	}
-	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + ip_len));
-	memcpy(f, ep->mac, 6);
-	memcpy(f + 6, g_sw.ccfg.mac, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	ip = (struct rte_ipv4_hdr *)(f + 14);
-	ip->version_ihl = 0x45;
-	ip->type_of_service = 0;
-	ip->total_length = htons(ip_len);
-	ip->packet_id = 0;
-	ip->fragment_offset = htons(RTE_IPV4_HDR_DF_FLAG);
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_UDP;
-	ip->hdr_checksum = 0;
-	ip->src_addr = g_sw.ccfg.ip;
-	ip->dst_addr = ep->ip;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	u = f + 34;
-	*(uint16_t *)u = htons(g_sw.ccfg.udp_port);
-	*(uint16_t *)(u + 2) = ep->udp_port;
-	*(uint16_t *)(u + 4) = htons((uint16_t)(ip_len - 20));
-	*(uint16_t *)(u + 6) = 0; /* no UDP checksum (IPv4 allows it) */
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(ACIS_UDP4_PAYLOAD_OFF +
+							ACIS_HDR_LEN + len));
+	/* no UDP checksum (IPv4 allows it) */
+	acis_udp4_headers(f, ep->mac, g_sw.ccfg.mac, g_sw.ccfg.ip, ep->ip,
+			  g_sw.ccfg.udp_port, ntohs(ep->udp_port),
+			  ACIS_HDR_LEN + len);
+	u = f + ACIS_UDP4_PAYLOAD_OFF - ACIS_UDP_HLEN;
 	acis_hdr_encode(h, u + 8);
 	if (src != NULL && len != 0)
 		memcpy(u + 8 + ACIS_HDR_LEN, src, len);
