@@ -71,7 +71,7 @@ ra=0 rb=0
 wait $ja || ra=1
 wait $jb || rb=1
 check "two jobs at once: $(tail -n 1 "$DIR/a/rank0.log") / $(tail -n 1 "$DIR/b/rank0.log")" \
-	[ $ra -eq 0 ] && [ $rb -eq 0 ]
+	test "$ra$rb" = 00
 
 # A communicator made through management, used by world ranks 0 and 2.
 rm -f "$DIR/attach"
