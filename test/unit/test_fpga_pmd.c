@@ -6,6 +6,7 @@
  * on the RX side; checksums are checked with DPDK's own functions and
  * CGRA results with plain C built like the CGRA library.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,21 +42,36 @@ static char tmpdir[] = "/tmp/acis-fpga-test-XXXXXX";
 
 /* ---- helpers ---- */
 
-/* Capture what the EAL logs while a device is made, to check messages. */
+/* Capture what the EAL logs, while a device is made or a burst is sent,
+ * to check messages. */
 static char logbuf[8192];
+static FILE *logmem;
+
+static void
+log_capture(void)
+{
+	memset(logbuf, 0, sizeof(logbuf));
+	logmem = fmemopen(logbuf, sizeof(logbuf) - 1, "w");
+	assert_non_null(logmem);
+	rte_openlog_stream(logmem);
+}
+
+static void
+log_release(void)
+{
+	rte_openlog_stream(NULL);
+	fclose(logmem);
+	logmem = NULL;
+}
 
 static int
 make_dev(const char *name, const char *args)
 {
-	FILE *mem = fmemopen(logbuf, sizeof(logbuf) - 1, "w");
 	int rc;
 
-	memset(logbuf, 0, sizeof(logbuf));
-	assert_non_null(mem);
-	rte_openlog_stream(mem);
+	log_capture();
 	rc = rte_vdev_init(name, args);
-	rte_openlog_stream(NULL);
-	fclose(mem);
+	log_release();
 	return rc;
 }
 
@@ -209,7 +225,7 @@ test_loopback_returns_frames_unchanged_in_order_after_the_latency(void **state)
 				   "latency_ns=20000000", 1, 1, 0);
 	struct rte_mbuf *tx[BURST], *rx[BURST];
 	uint8_t f[BURST][256], pl[64];
-	unsigned int len[BURST], i;
+	unsigned int len[BURST], i, n;
 	uint64_t t0, dt;
 
 	(void)state;
@@ -220,11 +236,13 @@ test_loopback_returns_frames_unchanged_in_order_after_the_latency(void **state)
 	}
 	t0 = rte_get_tsc_cycles();
 	assert_int_equal(rte_eth_tx_burst(port, 0, tx, BURST), BURST);
-	/* nothing before its time (unless this thread slept 20 ms) */
-	if (rte_eth_rx_burst(port, 0, rx, BURST) != 0)
+	/* nothing before its time (unless this thread slept 20 ms); what
+	 * came then may be part of the burst only */
+	n = rte_eth_rx_burst(port, 0, rx, BURST);
+	if (n != 0)
 		assert_true(rte_get_tsc_cycles() - t0 >= rte_get_tsc_hz() / 50);
-	else
-		assert_int_equal(recv_n(port, 0, rx, BURST, 2000), BURST);
+	n += recv_n(port, 0, rx + n, BURST - n, 2000);
+	assert_int_equal(n, BURST);
 	dt = rte_get_tsc_cycles() - t0;
 	assert_true(dt >= rte_get_tsc_hz() / 50);   /* >= 20 ms */
 	for (i = 0; i < BURST; i++) {
@@ -279,6 +297,142 @@ test_the_link_rate_paces_returning_frames(void **state)
 	for (i = 0; i < 100; i++)
 		rte_pktmbuf_free(rx[i]);
 	stop_port("net_acis_fpga_rate", port);
+}
+
+/* ns in TSC ticks, rounded down */
+static uint64_t
+ns_ticks(uint64_t ns)
+{
+	return (uint64_t)((unsigned __int128)ns * rte_get_tsc_hz() /
+			  1000000000u);
+}
+
+/*
+ * Send the n frames in one burst and receive them, checking that frame k
+ * is back when the model of doc/fpga.md (Timing) says: back_ns[k] after
+ * the burst was sent. The driver reads the clock once for the burst,
+ * between t0 and t1 around rte_eth_tx_burst, and a poll hands out the
+ * frames whose time its own clock reading has reached. A frame returned
+ * by a poll that ended at ta, when the poll before it had begun at tb,
+ * was therefore ready in (tb, ta]; the model puts it in [t0 + back,
+ * t1 + back]. The two must meet: ta >= t0 + back (not early) and
+ * tb < t1 + back (not late). A poller that is descheduled only widens
+ * (tb, ta], so this holds on a loaded machine, and it is as sharp as the
+ * poll loop while it runs. The model rounds to TSC ticks per frame (the
+ * link keeps the fraction; proc_ns and cycles do not): frame k is given
+ * k + 2 ticks either way.
+ */
+static void
+assert_back_when_modelled(uint16_t port, struct rte_mbuf **tx, unsigned int n,
+			  const uint64_t *back_ns, struct rte_mbuf **rx)
+{
+	uint64_t t0, t1, tb, ta, prev = 0, back, end;
+	double tick_ns = 1e9 / (double)rte_get_tsc_hz();
+	unsigned int got = 0, k, r;
+
+	t0 = rte_get_tsc_cycles();
+	assert_int_equal(rte_eth_tx_burst(port, 0, tx, (uint16_t)n), n);
+	t1 = rte_get_tsc_cycles();
+	end = t1 + ns_ticks(back_ns[n - 1]) + rte_get_tsc_hz();
+	while (got < n) {
+		tb = rte_get_tsc_cycles();
+		r = rte_eth_rx_burst(port, 0, rx + got, (uint16_t)(n - got));
+		ta = rte_get_tsc_cycles();
+		for (k = got; k < got + r; k++) {
+			back = ns_ticks(back_ns[k]);
+			if (ta + k + 2 < t0 + back)
+				fail_msg("frame %u back %.0f ns after it was "
+					 "sent, the model says %" PRIu64, k,
+					 (double)(ta - t0) * tick_ns,
+					 back_ns[k]);
+			if (prev >= t1 + back + k + 2)
+				fail_msg("frame %u still not back %.0f ns "
+					 "after it was sent, the model says %"
+					 PRIu64, k,
+					 (double)(prev - t1) * tick_ns,
+					 back_ns[k]);
+		}
+		got += r;
+		prev = tb;
+		if (got < n && ta > end)
+			fail_msg("%u of %u frames back a second after the "
+				 "model's time", got, n);
+	}
+}
+
+static void
+test_overhead_is_on_the_wire_with_every_frame(void **state)
+{
+	/* 10 Mb/s: a byte takes 800 ns, and a frame 24 B more than its
+	 * length (the 100 GbE line model's FCS, preamble and gap) */
+	static const unsigned int pl[] = {18, 58, 0, 958, 158, 1458};
+	enum { N = RTE_DIM(pl), OVERHEAD = 24, BYTE_NS = 800 };
+	uint16_t port = start_port("net_acis_fpga_ovh",
+				   "rate_gbps=0.01,overhead=24,latency_ns=0",
+				   1, 1, 0);
+	struct rte_mbuf *tx[N], *rx[N];
+	uint64_t back[N], busy = 0, wait = 0;
+	uint8_t f[1600], p[1500];
+	unsigned int len[N], k;
+
+	(void)state;
+	memset(p, 0x3c, sizeof(p));
+	for (k = 0; k < N; k++) {
+		len[k] = udp_frame(f, p, pl[k]);
+		tx[k] = mbuf_of(f, len[k]);
+		/* one burst: frame k waits for the link until the frames
+		 * before it are through, and is back when it is through */
+		wait += busy;
+		busy += (uint64_t)(len[k] + OVERHEAD) * BYTE_NS;
+		back[k] = busy;
+	}
+	/* 60, 100, 42, 1000, 200 and 1500 B */
+	assert_int_equal(busy, (uint64_t)(2902 + N * OVERHEAD) * BYTE_NS);
+	assert_back_when_modelled(port, tx, N, back, rx);
+	for (k = 0; k < N; k++) {
+		assert_int_equal(rx[k]->pkt_len, len[k]);
+		rte_pktmbuf_free(rx[k]);
+	}
+	/* the counters are in ns, from the link's ticks: each tick may
+	 * lose under a ns */
+	assert_in_range(xstat(port, "fpga_link_busy_ns"), busy - 1, busy);
+	assert_in_range(xstat(port, "fpga_link_wait_ns"), wait - N, wait);
+	assert_int_equal(xstat(port, "fpga_bytes_in"), 2902);
+	stop_port("net_acis_fpga_ovh", port);
+}
+
+static void
+test_proc_ns_is_spent_on_each_frame_in_turn(void **state)
+{
+	/* 8 Gb/s: a byte takes 1 ns. 100 B frames are on the link for
+	 * 100 ns, processed for 2 ms one after the other, back 1 ms later */
+	enum { N = 5, LEN = 100, PROC_NS = 2000000, LAT_NS = 1000000 };
+	uint16_t port = start_port("net_acis_fpga_proc",
+				   "rate_gbps=8,proc_ns=2000000,"
+				   "latency_ns=1000000", 1, 1, 0);
+	struct rte_mbuf *tx[N], *rx[N];
+	uint64_t back[N];
+	uint8_t f[256], p[LEN - 42];
+	unsigned int k;
+
+	(void)state;
+	memset(p, 0x5a, sizeof(p));
+	assert_int_equal(udp_frame(f, p, sizeof(p)), LEN);
+	for (k = 0; k < N; k++) {
+		tx[k] = mbuf_of(f, LEN);
+		/* the first starts when it is off the link, the others
+		 * when the one before is processed */
+		back[k] = LEN + (uint64_t)(k + 1) * PROC_NS + LAT_NS;
+	}
+	assert_back_when_modelled(port, tx, N, back, rx);
+	for (k = 0; k < N; k++)
+		rte_pktmbuf_free(rx[k]);
+	/* processing is not link time: the link was busy 5 x 100 ns, and
+	 * the frames waited 0 + 100 + ... + 400 ns for it */
+	assert_in_range(xstat(port, "fpga_link_busy_ns"), N * LEN - 1,
+			N * LEN);
+	assert_in_range(xstat(port, "fpga_link_wait_ns"), 1000 - N, 1000);
+	stop_port("net_acis_fpga_proc", port);
 }
 
 static void
@@ -519,6 +673,112 @@ test_cgra_faults_and_non_udp_frames_are_dropped_and_counted(void **state)
 	stop_port("net_acis_fpga_fault", port);
 }
 
+/* A handler of 2000 cycles that streams nothing out: 1 + 999 x 2 + 1 under
+ * the cost model (doc/cgra-isa.md §8), all of them scalar. */
+static const char count_down[] = "\taddi x1, x0, 999\n"
+				 "loop:\n"
+				 "\taddi x1, x1, -1\n"
+				 "\tbne x1, x0, loop\n"
+				 "\twfi\n";
+enum { COUNT_DOWN_CYCLES = 2000 };
+
+/* N frames of 100 B through count_down at cgra_mhz, proc_ns on top: each
+ * frame is processed for proc_ns + 2000 cycles / cgra_mhz, one after the
+ * other, once off the 8 Gb/s link (100 ns). */
+static void
+cgra_timed(const char *name, unsigned int mhz, unsigned int proc_ns)
+{
+	enum { N = 4, LEN = 100 };
+	uint64_t each = proc_ns + (uint64_t)COUNT_DOWN_CYCLES * 1000 / mhz;
+	struct rte_mbuf *tx[N], *rx[N];
+	uint64_t back[N];
+	uint8_t f[256], p[LEN - 42];
+	char args[1024];
+	unsigned int k;
+	uint16_t port;
+
+	snprintf(args, sizeof(args), "mode=cgra,vpes=1,bank_size=4096,"
+		 "rate_gbps=8,latency_ns=0,cgra_mhz=%u,proc_ns=%u,program=%s",
+		 mhz, proc_ns, write_tmp("count_down.s", count_down,
+					 sizeof(count_down) - 1));
+	port = start_port(name, args, 1, 1, 0);
+	memset(p, 7, sizeof(p));
+	assert_int_equal(udp_frame(f, p, sizeof(p)), LEN);
+	for (k = 0; k < N; k++) {
+		tx[k] = mbuf_of(f, LEN);
+		back[k] = LEN + (k + 1) * each;
+	}
+	assert_back_when_modelled(port, tx, N, back, rx);
+	for (k = 0; k < N; k++) {
+		assert_int_equal(rx[k]->pkt_len, 42);   /* nothing out */
+		assert_checksums_valid(rx[k]);
+		rte_pktmbuf_free(rx[k]);
+	}
+	assert_int_equal(xstat(port, "fpga_cgra_runs"), N);
+	assert_int_equal(xstat(port, "fpga_cgra_cycles"),
+			 N * COUNT_DOWN_CYCLES);
+	assert_int_equal(xstat(port, "fpga_cgra_instructions"),
+			 N * COUNT_DOWN_CYCLES);
+	assert_int_equal(xstat(port, "fpga_cgra_faults"), 0);
+	stop_port(name, port);
+}
+
+static void
+test_cgra_mhz_is_the_clock_of_the_handlers_cycles(void **state)
+{
+	(void)state;
+	/* 2000 cycles: 2 ms at 1 MHz, a quarter of that at 4 MHz */
+	cgra_timed("net_acis_fpga_mhz1", 1, 0);
+	cgra_timed("net_acis_fpga_mhz4", 4, 0);
+	/* and proc_ns is added to them */
+	cgra_timed("net_acis_fpga_mhz4p", 4, 250000);
+}
+
+static void
+test_a_handler_over_its_budget_is_stopped_and_its_frame_dropped(void **state)
+{
+	static const char spin[] = "\taddi x1, x0, 1\n"
+				   "spin:\n"
+				   "\tbne x1, x0, spin\n"
+				   "\twfi\n";
+	enum { N = 4 };
+	unsigned int avail = rte_mempool_avail_count(pool), k, len;
+	struct rte_mbuf *m[N], *rx[N];
+	uint8_t f[128];
+	char args[512];
+	uint16_t port;
+
+	(void)state;
+	snprintf(args, sizeof(args), "mode=cgra,vpes=1,bank_size=4096,"
+		 "latency_ns=0,budget=16,program=%s",
+		 write_tmp("spin.s", spin, sizeof(spin) - 1));
+	port = start_port("net_acis_fpga_budget", args, 1, 1, 0);
+	len = udp_frame(f, "spin", 4);
+	for (k = 0; k < N; k++)
+		m[k] = mbuf_of(f, len);
+	/* taken, run, stopped after 16 instructions (the addi and 15
+	 * times the bne), dropped; the first fault is logged */
+	log_capture();
+	k = rte_eth_tx_burst(port, 0, m, N);
+	log_release();
+	assert_int_equal(k, N);
+	if (strstr(logbuf, "CGRA handler fault: instruction budget exceeded: "
+		   "instruction 1 (bne): instruction budget of 16 "
+		   "exhausted") == NULL)
+		fail_msg("the budget's fault is not logged:\n%s", logbuf);
+	assert_int_equal(recv_n(port, 0, rx, N, 50), 0);
+	assert_int_equal(xstat(port, "fpga_cgra_runs"), N);
+	assert_int_equal(xstat(port, "fpga_cgra_faults"), N);
+	assert_int_equal(xstat(port, "fpga_cgra_instructions"), N * 16);
+	assert_int_equal(xstat(port, "fpga_frames_in"), N);
+	assert_int_equal(xstat(port, "fpga_frames_out"), 0);
+	assert_int_equal(xstat(port, "fpga_in_flight"), 0);
+	/* the dropped frames' mbufs are back in the pool */
+	assert_int_equal(rte_mempool_avail_count(pool), avail);
+	stop_port("net_acis_fpga_budget", port);
+	assert_int_equal(rte_mempool_avail_count(pool), avail);
+}
+
 /* ---- link ---- */
 
 static int lsc_events;
@@ -705,6 +965,108 @@ test_bad_devargs_are_refused_naming_the_key(void **state)
 	refused(args, "memory (offset): expected an integer");
 }
 
+static void
+accepted(const char *args)
+{
+	if (make_dev("net_acis_fpga_ok", args) != 0)
+		fail_msg("'%s' was refused:\n%s", args, logbuf);
+	assert_int_equal(rte_vdev_uninit("net_acis_fpga_ok"), 0);
+}
+
+static void
+test_timing_and_cgra_devargs_out_of_range_are_refused(void **state)
+{
+	char args[512];
+
+	(void)state;
+	refused("proc_ns=-1",
+		"proc_ns: expected an integer 0..1000000000, found '-1'");
+	refused("proc_ns=1000000001",
+		"proc_ns: expected an integer 0..1000000000, found "
+		"'1000000001'");
+	refused("proc_ns=2us",
+		"proc_ns: expected an integer 0..1000000000, found '2us'");
+	refused("overhead=2000",
+		"overhead: expected an integer 0..1024, found '2000'");
+	refused("overhead=-24",
+		"overhead: expected an integer 0..1024, found '-24'");
+	refused("cgra_mhz=0",
+		"cgra_mhz: expected an integer 1..100000, found '0'");
+	refused("cgra_mhz=100001",
+		"cgra_mhz: expected an integer 1..100000, found '100001'");
+	refused("mode=cgra,banks=32,program=x.s",
+		"banks: expected an integer 1..31, found '32'");
+	refused("mode=cgra,banks=0,program=x.s",
+		"banks: expected an integer 1..31, found '0'");
+	refused("mode=cgra,budget=0,program=x.s",
+		"budget: expected an integer 1..1099511627776, found '0'");
+	refused("mode=cgra,budget=1099511627777,program=x.s",
+		"budget: expected an integer 1..1099511627776, found "
+		"'1099511627777'");
+	refused("proc_ns=5,proc_ns=6", "proc_ns: given twice");
+	/* banks and budget are the CGRA's; cgra_mhz is taken in any mode */
+	refused("banks=2", "are for mode=cgra (mode is loopback)");
+	refused("mode=swap,budget=16", "are for mode=cgra (mode is swap)");
+	/* the ends of each range are in it */
+	accepted("proc_ns=0,overhead=0,cgra_mhz=1");
+	accepted("proc_ns=1000000000,overhead=1024,cgra_mhz=100000");
+	accepted("mode=swap,cgra_mhz=250");
+	snprintf(args, sizeof(args), "mode=cgra,vpes=1,banks=31,bank_size=4,"
+		 "budget=1099511627776,program=%s/passthrough.s",
+		 ACIS_EXAMPLES_DIR);
+	accepted(args);
+	snprintf(args, sizeof(args), "mode=cgra,banks=1,budget=1,"
+		 "program=%s/passthrough.s", ACIS_EXAMPLES_DIR);
+	accepted(args);
+}
+
+static void
+test_banks_is_the_number_of_data_banks_of_the_machine(void **state)
+{
+	static const char data[64] = "bank one";
+	struct rte_mbuf *m, *rx[1];
+	char args[1024], says[1024], *w;
+	uint8_t f[128];
+	unsigned int len;
+	uint16_t port;
+
+	(void)state;
+	w = write_tmp("bank.bin", data, sizeof(data));
+	/* one VPE with its one bank: a machine, data in bank 1 */
+	snprintf(args, sizeof(args), "mode=cgra,vpes=1,banks=1,"
+		 "bank_size=4096,latency_ns=0,program=%s/passthrough.s,"
+		 "memory=1:0:%s", ACIS_EXAMPLES_DIR, w);
+	port = start_port("net_acis_fpga_bank1", args, 1, 1, 0);
+	len = udp_frame(f, "through", 7);
+	m = mbuf_of(f, len);
+	assert_int_equal(rte_eth_tx_burst(port, 0, &m, 1), 1);
+	assert_int_equal(recv_n(port, 0, rx, 1, 1000), 1);
+	assert_int_equal(rx[0]->pkt_len, len);
+	assert_memory_equal(rte_pktmbuf_mtod_offset(rx[0], void *, 42),
+			    "through", 7);
+	rte_pktmbuf_free(rx[0]);
+	assert_int_equal(xstat(port, "fpga_cgra_runs"), 1);
+	stop_port("net_acis_fpga_bank1", port);
+	/* it has no bank 2 */
+	snprintf(args, sizeof(args), "mode=cgra,vpes=1,banks=1,"
+		 "bank_size=4096,program=%s/passthrough.s,memory=2:0:%s",
+		 ACIS_EXAMPLES_DIR, w);
+	snprintf(says, sizeof(says), "memory: '%s' (64 bytes) does not fit "
+		 "bank 2 at offset 0 (the machine has data banks 1..1 of 4096 "
+		 "bytes)", w);
+	refused(args, says);
+	/* with banks=2 it has, though one VPE would have one */
+	snprintf(args, sizeof(args), "mode=cgra,vpes=1,banks=2,"
+		 "bank_size=4096,program=%s/passthrough.s,memory=2:0:%s",
+		 ACIS_EXAMPLES_DIR, w);
+	accepted(args);
+	/* two VPEs each on their own bank need two: the loader says so */
+	snprintf(args, sizeof(args), "mode=cgra,vpes=2,banks=1,"
+		 "bank_size=4096,program=%s/dot.s", ACIS_EXAMPLES_DIR);
+	refused(args, "own-bank access needs 2 data banks (one per VPE), "
+		"the machine has 1");
+}
+
 static int
 setup_all(void **state)
 {
@@ -744,6 +1106,8 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loopback_returns_frames_unchanged_in_order_after_the_latency),
 		cmocka_unit_test(test_the_link_rate_paces_returning_frames),
+		cmocka_unit_test(test_overhead_is_on_the_wire_with_every_frame),
+		cmocka_unit_test(test_proc_ns_is_spent_on_each_frame_in_turn),
 		cmocka_unit_test(test_a_full_in_flight_queue_refuses_and_counts),
 		cmocka_unit_test(test_two_tx_queues_return_on_one_rx_queue),
 		cmocka_unit_test(test_swap_sends_frames_back_to_their_sender_with_valid_checksums),
@@ -751,10 +1115,14 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_cgra_runs_axpy_on_the_udp_payload),
 		cmocka_unit_test(test_cgra_shrinking_output_rebuilds_lengths),
 		cmocka_unit_test(test_cgra_faults_and_non_udp_frames_are_dropped_and_counted),
+		cmocka_unit_test(test_cgra_mhz_is_the_clock_of_the_handlers_cycles),
+		cmocka_unit_test(test_a_handler_over_its_budget_is_stopped_and_its_frame_dropped),
 		cmocka_unit_test(test_a_stopped_link_refuses_frames_and_loses_those_in_flight),
 		cmocka_unit_test(test_link_down_in_devargs_starts_the_port_down),
 		cmocka_unit_test(test_stats_and_xstats_agree_and_reset),
 		cmocka_unit_test(test_bad_devargs_are_refused_naming_the_key),
+		cmocka_unit_test(test_timing_and_cgra_devargs_out_of_range_are_refused),
+		cmocka_unit_test(test_banks_is_the_number_of_data_banks_of_the_machine),
 	};
 	int rc;
 
