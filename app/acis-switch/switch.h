@@ -79,6 +79,9 @@ enum {
 };
 /* Nodes that transmit: edge ACIS_NEXT_TX_BASE + port index. */
 #define ACIS_NEXT_TX_BASE 1
+/* The parse stage sends passing frames it forwards itself (known unicast
+ * destination) to edge ACIS_PARSE_TX_BASE + port index. */
+#define ACIS_PARSE_TX_BASE (ACIS_NEXT_HANDOFF + 1)
 
 /* Counters of one lcore; written only by that lcore. */
 struct acis_lcore_stats {
@@ -191,14 +194,65 @@ acis_now_sec(void)
 	return (uint32_t)((rte_rdtsc() - g_sw.start_tsc) / g_sw.tsc_hz);
 }
 
-/* Learn a frame's source; shared by the l2 and local stages. */
-static inline void
+/* Learn a frame's source; shared by the l2 and local stages. 1 when the
+ * table changed (a new station, or one that moved). */
+static inline int
 acis_learn(struct acis_lcore_ctx *lc, const uint8_t *src, uint16_t port,
 	   uint32_t now)
 {
 	if (g_sw.pl->learning && !(g_sw.l2_excluded & (1u << port)) &&
-	    acis_l2_learn(g_sw.l2, src, port, now) > 0)
+	    acis_l2_learn(g_sw.l2, src, port, now) > 0) {
 		lc->stats.learned++;
+		return 1;
+	}
+	return 0;
+}
+
+/* The L2 decision of one burst. Frames of a burst mostly belong to few
+ * conversations: the last source learned and the last destination looked
+ * up are remembered, so a run of frames between the same stations costs
+ * one table visit each way. Learning something new forgets the
+ * destination, which may have been that very station. */
+struct acis_l2_memo {
+	uint64_t src, dst;
+	uint32_t now;
+	uint16_t in;
+	int out;
+};
+
+#define ACIS_L2_FLOOD (-2)
+
+static inline void
+acis_l2_memo_init(struct acis_l2_memo *c)
+{
+	c->src = c->dst = UINT64_MAX;
+	c->in = UINT16_MAX;
+	c->out = -1;
+	c->now = acis_now_sec();
+}
+
+/* Learn the frame's source, then: its destination's port, -1 when
+ * unknown, ACIS_L2_FLOOD for broadcast and multicast. */
+static inline int
+acis_l2_decide(struct acis_lcore_ctx *lc, struct acis_l2_memo *c,
+	       const uint8_t *eth, uint16_t in)
+{
+	uint64_t k = acis_mac48(eth + 6);
+
+	if (k != c->src || in != c->in) {
+		if (acis_learn(lc, eth + 6, in, c->now))
+			c->dst = UINT64_MAX;
+		c->src = k;
+		c->in = in;
+	}
+	if (unlikely(eth[0] & 1))
+		return ACIS_L2_FLOOD;
+	k = acis_mac48(eth);
+	if (k != c->dst) {
+		c->out = acis_l2_lookup(g_sw.l2, eth, c->now);
+		c->dst = k;
+	}
+	return c->out;
 }
 
 /* Mark a packet dropped for a reason; it then goes to ACIS_NEXT_DROP. */

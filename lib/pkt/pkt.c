@@ -288,8 +288,8 @@ classify_local_ipv4(const struct acis_classify_cfg *cfg, const uint8_t *f,
 }
 
 enum acis_class
-acis_pkt_classify(const struct acis_classify_cfg *cfg, const uint8_t *f,
-		  uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+acis_pkt_classify_full(const struct acis_classify_cfg *cfg, const uint8_t *f,
+		       uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
 {
 	uint32_t off = ACIS_ETH_HLEN;
 	uint16_t et;

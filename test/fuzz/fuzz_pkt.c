@@ -17,7 +17,10 @@
  *  - ARP frames hold the whole 28-byte ARP body, ICMP ones an 8-byte
  *    ICMP header, ACiS ones a UDP header right before the payload and
  *    the switch's UDP port as destination;
- *  - the name and description of every reason are non-NULL.
+ *  - the name and description of every reason are non-NULL;
+ *  - the inline fast path (acis_pkt_classify) and the full classifier
+ *    give the same class, reason and parse result, with and without
+ *    look-aside ports and hosts configured.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +35,32 @@
 #define FUZZ_MAX_FRAME (9600 + ACIS_ETH_HLEN + 2 * ACIS_VLAN_HLEN)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int
+same_info(const struct acis_pkt_info *a, const struct acis_pkt_info *b)
+{
+	return a->ethertype == b->ethertype && a->vlan_tci == b->vlan_tci &&
+	       a->has_vlan == b->has_vlan && a->ip_proto == b->ip_proto &&
+	       a->l3_off == b->l3_off && a->l4_off == b->l4_off &&
+	       a->payload_off == b->payload_off &&
+	       a->payload_len == b->payload_len && a->src_ip == b->src_ip &&
+	       a->dst_ip == b->dst_ip && a->sport == b->sport &&
+	       a->dport == b->dport;
+}
+
+/* Both classifiers on one frame under one configuration. */
+static void
+check_same(const struct acis_classify_cfg *c, const uint8_t *data,
+	   uint32_t len)
+{
+	struct acis_pkt_info a, b;
+	uint8_t ra = 0xff, rb = 0xee;
+
+	FUZZ_CHECK(acis_pkt_classify(c, data, len, &a, &ra) ==
+		   acis_pkt_classify_full(c, data, len, &b, &rb));
+	FUZZ_CHECK(ra == rb);
+	FUZZ_CHECK(same_info(&a, &b));
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -54,6 +83,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.max_frame = FUZZ_MAX_FRAME;
 
 	cls = acis_pkt_classify(&c, data, len, &pi, &reason);
+	check_same(&c, data, len);
+	{
+		struct acis_classify_cfg la = c;
+
+		la.la_ports[la.n_la_ports++] = 9000;
+		check_same(&la, data, len);
+		la.n_la_ports = 0;
+		la.la_ips[la.n_la_ips++] = c.ip ^ 0x01000000u;
+		check_same(&la, data, len);
+	}
 
 	FUZZ_CHECK(reason < ACIS_DROP_MAX);
 	FUZZ_CHECK((unsigned int)cls < ACIS_CLASS_MAX);

@@ -137,6 +137,45 @@ test_destination_on_ingress_port_is_filtered(void **state)
 	stop_switch();
 }
 
+/* Known unicast is forwarded by the parse stage itself; once a frame of
+ * a burst needs the L2 stage (here an unknown destination, flooded), the
+ * rest of the burst follows it there, so port 2 sends the four frames in
+ * the order they came. Every frame counts at the L2 stage either way. */
+static void
+test_burst_keeps_order_across_direct_and_flooded_frames(void **state)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(11), c = tf_host(12);
+	uint8_t f[4][128];
+	unsigned int l[4], i;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	l[0] = tf_udp(f[0], &a, &c, 1, 2, "c", 1, -1); /* learn c on port 2 */
+	inject(2, f[0], l[0]);
+	run();
+	for (i = 0; i < NPORTS; i++)
+		if (i != 2)
+			expect_frame(i, f[0], l[0]); /* a was unknown */
+	l[0] = tf_udp(f[0], &c, &a, 2, 1, "1", 1, -1);
+	l[1] = tf_udp(f[1], &b, &a, 2, 1, "2", 1, -1); /* b unknown */
+	l[2] = tf_udp(f[2], &c, &a, 2, 1, "3", 1, -1);
+	l[3] = tf_udp(f[3], &c, &a, 2, 1, "4", 1, -1);
+	for (i = 0; i < 4; i++)
+		inject(0, f[i], l[i]);
+	run();
+	for (i = 0; i < 4; i++)
+		expect_frame(2, f[i], l[i]);
+	expect_silent(2);
+	expect_frame(1, f[1], l[1]);
+	expect_frame(3, f[1], l[1]);
+	expect_silent(1);
+	expect_silent(3);
+	assert_int_equal(delta().stage_pkts[ACIS_STAGE_L2], 1 + 4);
+	assert_int_equal(delta().flooded, 1 + 1);
+	expect_no_leak();
+	stop_switch();
+}
+
 static void
 test_unknown_unicast_dropped_when_flooding_is_off(void **state)
 {
@@ -685,6 +724,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_broadcast_floods_to_every_other_port, teardown),
 		cmocka_unit_test_teardown(test_static_entry_forwards_without_flooding, teardown),
 		cmocka_unit_test_teardown(test_destination_on_ingress_port_is_filtered, teardown),
+		cmocka_unit_test_teardown(test_burst_keeps_order_across_direct_and_flooded_frames, teardown),
 		cmocka_unit_test_teardown(test_unknown_unicast_dropped_when_flooding_is_off, teardown),
 		cmocka_unit_test_teardown(test_arp_request_for_switch_is_answered_on_ingress_port, teardown),
 		cmocka_unit_test_teardown(test_icmp_echo_to_switch_gets_valid_reply, teardown),

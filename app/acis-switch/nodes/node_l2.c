@@ -40,10 +40,11 @@ l2_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 {
 	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE * 4];
-	uint32_t now = acis_now_sec();
 	uint8_t do_flood = g_sw.pl->flood;
+	struct acis_l2_memo memo;
 	uint16_t i, done = 0;
 
+	acis_l2_memo_init(&memo);
 	while (done < cnt) {
 		uint16_t n = RTE_MIN((uint16_t)(cnt - done),
 				     (uint16_t)RTE_DIM(nexts));
@@ -53,15 +54,13 @@ l2_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			struct rte_mbuf *m = objs[done + i];
 			const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 			uint16_t in = acis_meta(m)->in_port;
-			int out;
+			int out = acis_l2_decide(lc, &memo, eth, in);
 
-			acis_learn(lc, eth + 6, in, now);
-			if (unlikely(eth[0] & 1)) {
+			if (out == ACIS_L2_FLOOD) {
 				nexts[i] = NEXT_FLOOD;
 				floods = 1;
 				continue;
 			}
-			out = acis_l2_lookup(g_sw.l2, eth, now);
 			if (likely(out >= 0 && out != in)) {
 				nexts[i] = (uint16_t)(ACIS_NEXT_TX_BASE + out);
 			} else if (out == in) {
@@ -96,7 +95,7 @@ l2_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	return cnt;
 }
 
-/* Edges to every port's TX stage are added at start-up (graph.c). */
+/* Edges to every port's TX stage are added at start-up (switch.c). */
 static struct rte_node_register l2_node = {
 	.name = "acis_l2",
 	.process = l2_process,

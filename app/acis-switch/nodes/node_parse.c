@@ -133,27 +133,57 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	uint32_t n_workers = g_sw.n_workers;
 	uint16_t self = (uint16_t)lc->worker_index;
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE * 4];
-	uint16_t i, done = 0;
+	uint16_t i, done = 0, fused = 0;
+	struct acis_l2_memo memo;
+	/* Once one frame of the burst needed the L2 stage (flood, unknown,
+	 * drop), the rest go there too, so no frame overtakes another. */
+	int via_l2 = rx_only;
 
+	acis_l2_memo_init(&memo);
 	while (done < cnt) {
 		uint16_t n = RTE_MIN((uint16_t)(cnt - done),
 				     (uint16_t)RTE_DIM(nexts));
 
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = objs[done + i];
-			struct acis_mbuf_meta *meta = acis_meta(m);
+			struct acis_mbuf_meta *meta;
 			const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+			struct acis_pkt_info pi;
 			enum acis_class cls;
-			uint16_t port = meta->in_port;
+			uint8_t reason;
+			/* the RX stage set the ethdev id */
+			uint16_t port = g_sw.port_index[m->port];
 
-			if (i + 2 < n)
+			/* the descriptor well ahead, the frame once its
+			 * address is known */
+			if (i + 8 < n)
+				rte_prefetch0(objs[done + i + 8]);
+			if (i + 4 < n)
 				rte_prefetch0(rte_pktmbuf_mtod(
-					(struct rte_mbuf *)objs[done + i + 2], void *));
-			lc->stats.port_rx_bytes[port] += m->pkt_len;
-
+					(struct rte_mbuf *)objs[done + i + 4], void *));
 			cls = acis_pkt_classify(&g_sw.ccfg, eth,
-						rte_pktmbuf_data_len(m),
-						&meta->pi, &meta->drop_reason);
+						rte_pktmbuf_data_len(m), &pi,
+						&reason);
+			if (likely(cls == ACIS_CLASS_FORWARD && !via_l2 &&
+				   !(g_la.fpga_ports & (1u << port)))) {
+				/* Passing traffic this lcore forwards: the L2
+				 * decision here, and a known unicast station
+				 * elsewhere is sent straight to its port;
+				 * such a frame needs no metadata. */
+				int out = acis_l2_decide(lc, &memo, eth, port);
+
+				if (likely(out >= 0 && out != port)) {
+					nexts[i] = (uint16_t)(ACIS_PARSE_TX_BASE +
+							      out);
+					fused++;
+					continue;
+				}
+				via_l2 = 1;
+			}
+			meta = acis_meta(m);
+			meta->pi = pi;
+			meta->drop_reason = reason;
+			meta->in_port = port;
 			if (unlikely(g_la.fpga_ports & (1u << port)) &&
 			    (cls = fpga_frame(meta, eth,
 					      rte_pktmbuf_data_len(m), port,
@@ -198,6 +228,7 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 		done += n;
 	}
 	lc->stats.stage_pkts[ACIS_STAGE_PARSE] += cnt;
+	lc->stats.stage_pkts[ACIS_STAGE_L2] += fused;
 	return cnt;
 }
 
@@ -213,6 +244,7 @@ static struct rte_node_register parse_node = {
 		[ACIS_NEXT_COLL] = "acis_collective",
 		[ACIS_NEXT_LA] = "acis_lookaside",
 		[ACIS_NEXT_HANDOFF] = "acis_handoff",
+		/* then the TX stages of the ports, added at start-up */
 	},
 };
 

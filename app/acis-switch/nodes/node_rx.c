@@ -19,17 +19,23 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	for (i = 0; i < lc->n_rxq; i++) {
 		const struct acis_rxq *q = &lc->rxq[i];
 		void **to = rte_node_next_stream_get(graph, node, 0, burst);
+		uint64_t bytes = 0;
 
 		n = rte_eth_rx_burst(q->port_id, q->queue,
 				     (struct rte_mbuf **)to, burst);
 		if (n == 0)
 			continue;
-		/* Not every PMD fills mbuf->port (net_ring does not), and the
-		 * stages want the port index anyway: record it here. */
-		for (j = 0; j < n; j++)
-			acis_meta((struct rte_mbuf *)to[j])->in_port = q->port;
+		/* Not every PMD fills mbuf->port (net_ring does not): the
+		 * parse stage reads it, in the line it reads anyway. */
+		for (j = 0; j < n; j++) {
+			struct rte_mbuf *m = to[j];
+
+			m->port = q->port_id;
+			bytes += m->pkt_len;
+		}
 		rte_node_next_stream_put(graph, node, 0, n);
 		lc->stats.port_rx_pkts[q->port] += n;
+		lc->stats.port_rx_bytes[q->port] += bytes;
 		total += n;
 	}
 	lc->stats.stage_pkts[ACIS_STAGE_RX] += total;
