@@ -169,48 +169,63 @@ acis_mac48(const uint8_t *a)
 }
 
 /**
- * Parse and classify one frame: the same answer as acis_pkt_classify_full
- * for every frame (test_pkt and fuzz_pkt compare the two). The case a
- * switch sees most — an untagged unicast frame passing between two
- * stations, not to the switch's MAC and not taken by the look-aside stage
- * — is decided here inline, from one cache line and without a call; every
- * other frame goes to acis_pkt_classify_full.
+ * Whether a frame is one that simply passes through the switch — an
+ * untagged unicast frame between two stations, not to the switch's MAC,
+ * not ARP, not taken by the look-aside stage — decided from its first
+ * cache line without a call. Such a frame classifies ACIS_CLASS_FORWARD
+ * (test_pkt and fuzz_pkt check it on every frame they make).
  */
-static inline enum acis_class
-acis_pkt_classify(const struct acis_classify_cfg *cfg, const uint8_t *f,
-		  uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+static inline int
+acis_pkt_passing(const struct acis_classify_cfg *cfg, const uint8_t *f,
+		 uint32_t len)
 {
-	uint32_t dst_ip, src_ip;
+	uint32_t dst_ip;
 	uint16_t et;
 
 	if (len < ACIS_ETH_HLEN + 20 || len > cfg->max_frame ||
 	    ((f[0] | f[6]) & 1) || acis_mac48(f + 6) == 0 ||
 	    memcmp(f, cfg->mac, 6) == 0)
-		goto full;
+		return 0;
 	et = (uint16_t)(f[12] << 8 | f[13]);
 	if (et == ACIS_ETHERTYPE_IPV4) {
-		memcpy(&dst_ip, f + ACIS_ETH_HLEN + 16, 4);
 		/* a passing datagram the look-aside stage may take */
-		if (dst_ip != cfg->ip && (cfg->n_la_ports | cfg->n_la_ips) != 0)
-			goto full;
-		memcpy(&src_ip, f + ACIS_ETH_HLEN + 12, 4);
+		memcpy(&dst_ip, f + ACIS_ETH_HLEN + 16, 4);
+		return dst_ip == cfg->ip ||
+		       (cfg->n_la_ports | cfg->n_la_ips) == 0;
+	}
+	return et != ACIS_ETHERTYPE_VLAN && et != ACIS_ETHERTYPE_QINQ &&
+	       et != ACIS_ETHERTYPE_ARP;
+}
+
+/**
+ * Parse and classify one frame: the same answer as acis_pkt_classify_full
+ * for every frame (test_pkt and fuzz_pkt compare the two). Passing frames
+ * (acis_pkt_passing), the case a switch sees most, are decided inline;
+ * every other frame goes to acis_pkt_classify_full.
+ */
+static inline enum acis_class
+acis_pkt_classify(const struct acis_classify_cfg *cfg, const uint8_t *f,
+		  uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+{
+	const uint8_t *ip = f + ACIS_ETH_HLEN;
+	uint16_t et;
+
+	if (!acis_pkt_passing(cfg, f, len))
+		return acis_pkt_classify_full(cfg, f, len, pi, reason);
+	et = (uint16_t)(f[12] << 8 | f[13]);
+	if (et == ACIS_ETHERTYPE_IPV4) {
 		*pi = (struct acis_pkt_info){
 			.ethertype = et,
-			.ip_proto = f[ACIS_ETH_HLEN + 9],
+			.ip_proto = ip[9],
 			.l3_off = ACIS_ETH_HLEN,
-			.src_ip = src_ip,
-			.dst_ip = dst_ip,
 		};
-	} else if (et != ACIS_ETHERTYPE_VLAN && et != ACIS_ETHERTYPE_QINQ &&
-		   et != ACIS_ETHERTYPE_ARP) {
-		*pi = (struct acis_pkt_info){.ethertype = et};
+		memcpy(&pi->src_ip, ip + 12, 4);
+		memcpy(&pi->dst_ip, ip + 16, 4);
 	} else {
-		goto full;
+		*pi = (struct acis_pkt_info){.ethertype = et};
 	}
 	*reason = ACIS_DROP_NONE;
 	return ACIS_CLASS_FORWARD;
-full:
-	return acis_pkt_classify_full(cfg, f, len, pi, reason);
 }
 
 /** Internet checksum (RFC 1071) of len bytes, folded, not complemented. */

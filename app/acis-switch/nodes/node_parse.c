@@ -161,11 +161,10 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			if (i + 4 < n)
 				rte_prefetch0(rte_pktmbuf_mtod(
 					(struct rte_mbuf *)objs[done + i + 4], void *));
-			cls = acis_pkt_classify(&g_sw.ccfg, eth,
-						rte_pktmbuf_data_len(m), &pi,
-						&reason);
-			if (likely(cls == ACIS_CLASS_FORWARD && !via_l2 &&
-				   !(g_la.fpga_ports & (1u << port)))) {
+			if (likely(!via_l2 &&
+				   !(g_la.fpga_ports & (1u << port)) &&
+				   acis_pkt_passing(&g_sw.ccfg, eth,
+						    rte_pktmbuf_data_len(m)))) {
 				/* Passing traffic this lcore forwards: the L2
 				 * decision here, and a known unicast station
 				 * elsewhere is sent straight to its port;
@@ -180,6 +179,9 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				}
 				via_l2 = 1;
 			}
+			cls = acis_pkt_classify(&g_sw.ccfg, eth,
+						rte_pktmbuf_data_len(m), &pi,
+						&reason);
 			meta = acis_meta(m);
 			meta->pi = pi;
 			meta->drop_reason = reason;
