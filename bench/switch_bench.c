@@ -467,6 +467,7 @@ struct agg_run {
 	unsigned int ntq[MAX_PORTS][MAX_Q];
 	uint64_t results_per_round;
 	float *ref; /* chunk 0 of collective 0, summed in rank order */
+	uint8_t *scratch; /* a chained result's payload, gathered */
 	struct rte_mbuf **contrib; /* [(s * C + c) * P + r] */
 	float *acc[MAX_Q];
 	double ceil_sec[MAX_Q];
@@ -610,7 +611,9 @@ agg_build(struct agg_run *a)
 		die("out of memory");
 	keys = malloc(C * sizeof(*keys));
 	a->ref = malloc(L);
-	if (data == NULL || keys == NULL || a->ref == NULL)
+	a->scratch = malloc(L);
+	if (data == NULL || keys == NULL || a->ref == NULL ||
+	    a->scratch == NULL)
 		die("out of memory");
 	/* small values: millions of sums stay finite and normal */
 	srand(7);
@@ -773,8 +776,13 @@ agg_drain(struct agg_run *a, unsigned int round, int *checked)
 					if (*checked || h.chunk != 0 ||
 					    h.seq != round * a->n_coll)
 						continue;
-					if (memcmp(f + OFF_PAYLOAD, a->ref,
-						   a->o->payload) != 0)
+					/* results to several members share one
+					 * payload segment (chained) */
+					if (memcmp(rte_pktmbuf_read(m[i],
+							OFF_PAYLOAD,
+							a->o->payload,
+							a->scratch),
+						   a->ref, a->o->payload) != 0)
 						die("round %u: the switch's "
 						    "sum differs from the "
 						    "rank-order sum", round);

@@ -117,13 +117,15 @@ chance(uint64_t *s, uint32_t t)
 	return t != 0 && (uint32_t)next(s) < t;
 }
 
-/* A private copy when others share the data (flooded clones). */
+/* A private copy when others share the data (flooded clones, results
+ * whose payload segment several members' frames share). */
 static struct rte_mbuf *
 writable(struct rte_mbuf *m)
 {
 	struct rte_mbuf *c;
 
-	if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m))
+	if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m) &&
+	    rte_pktmbuf_is_contiguous(m))
 		return m;
 	c = rte_pktmbuf_copy(m, g_sw.pool, 0, UINT32_MAX);
 	rte_pktmbuf_free(m);

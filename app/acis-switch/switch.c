@@ -151,6 +151,10 @@ setup_port(unsigned int idx, char *err, size_t len)
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
 			info.flow_type_rss_offloads;
 	}
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+		g_sw.chain_ports |= 1u << idx;
+	}
 	rc = rte_eth_dev_configure(pr->port_id, pr->n_rxq, pr->n_txq, &conf);
 	if (rc != 0)
 		return errf(err, len, rc, "%s:%d: [port %s]: configure with "

@@ -157,6 +157,9 @@ struct acis_switch {
 	uint8_t ctrl_restricted; /**< control_from or control_ports given */
 	/** ports out of L2: attached FPGAs (no flooding to, no learning on) */
 	uint32_t l2_excluded;
+	/** ports whose device sends chained (multi-segment) frames: answers
+	 * to several members there share one payload segment */
+	uint32_t chain_ports;
 	struct acis_coll_state coll;
 	volatile int quit;
 };

@@ -49,6 +49,10 @@ void run(void);
  * nothing more. */
 struct rte_mbuf *sent(unsigned int port);
 
+/* How many frames sent() took were chained (payload shared with other
+ * frames) since start_switch; sent() hands them over in one piece. */
+unsigned int chained_frames(void);
+
 /* The next frame port sent is exactly frame. */
 void expect_frame(unsigned int port, const uint8_t *frame, unsigned int len);
 

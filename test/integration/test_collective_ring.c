@@ -564,6 +564,8 @@ allreduce_in_every_order(const struct coll_spec *o, const void *const in[WORLD],
 
 	assert_true(o->msg_size <= o->chunk_size);
 	for (k = 0; k < ORDERS; k++) {
+		unsigned int chained = chained_frames();
+
 		nth_order(k, order);
 		for (i = 0; i < WORLD; i++) {
 			contribute(order[i], o, world, order[i], k, 0,
@@ -582,6 +584,9 @@ allreduce_in_every_order(const struct coll_spec *o, const void *const in[WORLD],
 			assert_int_equal(r->h.contributors, WORLD);
 			expect_payload(r, want, (uint16_t)o->msg_size);
 		}
+		/* net_ring sends chained frames: the members' results
+		 * shared one payload segment */
+		assert_int_equal(chained_frames() - chained, WORLD);
 	}
 }
 
@@ -1053,6 +1058,7 @@ test_allgather_of_small_blocks_sends_everyone_one_packed_result(void **state)
 		assert_int_equal(r->h.chunk, 0);
 		expect_payload(r, in, sizeof(in));
 	}
+	assert_int_equal(chained_frames(), WORLD);
 	finish();
 }
 

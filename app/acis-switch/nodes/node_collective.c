@@ -43,6 +43,11 @@ struct cctx {
 	struct acis_pkt_info *pi;
 	struct acis_hdr h;
 	const uint8_t *payload;
+	/* A completion answering several members through ports that send
+	 * chained frames: the answer's payload, built once, then shared by
+	 * every member's frame (each its own headers). */
+	uint8_t fanout;
+	struct rte_mbuf *shared;
 };
 
 
@@ -51,6 +56,34 @@ drop(struct cctx *x, struct rte_mbuf *m, enum acis_drop_reason r)
 {
 	acis_set_drop(m, r);
 	rte_node_enqueue_x1(x->graph, x->node, ACIS_NEXT_DROP, m);
+}
+
+/*
+ * A frame to endpoint ep: Ethernet/IPv4/UDP from the switch and the header
+ * h, with room for len payload bytes after them in the frame itself, or
+ * (tail) counted for a payload segment the caller chains on. NULL when no
+ * mbuf is free.
+ */
+static struct rte_mbuf *
+frame_to(struct cctx *x, const struct acis_endpoint *ep,
+	 const struct acis_hdr *h, uint16_t len, uint16_t tail)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(g_sw.pool);
+	uint8_t *f;
+
+	if (unlikely(m == NULL)) {
+		x->st->nombuf++;
+		return NULL;
+	}
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(ACIS_UDP4_PAYLOAD_OFF +
+							ACIS_HDR_LEN + len));
+	/* no UDP checksum (IPv4 allows it) */
+	acis_udp4_headers(f, ep->mac, g_sw.ccfg.mac, g_sw.ccfg.ip, ep->ip,
+			  g_sw.ccfg.udp_port, ntohs(ep->udp_port),
+			  (uint16_t)(ACIS_HDR_LEN + len + tail));
+	acis_hdr_encode(h, f + ACIS_UDP4_PAYLOAD_OFF);
+	acis_meta(m)->in_port = ep->port;
+	return m;
 }
 
 /*
@@ -63,26 +96,56 @@ static uint8_t *
 emit(struct cctx *x, const struct acis_endpoint *ep, const struct acis_hdr *h,
      const void *src, uint16_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(g_sw.pool);
-	uint8_t *f, *u;
+	struct rte_mbuf *m = frame_to(x, ep, h, len, 0);
+	uint8_t *p;
 
-	if (unlikely(m == NULL)) {
-		x->st->nombuf++;
+	if (unlikely(m == NULL))
 		return NULL;
-	}
-	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(ACIS_UDP4_PAYLOAD_OFF +
-							ACIS_HDR_LEN + len));
-	/* no UDP checksum (IPv4 allows it) */
-	acis_udp4_headers(f, ep->mac, g_sw.ccfg.mac, g_sw.ccfg.ip, ep->ip,
-			  g_sw.ccfg.udp_port, ntohs(ep->udp_port),
-			  ACIS_HDR_LEN + len);
-	u = f + ACIS_UDP4_PAYLOAD_OFF - ACIS_UDP_HLEN;
-	acis_hdr_encode(h, u + 8);
+	p = rte_pktmbuf_mtod_offset(m, uint8_t *,
+				    ACIS_UDP4_PAYLOAD_OFF + ACIS_HDR_LEN);
 	if (src != NULL && len != 0)
-		memcpy(u + 8 + ACIS_HDR_LEN, src, len);
-	acis_meta(m)->in_port = ep->port;
+		memcpy(p, src, len);
 	rte_node_enqueue_x1(x->graph, x->node, ACIS_NEXT_TX_BASE + ep->port, m);
-	return u + 8 + ACIS_HDR_LEN;
+	return p;
+}
+
+/*
+ * A RESULT to endpoint ep that carries the completion's shared payload:
+ * the headers in a frame of their own, the payload segment chained after
+ * them and referenced once more. The first call builds that segment, with
+ * the finished reduction (reduced) or the slot's bytes. Returns 0, or -1
+ * when no mbuf is free.
+ */
+static int
+emit_shared(struct cctx *x, const struct acis_endpoint *ep,
+	    const struct acis_hdr *h, const struct acis_slot *s, uint16_t len,
+	    int reduced)
+{
+	struct rte_mbuf *m;
+	uint8_t *d;
+
+	if (x->shared == NULL) {
+		x->shared = rte_pktmbuf_alloc(g_sw.pool);
+		if (unlikely(x->shared == NULL)) {
+			x->st->nombuf++;
+			return -1;
+		}
+		d = (uint8_t *)rte_pktmbuf_append(x->shared, len);
+		if (reduced)
+			acis_reduce_finish(s->dtype, d, s->acc,
+					   len / acis_dtype_size(s->dtype));
+		else
+			memcpy(d, s->acc, len);
+	}
+	m = frame_to(x, ep, h, 0, len);
+	if (unlikely(m == NULL))
+		return -1;
+	rte_mbuf_refcnt_update(x->shared, 1);
+	m->next = x->shared;
+	m->nb_segs = 2;
+	m->pkt_len += len;
+	rte_node_enqueue_x1(x->graph, x->node, ACIS_NEXT_TX_BASE + ep->port, m);
+	return 0;
 }
 
 /* A header-only answer (ACK, NACK, CTRL_ACK) to endpoint ep. */
@@ -429,6 +492,11 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	h.rank = blk;
 	h.chunk = chunk;
 	h.payload_len = len;
+	if (x->fanout && len != 0) {
+		if (emit_shared(x, acis_comm_ep(c, r), &h, s, len, reduced) == 0)
+			x->st->results++;
+		return;
+	}
 	if (!reduced) {
 		if (emit(x, acis_comm_ep(c, r), &h, len ? s->acc : NULL, len))
 			x->st->results++;
@@ -446,6 +514,27 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	}
 }
 
+/* Whether a completion's answers can share one payload segment: the
+ * collectives that send every member the same bytes (allreduce, bcast,
+ * packed allgather), to two or more members, all behind ports that send
+ * chained frames. */
+static int
+fanout_ok(const struct acis_comm *c, const struct acis_slot *s)
+{
+	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
+	uint32_t r;
+
+	if (s->size < 2 || s->forwarding ||
+	    !(coll == ACIS_C_ALLREDUCE || coll == ACIS_C_BCAST ||
+	      (coll == ACIS_C_ALLGATHER &&
+	       is_packed(coll, s->size, s->msg_size, s->chunk_size))))
+		return 0;
+	for (r = 0; r < s->size; r++)
+		if (!(g_sw.chain_ports & (1u << acis_comm_ep(c, r)->port)))
+			return 0;
+	return 1;
+}
+
 /* The slot is complete: answer every member once; keep it (done) so a
  * lost answer can be sent again until every member confirms. */
 static void
@@ -457,8 +546,14 @@ complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 	s->done = 1;
 	s->done_tsc = rte_rdtsc();
 	s->resend_tsc = s->done_tsc + g_sw.coll.resend_tsc;
+	x->fanout = fanout_ok(c, s);
 	for (r = 0; r < s->size; r++)
 		send_answer(x, c, s, r, &first);
+	if (x->shared != NULL) {
+		rte_pktmbuf_free(x->shared); /* the members' frames hold it */
+		x->shared = NULL;
+	}
+	x->fanout = 0;
 	x->st->completed[ACIS_OPCODE_COLL(s->opcode)]++;
 }
 
