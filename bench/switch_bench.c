@@ -6,7 +6,7 @@
  * measured in the same run on the same cores.
  *
  *   switch_bench [EAL options] -- fwd [--frame B] [--seconds S]
- *                [--inflight N] [--io] [--csv FILE]
+ *                [--inflight N] [--io] [--memif] [--csv FILE]
  *   switch_bench [EAL options] -- agg [--ranks P] [--payload B]
  *                [--chunks C] [--workers W] [--round-mb M] [--rounds R]
  *                [--csv FILE]
@@ -17,7 +17,10 @@
  * way. Every frame crosses the whole graph (rx, parse, l2, tx) and comes
  * back round the wire, as in testpmd's --tx-first loop. With --io, a plain
  * rx_burst/tx_burst loop (testpmd's io forwarding) on the same ports
- * instead of the switch. Reports forwarded Mpps on one lcore.
+ * instead of the switch. With --memif, the two ports are net_memif ports
+ * of this process connected to each other instead of net_ring ports, so
+ * every frame is copied through shared memory on its way round. Reports
+ * forwarded Mpps on one lcore.
  *
  * agg: allreduce float32 sum of P ranks on P ports. Each round preloads
  * the ports' RX rings with whole collectives of C chunks of B bytes
@@ -44,6 +47,7 @@
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_bus_vdev.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
@@ -262,7 +266,72 @@ struct fwd_opts {
 	double seconds;
 	unsigned int inflight;
 	int io;
+	int memif; /* net_memif ports wired to each other, not net_ring */
 };
+
+/* Two net_memif ports of this process connected to each other (server
+ * and client of one id on one socket): what port 0 sends, port 1
+ * receives, and the other way, every frame copied through the shared
+ * memory as between two processes. */
+static void
+make_memif_pair(struct bport *ports)
+{
+	char name[32], args[160];
+	unsigned int i;
+	uint16_t id;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "net_memif_b%u_%u", B.gen, i);
+		snprintf(args, sizeof(args), "role=%s,id=0,socket-abstract=yes,"
+			 "socket=/acis-bench-%d-%u.sock", i ? "client" : "server",
+			 (int)getpid(), B.gen);
+		if (rte_vdev_init(name, args) != 0 ||
+		    rte_eth_dev_get_port_by_name(name, &id) != 0)
+			die("cannot create %s (%s)", name, args);
+		ports[i].port_id = id;
+		snprintf(ports[i].ethdev, sizeof(ports[i].ethdev), "%s", name);
+	}
+}
+
+/* Put the frames on the memif wire: A->B frames arrive on port 0, so port
+ * 1 sends them, and the reverse. Waits for the pair to connect. */
+static void
+memif_preload(const struct bport *ports, struct rte_mbuf **m, unsigned int n)
+{
+	struct rte_eth_link l0, l1;
+	unsigned int i, k;
+
+	for (i = 0; i < 500; i++) {
+		rte_eth_link_get_nowait(ports[0].port_id, &l0);
+		rte_eth_link_get_nowait(ports[1].port_id, &l1);
+		if (l0.link_status && l1.link_status)
+			break;
+		rte_delay_us_sleep(10000);
+	}
+	if (i == 500)
+		die("the memif pair did not connect in 5 s");
+	/* A memif receiver hands its peer the buffers to send into when
+	 * it polls: poll each side once before anything is sent. */
+	for (k = 0; k < 2; k++) {
+		struct rte_mbuf *x[32];
+		uint16_t got = rte_eth_rx_burst(ports[k].port_id, 0, x, 32);
+
+		rte_pktmbuf_free_bulk(x, got);
+	}
+	for (k = 0; k < 2; k++) {
+		struct rte_mbuf **f = m + (k ? n : 0);
+		unsigned int sent = 0;
+
+		for (i = 0; i < 2000 && sent < n; i++) {
+			sent += rte_eth_tx_burst(ports[k ^ 1].port_id, 0,
+						 f + sent, (uint16_t)(n - sent));
+			if (sent < n)
+				rte_delay_us_sleep(1000);
+		}
+		if (sent < n)
+			die("the memif wire took %u of %u frames", sent, n);
+	}
+}
 
 static volatile int io_quit;
 
@@ -337,18 +406,23 @@ fwd_run(const struct fwd_opts *o)
 	int len;
 
 	memset(ports, 0, sizeof(ports));
+	memset(w, 0, sizeof(w));
 	B.gen++;
-	/* w[1] carries A->B frames into port 0 and out of port 1 back to
-	 * port 0; w[0] carries B->A frames the other way round */
-	w[0] = make_ring("w", 0, 0, 4096);
-	w[1] = make_ring("w", 1, 0, 4096);
-	ports[0].rx[0] = w[1];
-	ports[0].tx[0] = w[0];
-	ports[1].rx[0] = w[0];
-	ports[1].tx[0] = w[1];
-	for (i = 0; i < 2; i++) {
-		ports[i].nrx = ports[i].ntx = 1;
-		make_port(&ports[i], i);
+	if (o->memif) {
+		make_memif_pair(ports);
+	} else {
+		/* w[1] carries A->B frames into port 0 and out of port 1
+		 * back to port 0; w[0] carries B->A frames the other way */
+		w[0] = make_ring("w", 0, 0, 4096);
+		w[1] = make_ring("w", 1, 0, 4096);
+		ports[0].rx[0] = w[1];
+		ports[0].tx[0] = w[0];
+		ports[1].rx[0] = w[0];
+		ports[1].tx[0] = w[1];
+		for (i = 0; i < 2; i++) {
+			ports[i].nrx = ports[i].ntx = 1;
+			make_port(&ports[i], i);
+		}
 	}
 	mp = make_pool("f", 2 * n + 4096, RTE_ALIGN(o->frame, 64));
 	m = calloc(2 * n, sizeof(*m));
@@ -365,13 +439,15 @@ fwd_run(const struct fwd_opts *o)
 				  ip4(ab ? "10.1.0.11" : "10.1.0.10"), 1024, 9,
 				  (uint16_t)(o->frame - OFF_ACIS));
 	}
-	if (rte_ring_enqueue_bulk(w[1], (void **)m, n, NULL) != n ||
-	    rte_ring_enqueue_bulk(w[0], (void **)(m + n), n, NULL) != n)
+	if (!o->memif &&
+	    (rte_ring_enqueue_bulk(w[1], (void **)m, n, NULL) != n ||
+	     rte_ring_enqueue_bulk(w[0], (void **)(m + n), n, NULL) != n))
 		die("cannot preload the wire");
-	free(m);
 
 	if (o->io) {
 		io_ports_start(ports, mp);
+		if (o->memif)
+			memif_preload(ports, m, n);
 		io_quit = 0;
 		rte_eal_remote_launch(io_loop, ports, B.lcores[0]);
 	} else {
@@ -387,8 +463,11 @@ fwd_run(const struct fwd_opts *o)
 					"txd = 1024\n", i, ports[i].ethdev);
 		lcore_sections(text + len, sizeof(text) - len, 1, 2);
 		switch_start(text);
+		if (o->memif)
+			memif_preload(ports, m, n);
 		lcores_launch();
 	}
+	free(m);
 	rte_delay_ms(300); /* warm up */
 	c0 = fwd_tx_total(ports);
 	t0 = rte_rdtsc();
@@ -413,13 +492,14 @@ fwd_run(const struct fwd_opts *o)
 			die("the switch dropped or flooded frames: the run "
 			    "does not measure forwarding");
 	}
-	printf("%-12s %6u B  %5u in flight each way  %8.3f Mpps on 1 lcore "
-	       "(%.2f s)\n", o->io ? "io loop" : "acis-switch", o->frame, n,
-	       mpps, sec);
-	csv_open("dut,frame_bytes,inflight,lcores,seconds,packets,mpps");
+	printf("%-12s %-5s %6u B  %5u in flight each way  %8.3f Mpps on 1 "
+	       "lcore (%.2f s)\n", o->io ? "io loop" : "acis-switch",
+	       o->memif ? "memif" : "ring", o->frame, n, mpps, sec);
+	csv_open("dut,ports,frame_bytes,inflight,lcores,seconds,packets,mpps");
 	if (B.csv != NULL) {
-		fprintf(B.csv, "%s,%u,%u,1,%.3f,%" PRIu64 ",%.4f\n",
-			o->io ? "io-loop" : "acis-switch", o->frame, n, sec,
+		fprintf(B.csv, "%s,%s,%u,%u,1,%.3f,%" PRIu64 ",%.4f\n",
+			o->io ? "io-loop" : "acis-switch",
+			o->memif ? "memif" : "ring", o->frame, n, sec,
 			c1 - c0, mpps);
 		fclose(B.csv);
 	}
@@ -431,8 +511,9 @@ fwd_run(const struct fwd_opts *o)
 	} else {
 		acis_switch_fini();
 	}
-	/* the frames are on the wire rings: free them with the rings */
-	for (i = 0; i < 2; i++) {
+	/* the frames are on the wire rings: free them with the rings (a
+	 * memif wire is the ports' shared memory, gone with them) */
+	for (i = 0; i < 2 && !o->memif; i++) {
 		void *x = NULL;
 
 		while (rte_ring_dequeue(w[i], &x) == 0)
@@ -999,7 +1080,13 @@ agg_run(const struct agg_opts *o)
 	len += snprintf(text + len, 65536 - len,
 			"[switch]\nmac = " SW_MAC "\nip = " SW_IP_STR "\n"
 			"mtu = %u\nburst = 32\nmbufs = %u\nring_size = 65536\n"
-			"[collective]\nslots = %u\n", mtu, SW_MBUFS, slots);
+			/* Receipts wait in the preloaded RX rings behind
+			 * whatever a lagging worker has not reached yet (a
+			 * second worker shares a core with the sampler): a
+			 * linger of a minute keeps the switch's resends (every
+			 * linger / 16) out of a throughput round. */
+			"[collective]\nslots = %u\nlinger_ms = 60000\n",
+			mtu, SW_MBUFS, slots);
 	for (p = 0; p < P; p++)
 		len += snprintf(text + len, 65536 - len,
 				"[port p%u]\ndev = %s\nrxd = 128\ntxd = 128\n",
@@ -1086,7 +1173,8 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: switch_bench [EAL options] -- fwd [--frame B] "
 		"[--seconds S] [--inflight N]\n"
-		"                                         [--io] [--csv FILE]\n"
+		"                                         [--io] [--memif] "
+		"[--csv FILE]\n"
 		"       switch_bench [EAL options] -- agg [--ranks P] "
 		"[--payload B] [--chunks C]\n"
 		"                                         [--workers W] "
@@ -1116,6 +1204,7 @@ main(int argc, char **argv)
 		{"seconds", required_argument, NULL, 's'},
 		{"inflight", required_argument, NULL, 'n'},
 		{"io", no_argument, NULL, 'i'},
+		{"memif", no_argument, NULL, 'M'},
 		{"ranks", required_argument, NULL, 'P'},
 		{"payload", required_argument, NULL, 'L'},
 		{"chunks", required_argument, NULL, 'C'},
@@ -1163,6 +1252,9 @@ main(int argc, char **argv)
 			break;
 		case 'i':
 			fo.io = 1;
+			break;
+		case 'M':
+			fo.memif = 1;
 			break;
 		case 'P':
 			ao.ranks = (unsigned int)num("ranks", optarg, 2,

@@ -28,21 +28,22 @@ def rows(path):
 def fwd(src, png):
     med = {}
     for r in rows(src):
-        med.setdefault((r["dut"], int(r["frame_bytes"])), []).append(float(r["mpps"]))
+        key = (r["dut"], r.get("ports", "ring"), int(r["frame_bytes"]))
+        med.setdefault(key, []).append(float(r["mpps"]))
     med = {k: statistics.median(v) for k, v in med.items()}
-    frames = sorted({f for _, f in med})
+    groups = sorted({(p, f) for _, p, f in med}, key=lambda g: (g[0] != "ring", g[1]))
     duts = ["acis-switch", "testpmd-mac", "testpmd-io", "io-loop"]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     w = 0.8 / len(duts)
     for i, d in enumerate(duts):
-        xs = [k + (i - (len(duts) - 1) / 2) * w for k in range(len(frames))]
-        ys = [med.get((d, f), 0) for f in frames]
+        xs = [k + (i - (len(duts) - 1) / 2) * w for k in range(len(groups))]
+        ys = [med.get((d, p, f), 0) for p, f in groups]
         bars = ax.bar(xs, ys, w, label=d)
-        ax.bar_label(bars, fmt="%.1f", fontsize=8)
-    ax.set_xticks(range(len(frames)), ["%d B frames" % f for f in frames])
+        ax.bar_label(bars, fmt="%.1f", fontsize=7)
+    ax.set_xticks(range(len(groups)), ["%s, %d B" % (p, f) for p, f in groups])
     ax.set_yscale("log")
     ax.set_ylabel("Mpps on one forwarding lcore (log)")
-    ax.set_title("L2 forwarding on net_ring ports: acis-switch vs dpdk-testpmd")
+    ax.set_title("L2 forwarding on net_ring and net_memif ports: acis-switch vs dpdk-testpmd")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
