@@ -9,7 +9,9 @@
 #                        [-w "1"] [-r ROUNDS] [-m ROUND_MB]
 #
 # -w "1 2" measures one and two worker lcores (scaling). Contribution Gb/s
-# per worker core, best of ROUNDS rounds, and the ratio to the ceiling.
+# per worker core, median of ROUNDS rounds (a round the sampler saw only
+# coarsely can read high; the median does not follow it), and the ratio
+# to the ceiling.
 # Writes DIR/agg.csv, table.txt, agg.png, run.txt. Needs root (hugepages).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
@@ -67,14 +69,15 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 if not rows:
     sys.exit("agg: switch_bench wrote no result to %s" % sys.argv[1])
 lines = ["# allreduce float32 sum through the aggregation stage; contribution Gb/s per worker core",
-         "# (best of %s rounds) against a streaming sum over the same bytes on the same cores"
+         "# (median of %s rounds) against a streaming sum over the same bytes on the same cores"
          % rows[0]["rounds"],
          "%5s %8s %7s %12s %12s %7s %10s" % ("ranks", "payload", "workers", "switch", "ceiling",
                                            "ratio", "Mcontrib/s")]
 for r in rows:
+    sw, ce = float(r["switch_gbps_core_median"]), float(r["ceiling_gbps_core_median"])
     lines.append("%5s %8s %7s %12.2f %12.2f %6.3fx %10.3f" % (
-        r["ranks"], r["payload_bytes"], r["workers"], float(r["switch_gbps_core"]),
-        float(r["ceiling_gbps_core"]), float(r["ratio"]), float(r["switch_mpps_core"])))
+        r["ranks"], r["payload_bytes"], r["workers"], sw, ce, sw / ce,
+        sw * 1e3 / 8 / int(r["payload_bytes"])))
 open(sys.argv[2], "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

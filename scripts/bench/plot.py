@@ -56,8 +56,8 @@ def agg(src, png):
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for P in ranks:
         for W in workers:
-            sel = sorted((int(r["payload_bytes"]), float(r["switch_gbps_core"]),
-                          float(r["ceiling_gbps_core"])) for r in data
+            sel = sorted((int(r["payload_bytes"]), float(r["switch_gbps_core_median"]),
+                          float(r["ceiling_gbps_core_median"])) for r in data
                          if int(r["ranks"]) == P and int(r["workers"]) == W)
             if not sel:
                 continue
@@ -149,7 +149,7 @@ def scaling(agg_src, e2e_src, png):
     sizes = sorted({sizes[0], sizes[len(sizes) // 2], sizes[-1]})
     for P in sorted({int(r["ranks"]) for r in data}):
         for L in sizes:
-            sel = sorted((int(r["workers"]), float(r["switch_gbps_core"]) * int(r["workers"]))
+            sel = sorted((int(r["workers"]), float(r["switch_gbps_core_median"]) * int(r["workers"]))
                          for r in data if int(r["ranks"]) == P and int(r["payload_bytes"]) == L)
             if len(sel) > 1:
                 a1.plot([s[0] for s in sel], [s[1] for s in sel], "o-",

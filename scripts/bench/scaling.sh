@@ -56,13 +56,13 @@ if not agg:
     sys.exit("scaling: %s holds no aggregation result" % sys.argv[1])
 if not e2e:
     sys.exit("scaling: %s holds no end-to-end result through the switch" % sys.argv[2])
-lines = ["# aggregation: total contribution Gb/s by worker lcores (best round)",
+lines = ["# aggregation: total contribution Gb/s by worker lcores (median round)",
          "%5s %8s %7s %12s %12s" % ("ranks", "payload", "workers", "total Gb/s", "per core")]
 for r in sorted(agg, key=lambda r: (int(r["ranks"]), int(r["payload_bytes"]), int(r["workers"]))):
     W = int(r["workers"])
     lines.append("%5s %8s %7d %12.2f %12.2f" % (r["ranks"], r["payload_bytes"], W,
-                                               float(r["switch_gbps_core"]) * W,
-                                               float(r["switch_gbps_core"])))
+                                               float(r["switch_gbps_core_median"]) * W,
+                                               float(r["switch_gbps_core_median"])))
 hosts = sorted({int(r["ranks"]) for r in e2e})
 lines += ["", "# end to end through the switch: avg latency (us) by hosts",
           "%-15s %10s" % ("collective", "size(B)") + "".join("%10s" % ("P=%d" % h) for h in hosts)]

@@ -72,6 +72,8 @@ expect "run-acis-bench.sh -n 0" 2 run-acis-bench.sh -n 0
 expect "fwd.sh -r 0" 2 fwd.sh -r 0
 expect "fwd.sh -s 2x" 2 fwd.sh -s 2x
 expect "fwd.sh -f '64 20'" 2 fwd.sh -f '64 20'
+expect "fwd.sh -p tap" 2 fwd.sh -p tap
+expect "fwd.sh -p ''" 2 fwd.sh -p ''
 expect "agg.sh -P 1" 2 agg.sh -P 1
 expect "agg.sh -L ''" 2 agg.sh -L ''
 expect "lookaside.sh -t 0" 2 lookaside.sh -t 0
