@@ -151,6 +151,20 @@ enum acis_class acis_pkt_classify_full(const struct acis_classify_cfg *cfg,
 				       struct acis_pkt_info *pi,
 				       uint8_t *reason);
 
+/** Whether two parse results are the same, field by field. */
+static inline int
+acis_pkt_info_same(const struct acis_pkt_info *a,
+		   const struct acis_pkt_info *b)
+{
+	return a->ethertype == b->ethertype && a->vlan_tci == b->vlan_tci &&
+	       a->has_vlan == b->has_vlan && a->ip_proto == b->ip_proto &&
+	       a->l3_off == b->l3_off && a->l4_off == b->l4_off &&
+	       a->payload_off == b->payload_off &&
+	       a->payload_len == b->payload_len && a->src_ip == b->src_ip &&
+	       a->dst_ip == b->dst_ip && a->sport == b->sport &&
+	       a->dport == b->dport;
+}
+
 /**
  * A MAC address as a 48-bit key, for equality and zero tests (one load;
  * the frame or buffer must hold 8 bytes from a).

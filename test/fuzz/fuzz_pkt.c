@@ -36,18 +36,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int
-same_info(const struct acis_pkt_info *a, const struct acis_pkt_info *b)
-{
-	return a->ethertype == b->ethertype && a->vlan_tci == b->vlan_tci &&
-	       a->has_vlan == b->has_vlan && a->ip_proto == b->ip_proto &&
-	       a->l3_off == b->l3_off && a->l4_off == b->l4_off &&
-	       a->payload_off == b->payload_off &&
-	       a->payload_len == b->payload_len && a->src_ip == b->src_ip &&
-	       a->dst_ip == b->dst_ip && a->sport == b->sport &&
-	       a->dport == b->dport;
-}
-
 /* Both classifiers on one frame under one configuration. */
 static void
 check_same(const struct acis_classify_cfg *c, const uint8_t *data,
@@ -59,7 +47,7 @@ check_same(const struct acis_classify_cfg *c, const uint8_t *data,
 	FUZZ_CHECK(acis_pkt_classify(c, data, len, &a, &ra) ==
 		   acis_pkt_classify_full(c, data, len, &b, &rb));
 	FUZZ_CHECK(ra == rb);
-	FUZZ_CHECK(same_info(&a, &b));
+	FUZZ_CHECK(acis_pkt_info_same(&a, &b));
 }
 
 int

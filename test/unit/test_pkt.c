@@ -1545,18 +1545,6 @@ test_udp4_finish_returns_to_sender_with_valid_checksums(void **state)
 				 ACIS_UDP_HLEN + 3), 0xffff);
 }
 
-static int
-same_info(const struct acis_pkt_info *a, const struct acis_pkt_info *b)
-{
-	return a->ethertype == b->ethertype && a->vlan_tci == b->vlan_tci &&
-	       a->has_vlan == b->has_vlan && a->ip_proto == b->ip_proto &&
-	       a->l3_off == b->l3_off && a->l4_off == b->l4_off &&
-	       a->payload_off == b->payload_off &&
-	       a->payload_len == b->payload_len && a->src_ip == b->src_ip &&
-	       a->dst_ip == b->dst_ip && a->sport == b->sport &&
-	       a->dport == b->dport;
-}
-
 /* The inline path decides passing frames itself: on frames near the
  * cases it takes (addresses, EtherType, IPv4 destination and length
  * changed at random, with and without look-aside ports and hosts) it
@@ -1600,7 +1588,7 @@ test_classify_inline_path_agrees_with_full(void **state)
 		assert_int_equal(ca, acis_pkt_classify_full(&cfgs[i % 3], f,
 							    len, &b, &rb));
 		assert_int_equal(ra, rb);
-		assert_true(same_info(&a, &b));
+		assert_true(acis_pkt_info_same(&a, &b));
 		forwarded += ca == ACIS_CLASS_FORWARD;
 	}
 	assert_true(forwarded > 10000);
