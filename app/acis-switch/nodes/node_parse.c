@@ -158,9 +158,17 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			 * address is known */
 			if (i + 8 < n)
 				rte_prefetch0(objs[done + i + 8]);
-			if (i + 4 < n)
-				rte_prefetch0(rte_pktmbuf_mtod(
-					(struct rte_mbuf *)objs[done + i + 4], void *));
+			if (i + 4 < n) {
+				const struct rte_mbuf *a = objs[done + i + 4];
+				const uint8_t *ahead =
+					rte_pktmbuf_mtod(a, const uint8_t *);
+
+				rte_prefetch0(ahead);
+				/* an ACiS header runs into the second line */
+				if (a->data_len > RTE_CACHE_LINE_SIZE)
+					rte_prefetch0(ahead +
+						      RTE_CACHE_LINE_SIZE);
+			}
 			if (likely(!via_l2 &&
 				   !(g_la.fpga_ports & (1u << port)) &&
 				   acis_pkt_passing(&g_sw.ccfg, eth,
