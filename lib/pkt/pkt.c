@@ -37,19 +37,46 @@ rd16(const uint8_t *p)
 	return (uint16_t)((p[0] << 8) | p[1]);
 }
 
+/*
+ * The one's-complement sum does not depend on byte order (RFC 1071,
+ * 2(B)): the buffer is summed as native 32-bit words into a 64-bit
+ * accumulator (four independent ones, which the compiler keeps in vector
+ * lanes), folded to 16 bits, and swapped once into network order. A
+ * datagram's checksum costs a few cycles per 32 bytes, not one add per
+ * two.
+ */
 uint16_t
 acis_csum_partial(const void *buf, uint32_t len, uint32_t sum)
 {
 	const uint8_t *p = buf;
-	uint64_t s = sum;
+	uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, s;
+	uint32_t w[4];
+	uint16_t h;
 
-	while (len >= 2) {
-		s += rd16(p);
-		p += 2;
-		len -= 2;
+	for (; len >= 16; p += 16, len -= 16) {
+		memcpy(w, p, 16);
+		a0 += w[0];
+		a1 += w[1];
+		a2 += w[2];
+		a3 += w[3];
 	}
-	if (len)
-		s += (uint32_t)p[0] << 8;
+	s = a0 + a1 + a2 + a3; /* at most 2^28 words each: no overflow */
+	for (; len >= 2; p += 2, len -= 2) {
+		memcpy(&h, p, 2);
+		s += h;
+	}
+	if (len) { /* the odd last byte, padded with zero on the wire */
+		uint8_t b[2] = {p[0], 0};
+
+		memcpy(&h, b, 2);
+		s += h;
+	}
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	s = (uint16_t)((s >> 8) | (s << 8));
+#endif
+	s += sum;
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
 	return (uint16_t)s;
