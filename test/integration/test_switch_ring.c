@@ -716,6 +716,44 @@ test_fault_stage_delays_every_frame(void **state)
 	stop_switch();
 }
 
+/* A full hold queue does not lose a frame: what does not fit is sent at
+ * once and counted (hold_full); the held frames follow when due, in the
+ * order they came. */
+static void
+test_fault_stage_sends_at_once_when_the_hold_queue_is_full(void **state)
+{
+	enum { EXTRA = 10, N = ACIS_FAULT_HOLD + EXTRA };
+	static uint8_t f[N][128];
+	static unsigned int len[N];
+	struct tf_addr a, b;
+	char msg[256];
+	unsigned int i;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	learn_two(&a, &b);
+	assert_int_equal(acis_fault_set("p1,delay_us=100000", msg,
+					sizeof(msg)), 1);
+	for (i = 0; i < N; i++) {
+		len[i] = tf_udp(f[i], &b, &a, 1000, 2000, &i, sizeof(i), -1);
+		inject(0, f[i], len[i]);
+	}
+	run();
+	for (i = ACIS_FAULT_HOLD; i < N; i++)
+		expect_frame(1, f[i], len[i]);
+	expect_silent(1);
+	assert_int_equal(fault_lc(1)->n_held, ACIS_FAULT_HOLD);
+	assert_int_equal(fault_lc(1)->c.hold_full, EXTRA);
+	rte_delay_us_block(110000);
+	run();
+	for (i = 0; i < ACIS_FAULT_HOLD; i++)
+		expect_frame(1, f[i], len[i]);
+	expect_silent(1);
+	assert_int_equal(fault_lc(1)->n_held, 0);
+	expect_no_leak();
+	stop_switch();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -736,6 +774,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_fault_stage_corrupts_exactly_one_bit_past_ethernet, teardown),
 		cmocka_unit_test_teardown(test_fault_stage_set_at_runtime, teardown),
 		cmocka_unit_test_teardown(test_fault_stage_delays_every_frame, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_sends_at_once_when_the_hold_queue_is_full, teardown),
 		cmocka_unit_test_teardown(test_control_only_from_allowed_hosts_and_ports, teardown),
 	};
 	int rc;
