@@ -154,10 +154,8 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			/* the RX stage set the ethdev id */
 			uint16_t port = g_sw.port_index[m->port];
 
-			/* the descriptor well ahead, the frame once its
-			 * address is known */
-			if (i + 8 < n)
-				rte_prefetch0(objs[done + i + 8]);
+			/* the frame ahead (the RX stage has just read each
+			 * descriptor's first line) */
 			if (i + 4 < n) {
 				const struct rte_mbuf *a = objs[done + i + 4];
 				const uint8_t *ahead =
