@@ -183,6 +183,31 @@ acis_mac48(const uint8_t *a)
 }
 
 /**
+ * What the passing-frame test needs of the switch's identity, in a form a
+ * burst loop keeps in registers (acis_pass_key_of, once per burst).
+ */
+struct acis_pass_key {
+	uint64_t mac;       /**< the switch's MAC, as acis_mac48 reads it */
+	uint32_t ip;        /**< network order */
+	uint32_t max_frame;
+	uint8_t la;         /**< look-aside ports or hosts are configured */
+};
+
+static inline struct acis_pass_key
+acis_pass_key_of(const struct acis_classify_cfg *cfg)
+{
+	struct acis_pass_key k;
+	uint8_t m[8] = {0};
+
+	memcpy(m, cfg->mac, 6);
+	k.mac = acis_mac48(m);
+	k.ip = cfg->ip;
+	k.max_frame = cfg->max_frame;
+	k.la = (cfg->n_la_ports | cfg->n_la_ips) != 0;
+	return k;
+}
+
+/**
  * Whether a frame is one that simply passes through the switch — an
  * untagged unicast frame between two stations, not to the switch's MAC,
  * not ARP, not taken by the look-aside stage — decided from its first
@@ -190,25 +215,34 @@ acis_mac48(const uint8_t *a)
  * (test_pkt and fuzz_pkt check it on every frame they make).
  */
 static inline int
-acis_pkt_passing(const struct acis_classify_cfg *cfg, const uint8_t *f,
-		 uint32_t len)
+acis_pkt_passing_k(const struct acis_pass_key *k, const uint8_t *f,
+		   uint32_t len)
 {
 	uint32_t dst_ip;
 	uint16_t et;
 
-	if (len < ACIS_ETH_HLEN + 20 || len > cfg->max_frame ||
+	if (len < ACIS_ETH_HLEN + 20 || len > k->max_frame ||
 	    ((f[0] | f[6]) & 1) || acis_mac48(f + 6) == 0 ||
-	    memcmp(f, cfg->mac, 6) == 0)
+	    acis_mac48(f) == k->mac)
 		return 0;
 	et = (uint16_t)(f[12] << 8 | f[13]);
 	if (et == ACIS_ETHERTYPE_IPV4) {
 		/* a passing datagram the look-aside stage may take */
 		memcpy(&dst_ip, f + ACIS_ETH_HLEN + 16, 4);
-		return dst_ip == cfg->ip ||
-		       (cfg->n_la_ports | cfg->n_la_ips) == 0;
+		return dst_ip == k->ip || !k->la;
 	}
 	return et != ACIS_ETHERTYPE_VLAN && et != ACIS_ETHERTYPE_QINQ &&
 	       et != ACIS_ETHERTYPE_ARP;
+}
+
+/** acis_pkt_passing_k for one frame. */
+static inline int
+acis_pkt_passing(const struct acis_classify_cfg *cfg, const uint8_t *f,
+		 uint32_t len)
+{
+	struct acis_pass_key k = acis_pass_key_of(cfg);
+
+	return acis_pkt_passing_k(&k, f, len);
 }
 
 /**

@@ -138,6 +138,9 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	/* Once one frame of the burst needed the L2 stage (flood, unknown,
 	 * drop), the rest go there too, so no frame overtakes another. */
 	int via_l2 = rx_only;
+	/* constant over a burst: kept in registers */
+	const struct acis_pass_key pk = acis_pass_key_of(&g_sw.ccfg);
+	const uint32_t fpga_ports = g_la.fpga_ports;
 
 	acis_l2_memo_init(&memo);
 	while (done < cnt) {
@@ -167,10 +170,9 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 					rte_prefetch0(ahead +
 						      RTE_CACHE_LINE_SIZE);
 			}
-			if (likely(!via_l2 &&
-				   !(g_la.fpga_ports & (1u << port)) &&
-				   acis_pkt_passing(&g_sw.ccfg, eth,
-						    rte_pktmbuf_data_len(m)))) {
+			if (likely(!via_l2 && !(fpga_ports & (1u << port)) &&
+				   acis_pkt_passing_k(&pk, eth,
+						      rte_pktmbuf_data_len(m)))) {
 				/* Passing traffic this lcore forwards: the L2
 				 * decision here, and a known unicast station
 				 * elsewhere is sent straight to its port;
