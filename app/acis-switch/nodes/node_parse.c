@@ -124,6 +124,57 @@ la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
 	return ACIS_CLASS_LOOKASIDE;
 }
 
+/* Read the frames ahead: frame i + 4's first line, and its second when it
+ * has one (an ACiS header runs into it). The RX stage has just read every
+ * descriptor's first line. */
+static inline void
+prefetch_ahead(void **objs, uint16_t i, uint16_t n)
+{
+	if (i + 4 < n) {
+		const struct rte_mbuf *a = objs[i + 4];
+		const uint8_t *f = rte_pktmbuf_mtod(a, const uint8_t *);
+
+		rte_prefetch0(f);
+		if (a->data_len > RTE_CACHE_LINE_SIZE)
+			rte_prefetch0(f + RTE_CACHE_LINE_SIZE);
+	}
+}
+
+/*
+ * The direct path, over a run of frames from objs[i]: while a frame
+ * passes through the switch and its destination is a known station on
+ * another port, its TX edge goes into nexts and it needs nothing more —
+ * no parse result, no metadata. Returns where the run stopped; *via_l2 is
+ * set when it stopped at a passing frame the L2 stage must see (flood,
+ * unknown, filtered). Kept apart from the full loop so the compiler keeps
+ * this one in registers.
+ */
+static inline uint16_t
+direct_run(struct acis_lcore_ctx *lc, struct acis_l2_memo *memo,
+	   const struct acis_pass_key *pk, uint32_t fpga_ports, void **objs,
+	   uint16_t *nexts, uint16_t i, uint16_t n, int *via_l2)
+{
+	for (; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+		/* the RX stage set the ethdev id */
+		uint16_t port = g_sw.port_index[m->port];
+		int out;
+
+		prefetch_ahead(objs, i, n);
+		if ((fpga_ports & (1u << port)) ||
+		    !acis_pkt_passing_k(pk, eth, rte_pktmbuf_data_len(m)))
+			break;
+		out = acis_l2_decide(lc, memo, eth, port);
+		if (unlikely(out < 0 || out == port)) {
+			*via_l2 = 1;
+			break;
+		}
+		nexts[i] = (uint16_t)(ACIS_PARSE_TX_BASE + out);
+	}
+	return i;
+}
+
 static uint16_t
 parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	      uint16_t cnt)
@@ -148,45 +199,29 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				     (uint16_t)RTE_DIM(nexts));
 
 		for (i = 0; i < n; i++) {
-			struct rte_mbuf *m = objs[done + i];
+			struct rte_mbuf *m;
 			struct acis_mbuf_meta *meta;
-			const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+			const uint8_t *eth;
 			struct acis_pkt_info pi;
 			enum acis_class cls;
 			uint8_t reason;
-			/* the RX stage set the ethdev id */
-			uint16_t port = g_sw.port_index[m->port];
+			uint16_t port;
 
-			/* the frame ahead (the RX stage has just read each
-			 * descriptor's first line) */
-			if (i + 4 < n) {
-				const struct rte_mbuf *a = objs[done + i + 4];
-				const uint8_t *ahead =
-					rte_pktmbuf_mtod(a, const uint8_t *);
+			if (!via_l2) {
+				uint16_t j = direct_run(lc, &memo, &pk,
+							fpga_ports,
+							&objs[done], nexts, i,
+							n, &via_l2);
 
-				rte_prefetch0(ahead);
-				/* an ACiS header runs into the second line */
-				if (a->data_len > RTE_CACHE_LINE_SIZE)
-					rte_prefetch0(ahead +
-						      RTE_CACHE_LINE_SIZE);
+				fused += j - i;
+				i = j;
+				if (i == n)
+					break;
 			}
-			if (likely(!via_l2 && !(fpga_ports & (1u << port)) &&
-				   acis_pkt_passing_k(&pk, eth,
-						      rte_pktmbuf_data_len(m)))) {
-				/* Passing traffic this lcore forwards: the L2
-				 * decision here, and a known unicast station
-				 * elsewhere is sent straight to its port;
-				 * such a frame needs no metadata. */
-				int out = acis_l2_decide(lc, &memo, eth, port);
-
-				if (likely(out >= 0 && out != port)) {
-					nexts[i] = (uint16_t)(ACIS_PARSE_TX_BASE +
-							      out);
-					fused++;
-					continue;
-				}
-				via_l2 = 1;
-			}
+			m = objs[done + i];
+			eth = rte_pktmbuf_mtod(m, const uint8_t *);
+			port = g_sw.port_index[m->port];
+			prefetch_ahead(&objs[done], i, n);
 			cls = acis_pkt_classify(&g_sw.ccfg, eth,
 						rte_pktmbuf_data_len(m), &pi,
 						&reason);
