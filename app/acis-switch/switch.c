@@ -424,7 +424,9 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 		return errf(err, len, -EINVAL, "%s: [switch] mbufs = %u is too "
 			    "few for the ports' descriptors and lcore caches "
 			    "(need at least %u)", pl->path, pl->mbufs, need);
-	/* One segment holds a whole frame, so stages never walk chains. */
+	/* One segment holds a whole received frame, so stages never walk
+	 * chains (the only chained frames are answers the collective stage
+	 * builds for TX: headers, then a shared payload segment). */
 	g_sw.pool = rte_pktmbuf_pool_create("acis_mbufs", pl->mbufs,
 			RTE_MIN(pl->mbuf_cache, (uint32_t)RTE_MEMPOOL_CACHE_MAX_SIZE),
 			ACIS_MBUF_PRIV_SIZE,
