@@ -257,6 +257,7 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "ctrl_msgs", s.ctrl);
 	rte_tel_data_add_dict_u64(d, "payload_bytes", s.payload_bytes);
 	rte_tel_data_add_dict_u64(d, "results_sent", s.results);
+	rte_tel_data_add_dict_u64(d, "results_shared", s.results_shared);
 	rte_tel_data_add_dict_u64(d, "acks_sent", s.acks);
 	rte_tel_data_add_dict_u64(d, "nacks_sent", s.nacks);
 	rte_tel_data_add_dict_u64(d, "ctrl_acks_sent", s.ctrl_acks);

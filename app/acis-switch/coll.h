@@ -38,6 +38,8 @@ struct acis_coll_stats {
 				    member served: dropped (forwarded: ACKed) */
 	uint64_t timeouts_resent; /**< NACK TIMEOUT sent again to DATA of a
 				     slot that failed at its deadline */
+	uint64_t results_shared; /**< RESULT frames whose payload segment
+				    they shared with other members' */
 } __rte_cache_aligned;
 
 struct acis_coll_shard {

@@ -585,8 +585,15 @@ allreduce_in_every_order(const struct coll_spec *o, const void *const in[WORLD],
 			expect_payload(r, want, (uint16_t)o->msg_size);
 		}
 		/* net_ring sends chained frames: the members' results
-		 * shared one payload segment */
+		 * shared one payload segment, and the switch says so */
 		assert_int_equal(chained_frames() - chained, WORLD);
+		{
+			struct acis_coll_stats cs;
+			struct acis_agg_stats as;
+
+			acis_coll_stats_sum(&cs, &as);
+			assert_int_equal(cs.results_shared, (k + 1) * WORLD);
+		}
 	}
 }
 

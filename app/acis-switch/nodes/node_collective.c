@@ -493,8 +493,10 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	h.chunk = chunk;
 	h.payload_len = len;
 	if (x->fanout && len != 0) {
-		if (emit_shared(x, acis_comm_ep(c, r), &h, s, len, reduced) == 0)
+		if (emit_shared(x, acis_comm_ep(c, r), &h, s, len, reduced) == 0) {
 			x->st->results++;
+			x->st->results_shared++;
+		}
 		return;
 	}
 	if (!reduced) {
