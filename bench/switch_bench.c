@@ -25,8 +25,8 @@
  * agg: allreduce float32 sum of P ranks on P ports. Each round preloads
  * the ports' RX rings with whole collectives of C chunks of B bytes
  * (every rank's contributions, then its receipts), starts the worker
- * lcores, and samples the results coming out; the rate is taken between
- * 10% and 90% of the round, so start and end do not count. The ceiling is
+ * lcores, and takes the results coming out; the round is timed from the
+ * launch to the drain that takes its last result. The ceiling is
  * a plain streaming sum (acc = r0; acc += r1; ...) over the same mbufs'
  * payload bytes in the same order, on the same worker lcores. The first
  * result of every round is checked bit for bit against that sum. Reports
@@ -835,14 +835,17 @@ static uint64_t
 agg_drain(struct agg_run *a, unsigned int round, int *checked)
 {
 	struct rte_mbuf *m[64];
-	unsigned int p, q, i, k;
+	unsigned int p, q, i, k, b;
 	uint64_t n = 0;
 
+	/* at most 4 bursts a queue per call, so the sampler's samples stay
+	 * about 100 us apart however fast the results come */
 	for (p = 0; p < a->o->ranks; p++)
 		for (q = 0; q < a->ports[p].ntx; q++)
-			while ((k = rte_ring_dequeue_burst(a->ports[p].tx[q],
-							   (void **)m, 64,
-							   NULL)) != 0) {
+			for (b = 0; b < 4 &&
+			     (k = rte_ring_dequeue_burst(a->ports[p].tx[q],
+							 (void **)m, 64,
+							 NULL)) != 0; b++) {
 				for (i = 0; i < k; i++) {
 					const uint8_t *f = rte_pktmbuf_mtod(
 						m[i], const uint8_t *);
@@ -948,32 +951,28 @@ agg_ceiling(struct agg_run *a)
 	       a->o->payload * 8 / worst / 1e9 / nw;
 }
 
-struct sample {
-	uint64_t tsc, n;
-};
-
 /* One round through the switch: Gb/s of contributions per worker lcore,
- * between 10% and 90% of the round's results. The sampler takes the
- * results off the TX rings every 100 us. */
+ * from the launch of the worker lcores to the drain that took the round's
+ * last result. The sampler takes the results off the TX rings every
+ * 100 us, as a NIC's transmit side would. The whole round is timed: a
+ * window inside it would be timed by a sampler that, beside a second
+ * worker on its core, is preempted between reading the clock and reading
+ * a count, and reads high. Start-up (microseconds) and the last drain's
+ * lag (at most a sleep and a preemption) count against the switch. */
 static double
-agg_round(struct agg_run *a, unsigned int round, struct sample *sm,
-	  size_t cap, int *coarse)
+agg_round(struct agg_run *a, unsigned int round)
 {
 	uint64_t total = a->results_per_round, t0, n = 0;
-	size_t ns = 0, i, lo = SIZE_MAX, hi = SIZE_MAX;
 	int checked = 0;
 	double sec;
 
 	agg_load(a, round, 0);
-	lcores_launch();
+	/* the clock starts before the launch: with a second worker on its
+	 * core, the sampler may not run again until that worker yields */
 	t0 = rte_rdtsc();
+	lcores_launch();
 	for (;;) {
 		n += agg_drain(a, round, &checked);
-		if (ns < cap) {
-			sm[ns].tsc = rte_rdtsc();
-			sm[ns].n = n;
-			ns++;
-		}
 		if (n >= total)
 			break;
 		if (tsc_sec(rte_rdtsc() - t0) > 60)
@@ -981,29 +980,14 @@ agg_round(struct agg_run *a, unsigned int round, struct sample *sm,
 			    "60 s", round, n, total);
 		rte_delay_us_sleep(100);
 	}
+	sec = tsc_sec(rte_rdtsc() - t0);
 	lcores_stop();
 	if (n != total || !checked)
 		die("round %u: %" PRIu64 " results (want %" PRIu64 ")%s",
 		    round, n, total, checked ? "" :
 		    ", collective 0 chunk 0 not seen");
-	for (i = 0; i < ns; i++) {
-		if (lo == SIZE_MAX && sm[i].n >= total / 10)
-			lo = i;
-		if (sm[i].n <= total * 9 / 10)
-			hi = i;
-	}
-	if (lo == SIZE_MAX || hi == SIZE_MAX || hi <= lo ||
-	    sm[hi].n <= sm[lo].n) {
-		/* too short to sample inside: the whole round, start to
-		 * the sample that saw it end */
-		*coarse = 1;
-		sec = tsc_sec(sm[ns - 1].tsc - t0);
-		return (double)total * a->o->payload * 8 / sec / 1e9 /
-		       a->o->workers;
-	}
-	sec = tsc_sec(sm[hi].tsc - sm[lo].tsc);
-	return (double)(sm[hi].n - sm[lo].n) * a->o->payload * 8 / sec /
-	       1e9 / a->o->workers;
+	return (double)a->o->ranks * a->n_coll * a->o->chunks *
+	       a->o->payload * 8 / sec / 1e9 / a->o->workers;
 }
 
 static int
@@ -1022,13 +1006,11 @@ agg_run(const struct agg_opts *o)
 	unsigned int nw = o->workers, p, q, k, mtu, slots, data_room;
 	uint64_t frames;
 	char *text;
-	size_t len = 0, cap = 1 << 20;
+	size_t len = 0;
 	double *sw, *ce, sw_best, ce_best, sw_med, ce_med;
-	struct sample *sm;
 	struct acis_coll_stats cs;
 	struct acis_agg_stats as;
 	struct acis_lcore_stats ls;
-	int coarse = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.o = o;
@@ -1099,13 +1081,12 @@ agg_run(const struct agg_opts *o)
 
 	sw = calloc(o->rounds, sizeof(*sw));
 	ce = calloc(o->rounds, sizeof(*ce));
-	sm = malloc(cap * sizeof(*sm));
-	if (sw == NULL || ce == NULL || sm == NULL)
+	if (sw == NULL || ce == NULL)
 		die("out of memory");
 	/* alternate, so that whatever else the machine does falls on both */
 	for (k = 0; k < o->rounds; k++) {
 		ce[k] = agg_ceiling(&a);
-		sw[k] = agg_round(&a, k, sm, cap, &coarse);
+		sw[k] = agg_round(&a, k);
 		agg_confirm(&a, k);
 	}
 	acis_coll_stats_sum(&cs, &as);
@@ -1127,21 +1108,20 @@ agg_run(const struct agg_opts *o)
 	printf("allreduce float32 sum, %u ranks, %5u B payload, %u chunks, "
 	       "%u worker%s: switch %7.2f Gb/s per core, ceiling %7.2f, "
 	       "ratio %.2f (best of %u rounds of %u collectives; medians "
-	       "%.2f, %.2f; %" PRIu64 " held for rank order)%s\n", P, L, C,
+	       "%.2f, %.2f; %" PRIu64 " held for rank order)\n", P, L, C,
 	       nw, nw > 1 ? "s" : "", sw_best, ce_best, sw_best / ce_best,
-	       o->rounds, a.n_coll, sw_med, ce_med, cs.held_total,
-	       coarse ? " [coarse timing]" : "");
+	       o->rounds, a.n_coll, sw_med, ce_med, cs.held_total);
 	csv_open("ranks,payload_bytes,chunks,workers,rounds,collectives,"
 		 "round_bytes,switch_gbps_core,ceiling_gbps_core,ratio,"
 		 "switch_gbps_core_median,ceiling_gbps_core_median,"
-		 "switch_mpps_core,held,coarse");
+		 "switch_mpps_core,held");
 	if (B.csv != NULL) {
 		fprintf(B.csv, "%u,%u,%u,%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.4f,"
-			"%.3f,%.3f,%.4f,%" PRIu64 ",%d\n", P, L, C, nw,
+			"%.3f,%.3f,%.4f,%" PRIu64 "\n", P, L, C, nw,
 			o->rounds, a.n_coll,
 			(uint64_t)a.n_coll * C * P * L, sw_best, ce_best,
 			sw_best / ce_best, sw_med, ce_med,
-			sw_best * 1e3 / 8 / L, cs.held_total, coarse);
+			sw_best * 1e3 / 8 / L, cs.held_total);
 		fclose(B.csv);
 	}
 
@@ -1162,7 +1142,6 @@ agg_run(const struct agg_opts *o)
 	free(a.ref);
 	free(sw);
 	free(ce);
-	free(sm);
 }
 
 /* ------------------------------------------------------------------ */

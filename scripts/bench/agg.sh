@@ -9,9 +9,9 @@
 #                        [-w "1"] [-r ROUNDS] [-m ROUND_MB]
 #
 # -w "1 2" measures one and two worker lcores (scaling). Contribution Gb/s
-# per worker core, median of ROUNDS rounds (a round the sampler saw only
-# coarsely can read high; the median does not follow it), and the ratio
-# to the ceiling.
+# per worker core (a round timed whole, from the workers' launch to the
+# drain that takes its last result), median of ROUNDS rounds, and the
+# ratio to the ceiling.
 # Writes DIR/agg.csv, table.txt, agg.png, run.txt. Needs root (hugepages).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
