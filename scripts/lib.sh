@@ -115,6 +115,57 @@ check() {
 	fi
 }
 
+# Sum over every rank's log in DIR of the count next to WORD on its
+# "messages sent ..." line (libacis's own fault figures):
+#   acis_sum_field DIR WORD
+acis_sum_field() {
+	grep -ho -E "[0-9]+ $2|$2 [0-9]+" "$1"/rank*.log |
+		awk '{ s += ($1 ~ /^[0-9]+$/) ? $1 : $2 } END { print s + 0 }'
+}
+
+# Every argument a number above 0.
+acis_all_above_0() {
+	local n
+	for n; do [ "${n:-0}" -gt 0 ] || return 1; done
+}
+
+# A check that faults happened in the run whose rank logs are in DIR:
+# messages dropped, duplicated and reordered, chunks sent again. A fault
+# test in which none happened proved nothing. acis_faults_seen NAME DIR
+acis_faults_seen() {
+	local dropped duplicated reordered resent
+	dropped=$(acis_sum_field "$2" dropped)
+	duplicated=$(acis_sum_field "$2" duplicated)
+	reordered=$(acis_sum_field "$2" reordered)
+	resent=$(acis_sum_field "$2" retransmitted)
+	check "$1: faults injected ($dropped dropped, $duplicated duplicated, $reordered reordered), chunks sent again ($resent)" \
+		acis_all_above_0 "$dropped" "$duplicated" "$reordered" "$resent"
+}
+
+# The start every end-to-end test shares. acis_e2e_begin NAME PREFIX skips
+# (exit 77) without root, then sets PREFIX, TB (the testbed script), LOG
+# and DIR (a log file and a work folder named after the test) and
+# fails=passes=0. On any exit the script itself — never a subshell that
+# inherited the trap — runs the test's e2e_teardown, if it defines one,
+# then acis_e2e_cleanup.
+acis_e2e_begin() {
+	[ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
+	PREFIX=$2
+	TB="$ACIS_ROOT/scripts/testbed.sh"
+	LOG=$(mktemp "/tmp/acis-e2e-$1.XXXXXX.log")
+	DIR=$(mktemp -d "/tmp/acis-e2e-$1.XXXXXX")
+	fails=0 passes=0
+	trap acis_e2e_exit EXIT INT TERM
+}
+
+acis_e2e_exit() {
+	[ "$BASHPID" = "$$" ] || return 0
+	if declare -F e2e_teardown >/dev/null; then
+		e2e_teardown
+	fi
+	acis_e2e_cleanup "$PREFIX" "$LOG" "$DIR"
+}
+
 # What an end-to-end test leaves when it ends, pass or fail: the switch it
 # started, its testbed, its files. acis_e2e_cleanup PREFIX FILE...
 acis_e2e_cleanup() {

@@ -14,20 +14,7 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
 PIPELINE=${1:-$ACIS_ROOT/pipelines/testbed-af_packet.ini}
-PREFIX=ac$$
-TB="$ACIS_ROOT/scripts/testbed.sh"
-LOG=$(mktemp /tmp/acis-e2e-coll.XXXXXX.log)
-DIR=$(mktemp -d /tmp/acis-e2e-coll.XXXXXX)
-fails=0 passes=0
-
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
-
-cleanup() {
-	# only the script itself, never a subshell that inherited the trap
-	[ "$BASHPID" = "$$" ] || return 0
-	acis_e2e_cleanup "$PREFIX" "$LOG" "$DIR"
-}
-trap cleanup EXIT INT TERM
+acis_e2e_begin coll ac$$
 
 # run_job NAME P JOB options...: every rank must report no failure
 run_job() {

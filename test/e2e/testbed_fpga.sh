@@ -16,20 +16,8 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
 PIPELINE=${1:-$ACIS_ROOT/pipelines/testbed-fpga.ini}
-PREFIX=fq$$
-TB="$ACIS_ROOT/scripts/testbed.sh"
+acis_e2e_begin fpga fq$$
 LA="$ACIS_BUILD/tools/acis-lookaside"
-LOG=$(mktemp /tmp/acis-e2e-fpga.XXXXXX.log)
-DIR=$(mktemp -d /tmp/acis-e2e-fpga.XXXXXX)
-fails=0 passes=0
-
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
-
-cleanup() {
-	[ "$BASHPID" = "$$" ] || return 0
-	acis_e2e_cleanup "$PREFIX" "$LOG" "$DIR"
-}
-trap cleanup EXIT INT TERM
 
 la_counter() { acis_counter "$PREFIX" "/acis/cgra,$1" "$2"; }
 

@@ -13,14 +13,8 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
 PIPELINE=${1:-$ACIS_ROOT/pipelines/testbed-af_packet.ini}
-PREFIX=kh$$
-TB="$ACIS_ROOT/scripts/testbed.sh"
-LOG=$(mktemp /tmp/acis-e2e-kill.XXXXXX.log)
-DIR=$(mktemp -d /tmp/acis-e2e-kill.XXXXXX)
-fails=0 passes=0
 runner=
-
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
+acis_e2e_begin kill kh$$
 
 # Processes of this test's ranks (each lives in its host's namespace).
 rank_pids() {
@@ -30,15 +24,11 @@ rank_pids() {
 	done
 }
 
-cleanup() {
-	# only the script itself, never a subshell that inherited the trap
-	[ "$BASHPID" = "$$" ] || return 0
+e2e_teardown() {
 	local p
 	for p in $(rank_pids); do kill -9 "$p" 2>/dev/null || true; done
 	[ -z "$runner" ] || wait "$runner" 2>/dev/null || true
-	acis_e2e_cleanup "$PREFIX" "$LOG" "$DIR"
 }
-trap cleanup EXIT INT TERM
 
 counter() { acis_counter "$PREFIX" /acis/collectives "$1"; }
 heap() { acis_counter "$PREFIX" /eal/heap_info,0 "$1"; }

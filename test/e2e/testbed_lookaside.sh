@@ -15,21 +15,9 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
 PIPELINE=${1:-$ACIS_ROOT/pipelines/testbed-lookaside.ini}
-PREFIX=la$$
-TB="$ACIS_ROOT/scripts/testbed.sh"
+acis_e2e_begin la la$$
 LA="$ACIS_BUILD/tools/acis-lookaside"
 EX="$ACIS_ROOT/examples/cgra"
-LOG=$(mktemp /tmp/acis-e2e-la.XXXXXX.log)
-DIR=$(mktemp -d /tmp/acis-e2e-la.XXXXXX)
-fails=0 passes=0
-
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
-
-cleanup() {
-	[ "$BASHPID" = "$$" ] || return 0
-	acis_e2e_cleanup "$PREFIX" "$LOG" "$DIR"
-}
-trap cleanup EXIT INT TERM
 
 # run_check WHAT HOST acis-lookaside-args...: one run, its verdict in the label
 out=

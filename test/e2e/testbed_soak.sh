@@ -14,50 +14,16 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
 PIPELINE=${1:-$ACIS_ROOT/pipelines/testbed-af_packet.ini}
-PREFIX=sk$$
-TB="$ACIS_ROOT/scripts/testbed.sh"
-LOG=$(mktemp /tmp/acis-e2e-soak.XXXXXX.log)
-DIR=$(mktemp -d /tmp/acis-e2e-soak.XXXXXX)
+acis_e2e_begin soak sk$$
 OPS=${SOAK_OPS:-20000}
 RSS_SLACK=${SOAK_RSS_KB:-1024}
 COLLS=allreduce,reduce,bcast,scatter,gather,allgather,reduce_scatter,barrier
 PER_ROUND=16 # 8 collectives x 2 sizes
-fails=0 passes=0
-
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
-
-cleanup() {
-	# only the script itself, never a subshell that inherited the trap
-	[ "$BASHPID" = "$$" ] || return 0
-	acis_e2e_cleanup "$PREFIX" "$LOG" "$DIR"
-}
-trap cleanup EXIT INT TERM
 
 counter() { acis_counter "$PREFIX" /acis/collectives "$1"; }
 heap() { acis_counter "$PREFIX" /eal/heap_info,0 "$1"; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$ACIS_SW_PID/status"; }
 slots_back() { [ "$(counter slots_in_use)" -eq "$slots_before" ]; }
-sum_field() {
-	grep -ho -E "[0-9]+ $2|$2 [0-9]+" "$1"/rank*.log |
-		awk '{ s += ($1 ~ /^[0-9]+$/) ? $1 : $2 } END { print s + 0 }'
-}
-# Every argument a number above 0.
-all_above_0() {
-	local n
-	for n; do [ "${n:-0}" -gt 0 ] || return 1; done
-}
-# faults_seen NAME JOB: the faults happened in JOB (messages dropped,
-# duplicated and reordered, chunks sent again), or the soak proved nothing
-faults_seen() {
-	local d=$DIR/$2 dropped duplicated reordered resent
-	dropped=$(sum_field "$d" dropped)
-	duplicated=$(sum_field "$d" duplicated)
-	reordered=$(sum_field "$d" reordered)
-	resent=$(sum_field "$d" retransmitted)
-	check "$1: faults injected ($dropped dropped, $duplicated duplicated, $reordered reordered), chunks sent again ($resent)" \
-		all_above_0 "$dropped" "$duplicated" "$reordered" "$resent"
-}
-
 # run_job JOB ROUNDS: every rank must pass every check
 run_job() {
 	local job=$1 rounds=$2 ok=0 r
@@ -86,7 +52,7 @@ slots_before=$(counter slots_in_use)
 ok=0
 run_job 700 4 || ok=1
 check "warm-up: $(tail -n 1 "$DIR/700/rank0.log")" [ "$ok" -eq 0 ]
-faults_seen warm-up 700
+acis_faults_seen warm-up "$DIR/700"
 acis_wait_for 100 slots_back || true
 mbufs_before=$(counter mbufs_in_use)
 heap_size_before=$(heap Alloc_size)
@@ -101,12 +67,8 @@ secs=$(( $(date +%s) - start ))
 checks=$(awk '/ passed, / { s += $1 } END { print s + 0 }' "$DIR/701"/rank*.log)
 check "$OPS collectives under faults: $checks results checked on 4 ranks" [ "$ok" -eq 0 ]
 echo "    figures: $OPS collectives in ${secs} s;" \
-	"faults injected $(sum_field "$DIR/701" dropped) dropped," \
-	"$(sum_field "$DIR/701" duplicated) duplicated," \
-	"$(sum_field "$DIR/701" reordered) reordered;" \
-	"$(sum_field "$DIR/701" retransmitted) chunks sent again;" \
 	"$(( $(counter slots_opened) - opened_before )) slots opened"
-faults_seen "$OPS collectives" 701
+acis_faults_seen "$OPS collectives" "$DIR/701"
 
 # Answers the last ranks did not confirm before leaving go after the
 # linger time (2 s).
