@@ -606,6 +606,22 @@ base_hdr(struct acis_hdr *h, unsigned int type, unsigned int r)
 	h->root = ACIS_RANK_NONE;
 }
 
+/* The header of rank r's messages in allreduce seq (float32 sum, C
+ * chunks of L bytes). */
+static void
+allreduce_hdr(const struct agg_run *a, struct acis_hdr *h, unsigned int type,
+	      unsigned int r, uint32_t seq)
+{
+	base_hdr(h, type, r);
+	h->opcode = ACIS_OPCODE(ACIS_C_ALLREDUCE, 0);
+	h->dtype = ACIS_FLOAT32;
+	h->op = ACIS_OP_SUM;
+	h->comm = a->comm;
+	h->seq = seq;
+	h->msg_size = (uint64_t)a->o->chunks * a->o->payload;
+	h->chunk_size = (uint16_t)a->o->payload;
+}
+
 /* Frames still owed: every TX ring's count. */
 static uint64_t
 tx_count(const struct agg_run *a)
@@ -727,15 +743,8 @@ agg_build(struct agg_run *a)
 			q = r % nw;
 			if (s < a->n_coll) {
 				p = (r + s) % P;
-				base_hdr(&h, ACIS_T_DATA, r);
-				h.opcode = ACIS_OPCODE(ACIS_C_ALLREDUCE, 0);
-				h.dtype = ACIS_FLOAT32;
-				h.op = ACIS_OP_SUM;
-				h.comm = a->comm;
-				h.seq = s;
-				h.msg_size = (uint64_t)C * L;
+				allreduce_hdr(a, &h, ACIS_T_DATA, r, s);
 				h.payload_len = (uint16_t)L;
-				h.chunk_size = (uint16_t)L;
 				h.contributors = 1;
 				for (c = 0; c < C; c++) {
 					h.chunk = c;
@@ -752,14 +761,7 @@ agg_build(struct agg_run *a)
 				continue;
 			sd = s - a->lag; /* receipts of an older collective */
 			p = (r + sd) % P;
-			base_hdr(&h, ACIS_T_ACK, r);
-			h.opcode = ACIS_OPCODE(ACIS_C_ALLREDUCE, 0);
-			h.dtype = ACIS_FLOAT32;
-			h.op = ACIS_OP_SUM;
-			h.comm = a->comm;
-			h.seq = sd;
-			h.msg_size = (uint64_t)C * L;
-			h.chunk_size = (uint16_t)L;
+			allreduce_hdr(a, &h, ACIS_T_ACK, r, sd);
 			h.chunk = C;
 			h.payload_len = (uint16_t)(C * 4);
 			if (s < a->n_coll)
@@ -835,17 +837,14 @@ static uint64_t
 agg_drain(struct agg_run *a, unsigned int round, int *checked)
 {
 	struct rte_mbuf *m[64];
-	unsigned int p, q, i, k, b;
+	unsigned int p, q, i, k;
 	uint64_t n = 0;
 
-	/* at most 4 bursts a queue per call, so the sampler's samples stay
-	 * about 100 us apart however fast the results come */
 	for (p = 0; p < a->o->ranks; p++)
 		for (q = 0; q < a->ports[p].ntx; q++)
-			for (b = 0; b < 4 &&
-			     (k = rte_ring_dequeue_burst(a->ports[p].tx[q],
-							 (void **)m, 64,
-							 NULL)) != 0; b++) {
+			while ((k = rte_ring_dequeue_burst(a->ports[p].tx[q],
+							   (void **)m, 64,
+							   NULL)) != 0) {
 				for (i = 0; i < k; i++) {
 					const uint8_t *f = rte_pktmbuf_mtod(
 						m[i], const uint8_t *);
