@@ -473,24 +473,29 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	return setup_graphs(err, len);
 }
 
+void
+acis_switch_walk(struct acis_lcore_ctx *lc)
+{
+	rte_graph_walk(lc->graph);
+	if (lc->worker_index >= 0) {
+		acis_coll_quiescent(lc);
+		acis_la_poll(lc);
+		acis_fault_flush(lc);
+	}
+}
+
 int
 acis_switch_run_lcore(void *arg)
 {
 	struct acis_lcore_ctx *lc = arg;
-	struct rte_graph *graph = lc->graph;
 	uint32_t idle = 0;
 
-	if (graph == NULL)
+	if (lc->graph == NULL)
 		return 0;
 	acis_coll_online(lc);
 	while (!g_sw.quit) {
 		lc->last_rx = 0;
-		rte_graph_walk(graph);
-		if (lc->worker_index >= 0) {
-			acis_coll_quiescent(lc);
-			acis_la_poll(lc);
-			acis_fault_flush(lc);
-		}
+		acis_switch_walk(lc);
 		lc->stats.polls++;
 		if (lc->last_rx != 0) {
 			idle = 0;

@@ -177,6 +177,10 @@ int acis_errf(char *err, size_t len, int rc, const char *fmt, ...)
  * message in err. */
 int acis_switch_init(struct acis_pipeline *pl, char *err, size_t errlen);
 int acis_switch_run_lcore(void *arg);
+/* One pass of an lcore: a walk of its graph, then what a worker does
+ * between walks (RCU quiescent state, look-aside mailboxes, held faulty
+ * frames due). The lcore loop repeats it; tests call it directly. */
+void acis_switch_walk(struct acis_lcore_ctx *lc);
 void acis_switch_fini(void);
 
 struct rte_tel_data;

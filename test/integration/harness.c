@@ -20,9 +20,7 @@
 
 #include "acis_conf.h"
 #include "acis_pipeline.h"
-#include "fault.h"
 #include "harness.h"
-#include "lookaside.h"
 
 /* A bound on walks in one run(), far above what any test injects, so a
  * stage that never drains its input fails the test instead of hanging. */
@@ -160,12 +158,7 @@ run(void)
 		for (i = 0; i < g_sw.n_lcores; i++) {
 			if (g_sw.lcores[i]->graph == NULL)
 				continue;
-			rte_graph_walk(g_sw.lcores[i]->graph);
-			/* what a worker does between walks */
-			if (g_sw.lcores[i]->worker_index >= 0) {
-				acis_la_poll(g_sw.lcores[i]);
-				acis_fault_flush(g_sw.lcores[i]);
-			}
+			acis_switch_walk(g_sw.lcores[i]);
 		}
 	}
 }
