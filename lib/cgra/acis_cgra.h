@@ -70,7 +70,13 @@ struct acis_cgra_config {
 	unsigned int vrf_regs;   /* registers per VRF, power of two 16..4096,
 				  * default 4096 */
 	uint64_t insn_budget;    /* instructions per run, default 1 << 26 */
+	unsigned int flags;      /* ACIS_CGRA_F_*, default 0 */
 };
+
+/* Run every instruction on its own: no fused sequences (the loader fuses
+ * a few common ones into one pass; results are the same either way, and
+ * the tests compare the two). */
+#define ACIS_CGRA_F_NOFUSE 0x1
 
 /* What one run did. */
 struct acis_cgra_run_stats {

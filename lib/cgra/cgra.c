@@ -31,7 +31,9 @@ acis_cgra_fault(struct acis_cgra *m, int code, const char *fmt, ...)
 	int len;
 
 	len = snprintf(m->errmsg, sizeof(m->errmsg), "instruction %zu (%s): ",
-		       m->pc, in->op >= OP_COUNT ? "csrrw" :
+		       m->pc, in->op == XOP_VLE_MACC_OUT ?
+		       acis_cgra_isa_mnemonic(OP_VLE) :
+		       in->op >= OP_COUNT ? "csrrw" :
 		       acis_cgra_isa_mnemonic(in->op));
 	if (len < 0 || (size_t)len >= sizeof(m->errmsg))
 		return code;
@@ -344,6 +346,30 @@ check_flow(struct loader *l, uint32_t *state)
 	return rc;
 }
 
+/*
+ * Fusion: sequences that a kernel does in one pass, marked on their first
+ * instruction. vle32.v vd; vmacc.vx vd, x, sin; streamout.v vd (load a
+ * chunk, multiply-add the stream into it, send it: axpy's loop) becomes
+ * XOP_VLE_MACC_OUT. The two after it keep their ops, so a branch into the
+ * middle runs them on their own, and the run loop falls back to the vle
+ * when the fused kernel declines (cgra_kern_tmpl.h).
+ */
+static void
+fuse(struct cgra_insn *prog, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 2 < n; i++) {
+		const struct cgra_insn *a = &prog[i];
+
+		if (a->op == OP_VLE && prog[i + 1].op == OP_VMACC_VX &&
+		    prog[i + 2].op == OP_STREAMOUT &&
+		    prog[i + 1].va == a->va && prog[i + 2].va == a->va &&
+		    prog[i + 1].vl == a->vl && prog[i + 2].vl == a->vl)
+			prog[i].op = XOP_VLE_MACC_OUT;
+	}
+}
+
 /* Decode and check words into configuration tables; NULL and errmsg set
  * if the program is refused. */
 static struct cgra_insn *
@@ -434,6 +460,8 @@ build_tables(struct acis_cgra *m, const uint32_t *w, size_t n)
 		free(prog);
 		return NULL;
 	}
+	if (!(m->cfg.flags & ACIS_CGRA_F_NOFUSE))
+		fuse(prog, n);
 	return prog;
 }
 

@@ -30,6 +30,10 @@ enum {
 	XOP_CSR_TILE,
 	XOP_CSR_SIN_WORD,
 	XOP_CSR_SIN_LEFT,
+	/* vle32.v vd; vmacc.vx vd, x, sin; streamout.v vd in one pass, on
+	 * the vle of the three (the loader's fusion; the two after it keep
+	 * their own ops, for branches that land on them) */
+	XOP_VLE_MACC_OUT,
 	XOP_COUNT
 };
 

@@ -17,6 +17,7 @@
 
 #include "cgra_internal.h"
 
+#define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* Payload and bank words need not be aligned. */

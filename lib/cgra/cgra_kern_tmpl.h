@@ -241,6 +241,82 @@ KFN(k_streamout)(struct acis_cgra *m, const struct cgra_insn *in)
 }
 
 /*
+ * The fused sequence XOP_VLE_MACC_OUT (see the loader):
+ *   vle32.v vd, (rs1)   ; vmacc.vx vd, xk, sin   ; streamout.v vd
+ * in one pass over the elements instead of three: each element is loaded
+ * from the bank, multiplied in from stream_in, written to the VRF and to
+ * stream_out while it is in a register. The result, the VRF, the stream
+ * positions and the counts are those of the three on their own. Returns 0
+ * when they must run on their own instead: a check of theirs would fail
+ * (so the fault names the right one), v0[x] lies in vd (the load changes
+ * it before the multiply reads it), one bank per VPE on a machine of
+ * several, or stream_in and stream_out overlap.
+ */
+static inline __attribute__((always_inline)) int
+KFN(k_vle_macc_out)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	const uint32_t vl = in[0].vl, n = m->cfg.n_vpe;
+	const uint32_t addr = m->x[in[0].rs1], x = m->x[in[1].rs1];
+	const size_t words = (size_t)vl * n;
+	const size_t sin_bytes = m->sin_len - m->sin_pos < (size_t)vl * 4 ?
+				 m->sin_len - m->sin_pos : (size_t)vl * 4;
+	float *d = m->vrf + (size_t)in[0].va * P;
+	const uint8_t *o8 = m->sout + m->sout_pos;
+	const uint8_t *s8 = m->sin + m->sin_pos;
+	const f32u *y, *s;
+	f32u *o;
+	uint32_t e, cnt, p;
+	VT a, r;
+
+	if (in[0].bank == 0 && n != 1)
+		return 0;
+	y = (const f32u *)cgra_bank_span(m, in[0].bank != 0 ? in[0].bank : 1,
+					 addr, (size_t)vl * 4);
+	if (y == NULL || x >= m->n_elems ||
+	    (x >= in[0].va && x - in[0].va < vl) ||
+	    words * 4 > m->sout_cap - m->sout_pos ||
+	    (o8 < s8 + sin_bytes && s8 < o8 + words * 4))
+		return 0;
+	a = *(const VT *)(m->vrf + (size_t)x * P);
+	s = (const f32u *)cgra_stream_take(m, vl, &cnt);
+	o = (f32u *)(m->sout + m->sout_pos);
+	if (P == 1) {
+		/* plain float loops, which GCC vectorises along elements */
+		float *df = d, *of = (float *)o;
+		float af;
+
+		__builtin_memcpy(&af, &a, sizeof(af));
+		for (e = 0; e < cnt; e++)
+			of[e] = df[e] = fmaf(af, s[e], y[e]);
+		for (; e < vl; e++)
+			of[e] = df[e] = y[e];
+	} else {
+		for (e = 0; e < vl; e++) {
+			r = BCAST(y[e]);
+			if (e < cnt)
+				VFMA(r, a, BCAST(s[e]), r);
+			*(VT *)(d + (size_t)e * P) = r;
+			if (P == n) {
+				__builtin_memcpy(o + (size_t)e * P, &r,
+						 sizeof(r));
+			} else {
+				float t[P];
+
+				__builtin_memcpy(t, &r, sizeof(r));
+				for (p = 0; p < n; p++)
+					o[(size_t)e * n + p] = t[p];
+			}
+		}
+	}
+	m->sout_pos += words * 4;
+	cgra_account(m, vl);
+	cgra_account(m, cnt);
+	m->cycles += 1 + (words + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES;
+	m->eops += words;
+	return 1;
+}
+
+/*
  * The run loop: decoded instructions only, threaded (each instruction
  * ends with its own indirect jump to the next one's code, which predicts
  * better than one shared switch), scalar instructions in line, vector
@@ -299,6 +375,7 @@ KFN(execute)(struct acis_cgra *m, uint64_t *insns, uint64_t *vinsns)
 		[XOP_CSR_TILE] = &&l_tile,
 		[XOP_CSR_SIN_WORD] = &&l_sin_word,
 		[XOP_CSR_SIN_LEFT] = &&l_sin_left,
+		[XOP_VLE_MACC_OUT] = &&l_vle_macc_out,
 	};
 	const struct cgra_insn *const prog = m->prog;
 	const struct cgra_insn *in = prog;
@@ -346,6 +423,15 @@ l_sin_word:
 l_sin_left:
 	x[in->rd] = (uint32_t)(m->sin_len - m->sin_pos);
 	NEXT();
+l_vle_macc_out:
+	/* the three count as three, and the budget may end between them */
+	if (likely(budget - count >= 2) && KFN(k_vle_macc_out)(m, in)) {
+		count += 2;
+		vcount += 3;
+		in += 3;
+		DISPATCH();
+	}
+	/* FALLTHROUGH: the vle on its own */
 l_vle:
 	VECTOR(KFN(k_vle));
 l_vse:

@@ -1760,6 +1760,131 @@ test_axpy_matches_fmaf_for_any_length(void **state)
 	acis_cgra_free(m);
 }
 
+/*
+ * The loader fuses vle32.v vd; vmacc.vx vd, x, sin; streamout.v vd into
+ * one pass. A machine that fuses nothing must do the same in every case:
+ * one VPE, several (VRF interleave equal to and above the VPE count),
+ * a broadcast bank and own banks, payloads ending mid-chunk and mid-word,
+ * v0[x] inside vd, a branch into the middle, too little output room, a
+ * load outside the bank, and budgets ending between the three.
+ */
+static void
+run_both(const char *src, unsigned int n_vpe, uint64_t budget,
+	 const void *in, size_t len, size_t out_cap, int *rc_out)
+{
+	static uint8_t out2[4096];
+	struct acis_cgra *m[2];
+	struct acis_cgra_run_stats st[2];
+	size_t ol[2];
+	float y[256];
+	int rc[2], f, r;
+	unsigned int k, p;
+
+	for (k = 0; k < 256; k++)
+		y[k] = (float)k * 0.25f - 7.0f;
+	for (f = 0; f < 2; f++) {
+		struct acis_cgra_config c = {
+			.n_vpe = n_vpe, .bank_size = 4096, .vrf_regs = 16,
+			.insn_budget = budget,
+			.flags = f ? ACIS_CGRA_F_NOFUSE : 0,
+		};
+
+		m[f] = acis_cgra_create(&c);
+		assert_non_null(m[f]);
+		for (k = 1; k <= n_vpe; k++)
+			assert_int_equal(acis_cgra_mem_write(m[f], k, 0, y,
+							     sizeof(y)), 0);
+		set_vrf(m[f], 0, 3, 1.5f);
+		load(m[f], src);
+	}
+	/* twice: registers and VRFs carry over to the next run */
+	for (r = 0; r < 2; r++) {
+		for (f = 0; f < 2; f++) {
+			uint8_t *o = f ? out2 : out_buf;
+
+			memset(o, 0x5a, out_cap);
+			rc[f] = acis_cgra_run(m[f], in, len, o, out_cap,
+					      &ol[f], &st[f]);
+		}
+		assert_int_equal(rc[0], rc[1]);
+		assert_int_equal(ol[0], ol[1]);
+		assert_memory_equal(&st[0], &st[1], sizeof(st[0]));
+		assert_memory_equal(out_buf, out2, out_cap);
+		assert_string_equal(acis_cgra_last_error(m[0]),
+				    acis_cgra_last_error(m[1]));
+		for (k = 0; k < ACIS_CGRA_XREGS; k++)
+			assert_int_equal(acis_cgra_xreg(m[0], k),
+					 acis_cgra_xreg(m[1], k));
+		for (p = 0; p < n_vpe; p++)
+			for (k = 0; k < 256; k++)
+				assert_int_equal(fbits(vrf(m[0], p, k)),
+						 fbits(vrf(m[1], p, k)));
+	}
+	*rc_out = rc[0];
+	acis_cgra_free(m[0]);
+	acis_cgra_free(m[1]);
+}
+
+static void
+test_fused_sequence_runs_as_its_three_instructions(void **state)
+{
+	/* %s: the bank operand of the vle; x1 names v0[x] */
+	static const char loop[] =
+		"\taddi x1, x0, %u\n"
+		"\tvsetivli x0, 24, e32, m2\n"
+		"\taddi x9, x0, %u\n"
+		"again:\tvle32.v v2, (x7)%s\n"
+		"\tvmacc.vx v2, x1, sin\n"
+		"\tstreamout.v v2\n"
+		"\tadd x7, x7, x9\n"
+		"\tcsrrw x5, sin_left, x0\n"
+		"\tbne x5, x0, again\n"
+		"\tbne x6, x0, end\n"
+		"\taddi x6, x0, 1\n"
+		"\tvle32.v v4, (x0)%s\n"
+		"\tbne x6, x0, mid\n"
+		"\tstreamout.v v4\n"
+		"mid:\tvmacc.vx v4, x0, sin\n"
+		"\tstreamout.v v4\n"
+		"end:\twfi\n";
+	static const struct {
+		unsigned int n_vpe;
+		const char *bank;
+		unsigned int x;     /* 35: inside v2 (elements 32..55) */
+		unsigned int step;  /* bytes; 2000: the third chunk is off the bank */
+	} cases[] = {
+		{1, "", 3, 96}, {1, ", b1", 3, 96}, {4, ", b2", 3, 96},
+		{3, ", b1", 3, 96}, {1, "", 35, 96}, {3, ", b3", 35, 96},
+		{1, "", 3, 2000}, {4, ", b1", 3, 2000},
+	};
+	static const size_t lens[] = {0, 5, 60, 96, 97, 300};
+	static const size_t caps[] = {4096, 100};
+	char src[1024];
+	float in[80];
+	size_t c, l, o;
+	uint64_t b;
+	int rc, fused_runs = 0;
+
+	(void)state;
+	for (c = 0; c < 80; c++)
+		in[c] = (float)c * 1.25f - 33.0f;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		snprintf(src, sizeof(src), loop, cases[c].x, cases[c].step,
+			 cases[c].bank, cases[c].bank);
+		for (l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+			for (o = 0; o < sizeof(caps) / sizeof(caps[0]); o++) {
+				run_both(src, cases[c].n_vpe, 0, in, lens[l],
+					 caps[o], &rc);
+				fused_runs += rc == 0;
+			}
+		/* every budget up to the whole run: some end between the
+		 * three fused instructions */
+		for (b = 1; b <= 40; b++)
+			run_both(src, cases[c].n_vpe, b, in, 300, 4096, &rc);
+	}
+	assert_true(fused_runs > 0);
+}
+
 /* ---- program files ---- */
 
 static char tmpdir[] = "/tmp/acis_test_cgra_XXXXXX";
@@ -2084,6 +2209,8 @@ main(void)
 			test_the_graph_generator_is_power_law_with_heavy_rows),
 		cmocka_unit_test(test_dot_matches_sequential_fmaf_on_every_vpe),
 		cmocka_unit_test(test_axpy_matches_fmaf_for_any_length),
+		cmocka_unit_test(
+			test_fused_sequence_runs_as_its_three_instructions),
 		cmocka_unit_test(
 			test_read_file_gives_every_byte_and_a_nul_after_them),
 		cmocka_unit_test(test_read_file_names_a_missing_file_and_why),
