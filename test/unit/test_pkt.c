@@ -1292,6 +1292,33 @@ test_csum_partial_matches_the_reference_on_every_length(void **state)
 				 csum_reference(buf, len, 0xffff));
 }
 
+/* Past 4 MiB the vector lanes are emptied into the wide sum before they
+ * can overflow: all-0xfe words (a lane's largest gain that does not fold
+ * to zero) over 9 MiB + 3 bytes, and random bytes. */
+static void
+test_csum_partial_matches_the_reference_beyond_4_mib(void **state)
+{
+	const uint32_t len = (9u << 20) + 3;
+	uint8_t *buf = malloc(len);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	uint32_t i;
+
+	(void)state;
+	assert_non_null(buf);
+	memset(buf, 0xfe, len);
+	assert_int_equal(acis_csum_partial(buf, len, 0),
+			 csum_reference(buf, len, 0));
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = (uint8_t)x;
+	}
+	assert_int_equal(acis_csum_partial(buf, len, 0x1234),
+			 csum_reference(buf, len, 0x1234));
+	free(buf);
+}
+
 static void
 test_csum_partial_pads_an_odd_byte_with_zero(void **state)
 {
@@ -1646,6 +1673,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_classify_inline_path_agrees_with_full),
 		T(test_csum_partial_matches_the_reference_on_every_length),
+		T(test_csum_partial_matches_the_reference_beyond_4_mib),
 		T(test_classify_la_port_to_the_switch_is_lookaside),
 		T(test_classify_la_port_passing_through_is_lookaside_and_checked),
 		T(test_udp4_finish_returns_to_sender_with_valid_checksums),
