@@ -252,7 +252,7 @@ KFN(k_streamout)(struct acis_cgra *m, const struct cgra_insn *in)
  * it before the multiply reads it), one bank per VPE on a machine of
  * several, or stream_in and stream_out overlap.
  */
-static inline __attribute__((always_inline)) int
+static __attribute__((noinline)) int
 KFN(k_vle_macc_out)(struct acis_cgra *m, const struct cgra_insn *in)
 {
 	const uint32_t vl = in[0].vl, n = m->cfg.n_vpe;
@@ -423,15 +423,6 @@ l_sin_word:
 l_sin_left:
 	x[in->rd] = (uint32_t)(m->sin_len - m->sin_pos);
 	NEXT();
-l_vle_macc_out:
-	/* the three count as three, and the budget may end between them */
-	if (likely(budget - count >= 2) && KFN(k_vle_macc_out)(m, in)) {
-		count += 2;
-		vcount += 3;
-		in += 3;
-		DISPATCH();
-	}
-	/* FALLTHROUGH: the vle on its own */
 l_vle:
 	VECTOR(KFN(k_vle));
 l_vse:
@@ -452,6 +443,15 @@ l_streamout:
 	VECTOR(KFN(k_streamout));
 l_streamout_sin:
 	VECTOR(k_streamout_sin);
+l_vle_macc_out:
+	/* the three count as three, and the budget may end between them */
+	if (likely(budget - count >= 2) && KFN(k_vle_macc_out)(m, in)) {
+		count += 2;
+		vcount += 3;
+		in += 3;
+		DISPATCH();
+	}
+	goto l_vle; /* the vle on its own */
 budget_out:
 	m->pc = (size_t)(in - prog);
 	rc = acis_cgra_fault(m, ACIS_CGRA_E_BUDGET, "instruction budget of %"
