@@ -176,6 +176,65 @@ test_burst_keeps_order_across_direct_and_flooded_frames(void **state)
 	stop_switch();
 }
 
+/* The parse stage remembers the header of the last frame it sent
+ * straight to a port and sends a frame with the same header from the
+ * same port the same way. That must not carry over to what the header
+ * does not say: a frame cut short (forwarded by the L2 stage) or longer
+ * than the MTU allows (dropped) with the same 14 bytes is judged on its
+ * own, as is the same header arriving on another port (which also moves
+ * its source there). */
+static void
+test_same_header_is_judged_again_on_length_and_port(void **state)
+{
+	struct tf_addr a = tf_host(10), c = tf_host(12);
+	static uint8_t f[5][1700]; /* zeros: the long frame's payload */
+	unsigned int l[5], i, p;
+	struct rte_mbuf *m;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	l[0] = tf_udp(f[0], &a, &c, 1, 2, "c", 1, -1); /* learn c on port 2 */
+	inject(2, f[0], l[0]);
+	l[1] = tf_udp(f[1], &c, &a, 2, 1, "a", 1, -1); /* and a on port 0 */
+	inject(0, f[1], l[1]);
+	run();
+	for (p = 0; p < NPORTS; p++)
+		while ((m = sent(p)) != NULL)
+			rte_pktmbuf_free(m);
+	l[0] = tf_udp(f[0], &c, &a, 2, 1, "1", 1, -1);
+	memcpy(f[1], f[0], 20); /* the header, cut short */
+	l[1] = 20;
+	l[2] = tf_udp(f[2], &c, &a, 2, 1, "2", 1, -1);
+	l[3] = tf_udp(f[3], &c, &a, 2, 1, f[4], 1600, -1); /* beyond MTU */
+	l[4] = tf_udp(f[4], &c, &a, 2, 1, "4", 1, -1);
+	for (i = 0; i < 5; i++)
+		inject(0, f[i], l[i]);
+	run();
+	/* a passing frame's IPv4 header is not the switch's to check: the
+	 * short one is forwarded (by the L2 stage, in order) */
+	expect_frame(2, f[0], l[0]);
+	expect_frame(2, f[1], l[1]);
+	expect_frame(2, f[2], l[2]);
+	expect_frame(2, f[4], l[4]);
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p);
+	assert_int_equal(drops(ACIS_DROP_ETH_OVERSIZE), 1);
+	/* the same header from port 1: a moves there, c is still on 2 */
+	inject(0, f[0], l[0]);
+	inject(1, f[2], l[2]);
+	inject(0, f[4], l[4]);
+	run();
+	/* one burst: the RX stage reads port 0's queue, then port 1's */
+	expect_frame(2, f[0], l[0]);
+	expect_frame(2, f[4], l[4]);
+	expect_frame(2, f[2], l[2]);
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p);
+	assert_int_equal(delta().learned, 2 + 1); /* and a moved to port 1 */
+	expect_no_leak();
+	stop_switch();
+}
+
 static void
 test_unknown_unicast_dropped_when_flooding_is_off(void **state)
 {
@@ -763,6 +822,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_static_entry_forwards_without_flooding, teardown),
 		cmocka_unit_test_teardown(test_destination_on_ingress_port_is_filtered, teardown),
 		cmocka_unit_test_teardown(test_burst_keeps_order_across_direct_and_flooded_frames, teardown),
+		cmocka_unit_test_teardown(test_same_header_is_judged_again_on_length_and_port, teardown),
 		cmocka_unit_test_teardown(test_unknown_unicast_dropped_when_flooding_is_off, teardown),
 		cmocka_unit_test_teardown(test_arp_request_for_switch_is_answered_on_ingress_port, teardown),
 		cmocka_unit_test_teardown(test_icmp_echo_to_switch_gets_valid_reply, teardown),

@@ -253,6 +253,11 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			}
 			meta->cls = (uint8_t)cls;
 			nexts[i] = class_next[cls];
+			/* a frame forwarded by the L2 stage (a runt, a tagged
+			 * frame, ...): the direct frames after it must not
+			 * overtake it */
+			if (nexts[i] == ACIS_NEXT_L2)
+				via_l2 = 1;
 			if (cls == ACIS_CLASS_DROP || (!rx_only && n_workers == 1))
 				continue;
 			if (cls == ACIS_CLASS_LOOKASIDE)
