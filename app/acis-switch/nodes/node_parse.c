@@ -141,6 +141,29 @@ prefetch_ahead(void **objs, uint16_t i, uint16_t n)
 }
 
 /*
+ * The last frame the direct path sent: its first 14 bytes (the Ethernet
+ * header), its port and its TX edge. A frame with the same header from
+ * the same port passes and goes the same way, so a burst of one flow pays
+ * the passing test and the L2 decision once. Kept for one burst, like the
+ * L2 memo, and used only where no look-aside rule can take a passing
+ * datagram (then the passing test reads nothing past the header but the
+ * frame's length, which is checked on every frame).
+ */
+struct direct_memo {
+	uint64_t w0, w1;
+	uint16_t ethdev;   /* the port, as the RX stage set m->port */
+	uint16_t next;
+};
+
+/* bytes 0..7 and 8..13 of a frame */
+static inline void
+eth_words(const uint8_t *eth, uint64_t *w0, uint64_t *w1)
+{
+	memcpy(w0, eth, 8);
+	*w1 = acis_mac48(eth + 8);
+}
+
+/*
  * The direct path, over a run of frames from objs[i]: while a frame
  * passes through the switch and its destination is a known station on
  * another port, its TX edge goes into nexts and it needs nothing more —
@@ -151,19 +174,35 @@ prefetch_ahead(void **objs, uint16_t i, uint16_t n)
  */
 static inline uint16_t
 direct_run(struct acis_lcore_ctx *lc, struct acis_l2_memo *memo,
-	   const struct acis_pass_key *pk, uint32_t fpga_ports, void **objs,
-	   uint16_t *nexts, uint16_t i, uint16_t n, int *via_l2)
+	   struct direct_memo *dm, const struct acis_pass_key *pk,
+	   uint32_t fpga_ports, void **objs, uint16_t *nexts, uint16_t i,
+	   uint16_t n, int *via_l2)
 {
 	for (; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
-		/* the RX stage set the ethdev id */
-		uint16_t port = g_sw.port_index[m->port];
+		const uint32_t len = rte_pktmbuf_data_len(m);
+		uint16_t port;
+		uint64_t w0, w1;
 		int out;
 
-		prefetch_ahead(objs, i, n);
+		/* the header is all the direct path reads */
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(
+				(struct rte_mbuf *)objs[i + 4], void *));
+		if (len >= ACIS_ETH_HLEN + 20 && len <= pk->max_frame &&
+		    !pk->la) {
+			eth_words(eth, &w0, &w1);
+			if (w0 == dm->w0 && w1 == dm->w1 &&
+			    m->port == dm->ethdev) {
+				nexts[i] = dm->next;
+				continue;
+			}
+		}
+		/* the RX stage set the ethdev id */
+		port = g_sw.port_index[m->port];
 		if ((fpga_ports & (1u << port)) ||
-		    !acis_pkt_passing_k(pk, eth, rte_pktmbuf_data_len(m)))
+		    !acis_pkt_passing_k(pk, eth, len))
 			break;
 		out = acis_l2_decide(lc, memo, eth, port);
 		if (unlikely(out < 0 || out == port)) {
@@ -171,6 +210,9 @@ direct_run(struct acis_lcore_ctx *lc, struct acis_l2_memo *memo,
 			break;
 		}
 		nexts[i] = (uint16_t)(ACIS_PARSE_TX_BASE + out);
+		eth_words(eth, &dm->w0, &dm->w1);
+		dm->ethdev = m->port;
+		dm->next = nexts[i];
 	}
 	return i;
 }
@@ -186,6 +228,8 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE * 4];
 	uint16_t i, done = 0, fused = 0;
 	struct acis_l2_memo memo;
+	/* ethdev RTE_MAX_ETHPORTS: no frame matches it */
+	struct direct_memo dm = {.ethdev = RTE_MAX_ETHPORTS};
 	/* Once one frame of the burst needed the L2 stage (flood, unknown,
 	 * drop), the rest go there too, so no frame overtakes another. */
 	int via_l2 = rx_only;
@@ -208,7 +252,7 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			uint16_t port;
 
 			if (!via_l2) {
-				uint16_t j = direct_run(lc, &memo, &pk,
+				uint16_t j = direct_run(lc, &memo, &dm, &pk,
 							fpga_ports,
 							&objs[done], nexts, i,
 							n, &via_l2);
