@@ -220,7 +220,9 @@ acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
 			f->c.corrupted++;
 		}
 		if (chance(&f->rng, fp->dup)) {
-			rte_mbuf_refcnt_update(m, 1);
+			/* every segment: a result's payload is a shared
+			 * segment chained behind its headers */
+			rte_pktmbuf_refcnt_update(m, 1);
 			f->c.duplicated++;
 			copies = 2;
 		}

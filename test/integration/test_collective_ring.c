@@ -26,6 +26,7 @@
 
 #include "acis_pipeline.h"
 #include "acis_proto.h"
+#include "fault.h"
 #include "frames.h"
 #include "harness.h"
 
@@ -792,6 +793,61 @@ test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order(void **s
 	start(LINGER);
 	allreduce_in_every_order(&o, bufs, want);
 	assert_true(coll_stats().held_total > 0); /* early ranks waited */
+	finish();
+}
+
+/* The fault stage's duplicate of a result whose payload is a shared,
+ * chained segment: both copies carry the result, and the segment is
+ * referenced once more for the copy (not only the headers), so every
+ * mbuf returns to the pool once, at the end. */
+static void
+test_duplicated_shared_results_keep_their_payload(void **state)
+{
+	enum { N = 64 };
+	static float in[WORLD][N], want[N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	char cmd[32], msg[128];
+	uint32_t world;
+	unsigned int i, p, k;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		want[i] = 0;
+		for (p = 0; p < WORLD; p++) {
+			in[p][i] = (float)(p * 100 + i);
+			want[i] += in[p][i];
+		}
+	}
+	start(LINGER);
+	world = join_all();
+	for (p = 0; p < NPORTS; p++) {
+		snprintf(cmd, sizeof(cmd), "p%u,duplicate=1", p);
+		assert_true(acis_fault_set(cmd, msg, sizeof(msg)) >= 0);
+	}
+	for (k = 0; k < 3; k++) {
+		unsigned int chained = chained_frames();
+
+		for (p = 0; p < WORLD; p++)
+			contribute(p, &o, world, p, k, 0, in[p]);
+		run();
+		drain();
+		for (p = 0; p < WORLD; p++) {
+			expect_count(p, 2);
+			for (i = 0; i < 2; i++) {
+				const struct reply *r = &inbox[p].r[i];
+
+				assert_int_equal(r->h.type, ACIS_T_RESULT);
+				expect_result_hdr(r, &o, world, k, 0, p);
+				expect_payload(r, want, sizeof(want));
+			}
+		}
+		assert_true(chained_frames() - chained >= WORLD);
+	}
+	for (p = 0; p < NPORTS; p++) {
+		snprintf(cmd, sizeof(cmd), "p%u,off", p);
+		assert_true(acis_fault_set(cmd, msg, sizeof(msg)) >= 0);
+	}
 	finish();
 }
 
@@ -1861,6 +1917,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_allreduce_int32_sum_wraps_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float64_min_gives_the_same_bits_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_duplicate_contribution_is_dropped_and_not_added_twice, teardown),
+		cmocka_unit_test_teardown(test_duplicated_shared_results_keep_their_payload, teardown),
 		cmocka_unit_test_teardown(test_duplicate_of_a_held_contribution_is_dropped_and_not_folded_twice, teardown),
 		cmocka_unit_test_teardown(test_reduce_sends_the_result_to_the_root_and_acks_to_the_others, teardown),
 		cmocka_unit_test_teardown(test_gather_of_small_blocks_sends_the_root_one_packed_result, teardown),
