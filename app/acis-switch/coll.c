@@ -5,7 +5,6 @@
  * management commands (/acis/collectives, /acis/jobs, /acis/comms,
  * /acis/comm, /acis/comm_create, /acis/comm_free, /acis/job_free).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
+#include "acis_conf.h"
 #include "acis_reduce.h"
 #include "coll.h"
 #include "switch.h"
@@ -351,29 +351,28 @@ tel_comm(const char *cmd, const char *params, struct rte_tel_data *d)
 	static const char *const algos[] = {"", "binomial",
 		"recursive_doubling", "recursive_halving", "ring"};
 	const struct acis_comm *c;
-	unsigned long ctx, rank = 0;
-	char *end, buf[RTE_TEL_MAX_STRING_LEN];
+	uint32_t ctx, rank = 0;
+	const char *end = "";
+	char buf[RTE_TEL_MAX_STRING_LEN];
 	struct rte_tel_data *m;
 	unsigned int a, i;
 
 	RTE_SET_USED(cmd);
-	if (params == NULL || !isdigit((unsigned char)params[0]))
-		return acis_tel_error(d, "expected CTX or CTX:RANK");
-	ctx = strtoul(params, &end, 0);
-	if (*end == ':')
-		rank = strtoul(end + 1, &end, 0);
-	if (*end != '\0')
-		return acis_tel_error(d, "expected CTX or CTX:RANK");
+	if (acis_conf_u32_prefix(params, &ctx, &end) != 0 ||
+	    (*end == ':' && acis_conf_u32_prefix(end + 1, &rank, &end) != 0) ||
+	    *end != '\0')
+		return acis_tel_error(d, "expected CTX or CTX:RANK, numbers "
+				      "below 2^32");
 	m = rte_tel_data_alloc();
 	if (m == NULL)
 		return -ENOMEM;
 	rte_spinlock_lock(&g_sw.coll.lock);
-	c = acis_ct_lookup(g_sw.coll.ct, (uint32_t)ctx);
+	c = acis_ct_lookup(g_sw.coll.ct, ctx);
 	if (c == NULL || rank >= c->size) {
 		rte_spinlock_unlock(&g_sw.coll.lock);
 		rte_tel_data_free(m);
-		return acis_tel_error(d, c == NULL ? "no communicator %lu" :
-				      "communicator %lu has no rank %lu", ctx,
+		return acis_tel_error(d, c == NULL ? "no communicator %u" :
+				      "communicator %u has no rank %u", ctx,
 				      rank);
 	}
 	rte_tel_data_start_dict(d);
@@ -418,17 +417,16 @@ parse_ranks(const char *s, uint32_t *out, uint32_t max)
 	uint32_t n = 0;
 
 	while (*s != '\0') {
-		char *end;
-		unsigned long a = strtoul(s, &end, 10), b = a, x;
+		const char *end;
+		uint32_t a, b;
+		uint64_t x;
 
-		if (end == s)
+		if (acis_conf_u32_prefix(s, &a, &end) != 0)
 			return -1;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtoul(s, &end, 10);
-			if (end == s || b < a)
-				return -1;
-		}
+		b = a;
+		if (*end == '-' &&
+		    (acis_conf_u32_prefix(end + 1, &b, &end) != 0 || b < a))
+			return -1;
 		for (x = a; x <= b; x++) {
 			if (n == max)
 				return -1;
@@ -448,18 +446,14 @@ static int
 tel_comm_create(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	static uint32_t ranks[65536];
-	unsigned long job;
-	char *end;
+	uint32_t job;
+	const char *end;
 	int n;
 	uint16_t status;
 	uint32_t id;
 
 	RTE_SET_USED(cmd);
-	if (params == NULL || !isdigit((unsigned char)params[0]))
-		return acis_tel_error(d, "expected JOB:RANKS, e.g. 7:0-3");
-	errno = 0;
-	job = strtoul(params, &end, 0);
-	if (errno != 0 || *end != ':' || job > UINT32_MAX)
+	if (acis_conf_u32_prefix(params, &job, &end) != 0 || *end != ':')
 		return acis_tel_error(d, "expected JOB:RANKS, e.g. 7:0-3, with "
 				      "JOB below 2^32");
 	rte_spinlock_lock(&g_sw.coll.lock);
@@ -469,7 +463,7 @@ tel_comm_create(const char *cmd, const char *params, struct rte_tel_data *d)
 		return acis_tel_error(d, "RANKS: expected world ranks like 0-3 "
 				      "or 0,2,4");
 	}
-	id = acis_ct_comm_create(g_sw.coll.ct, (uint32_t)job, (uint32_t)n,
+	id = acis_ct_comm_create(g_sw.coll.ct, job, (uint32_t)n,
 				 ranks, &status);
 	rte_spinlock_unlock(&g_sw.coll.lock);
 	rte_tel_data_start_dict(d);
@@ -480,22 +474,6 @@ tel_comm_create(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* A management parameter that must be one number below 2^32. */
-static int
-tel_u32(const char *params, uint32_t *v)
-{
-	unsigned long x;
-	char *end;
-
-	if (params == NULL || !isdigit((unsigned char)params[0]))
-		return -1;
-	errno = 0;
-	x = strtoul(params, &end, 0);
-	if (errno != 0 || *end != '\0' || x > UINT32_MAX)
-		return -1;
-	*v = (uint32_t)x;
-	return 0;
-}
 
 /* /acis/comm_free,CTX */
 static int
@@ -505,7 +483,7 @@ tel_comm_free(const char *cmd, const char *params, struct rte_tel_data *d)
 	int rc;
 
 	RTE_SET_USED(cmd);
-	if (tel_u32(params, &ctx) != 0)
+	if (acis_conf_u32(params, &ctx) != 0)
 		return acis_tel_error(d, "expected a communicator id");
 	rte_spinlock_lock(&g_sw.coll.lock);
 	rc = acis_ct_comm_remove(g_sw.coll.ct, ctx);
@@ -525,7 +503,7 @@ tel_job_free(const char *cmd, const char *params, struct rte_tel_data *d)
 	int rc;
 
 	RTE_SET_USED(cmd);
-	if (tel_u32(params, &job) != 0)
+	if (acis_conf_u32(params, &job) != 0)
 		return acis_tel_error(d, "expected a job number");
 	rte_spinlock_lock(&g_sw.coll.lock);
 	rc = acis_ct_job_remove(g_sw.coll.ct, job);

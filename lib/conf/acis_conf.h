@@ -20,6 +20,7 @@
 #define ACIS_CONF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,6 +80,17 @@ struct acis_conf_section *acis_conf_section(const struct acis_conf *conf,
  */
 struct acis_conf_entry *acis_conf_get(struct acis_conf_section *sec,
 				      const char *key, int *dup);
+
+/**
+ * A number at the start of s: decimal, or hexadecimal after 0x (a leading
+ * zero is not octal), below 2^32; no sign, no leading blanks. 0 with the
+ * value in *v and, if end is not NULL, where it stops in *end; -1 when s
+ * does not start with a digit or the number does not fit.
+ */
+int acis_conf_u32_prefix(const char *s, uint32_t *v, const char **end);
+
+/** The whole of s as acis_conf_u32_prefix's number: 0, or -1. */
+int acis_conf_u32(const char *s, uint32_t *v);
 
 #ifdef __cplusplus
 }

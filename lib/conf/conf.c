@@ -426,3 +426,34 @@ acis_conf_get(struct acis_conf_section *s, const char *key, int *dup)
 	}
 	return found;
 }
+
+int
+acis_conf_u32_prefix(const char *s, uint32_t *v, const char **end)
+{
+	unsigned long long x;
+	char *e;
+
+	if (s == NULL || !isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	x = strtoull(s, &e, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ?
+		     16 : 10);
+	if (errno != 0 || x > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)x;
+	if (end != NULL)
+		*end = e;
+	return 0;
+}
+
+int
+acis_conf_u32(const char *s, uint32_t *v)
+{
+	const char *end;
+	uint32_t x;
+
+	if (acis_conf_u32_prefix(s, &x, &end) != 0 || *end != '\0')
+		return -1;
+	*v = x;
+	return 0;
+}

@@ -66,24 +66,6 @@ get_once(struct ctx *c, struct acis_conf_section *s, const char *key,
 }
 
 static int
-parse_u32(const char *v, uint32_t *out)
-{
-	char *end;
-	unsigned long long x;
-
-	if (!isdigit((unsigned char)v[0]))
-		return -1;
-	errno = 0;
-	/* Decimal, or hex with 0x; a leading zero is not octal here. */
-	x = strtoull(v, &end,
-		     v[0] == '0' && (v[1] == 'x' || v[1] == 'X') ? 16 : 10);
-	if (errno != 0 || *end != '\0' || x > UINT32_MAX)
-		return -1;
-	*out = (uint32_t)x;
-	return 0;
-}
-
-static int
 get_uint(struct ctx *c, struct acis_conf_section *s, const char *key,
 	 uint32_t lo, uint32_t hi, uint32_t *out)
 {
@@ -93,7 +75,7 @@ get_uint(struct ctx *c, struct acis_conf_section *s, const char *key,
 
 	if (rc != 0 || e == NULL)
 		return rc;
-	if (parse_u32(e->value, &v) != 0 || v < lo || v > hi)
+	if (acis_conf_u32(e->value, &v) != 0 || v < lo || v > hi)
 		return fail(c, e->line,
 			    "%s: expected a whole number from %u to %u, "
 			    "found '%s'", key, lo, hi, e->value);
@@ -348,7 +330,7 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 			n = &p->ctrl_nets[p->n_ctrl_nets];
 			if (slash != NULL) {
 				*slash = '\0';
-				if (parse_u32(slash + 1, &bits) != 0 || bits > 32)
+				if (acis_conf_u32(slash + 1, &bits) != 0 || bits > 32)
 					goto bad_net;
 			}
 			if (acis_parse_ipv4(tok, &n->addr) != 0)
@@ -414,7 +396,7 @@ acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
 	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
 		if (strcmp(key, ints[i].key) != 0)
 			continue;
-		if (parse_u32(value, &u) != 0 || u < ints[i].lo ||
+		if (acis_conf_u32(value, &u) != 0 || u < ints[i].lo ||
 		    u > ints[i].hi) {
 			snprintf(err, errlen, "%s: expected a whole number from "
 				 "%u to %u, found '%s'", key, ints[i].lo,
@@ -546,17 +528,17 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 
 		if (nw == 4 && strcmp(what, "acis_type") == 0 &&
 		    strcmp(w3, "opcode") == 0) {
-			if (parse_u32(num, &v) != 0 || v == 0 || v > 255)
+			if (acis_conf_u32(num, &v) != 0 || v == 0 || v > 255)
 				goto bad_match;
 			la->acis_type = (uint8_t)v;
-			if (parse_u32(w4, &v) != 0 || v > 255)
+			if (acis_conf_u32(w4, &v) != 0 || v > 255)
 				goto bad_match;
 			la->match = ACIS_LA_MATCH_ACIS;
 			la->handler = (uint8_t)v;
 		} else if (nw != 2) {
 			goto bad_match;
 		} else if (strcmp(what, "acis_type") == 0) {
-			if (parse_u32(num, &v) != 0 || v == 0 || v > 255)
+			if (acis_conf_u32(num, &v) != 0 || v == 0 || v > 255)
 				goto bad_match;
 			la->match = ACIS_LA_MATCH_ACIS;
 			la->acis_type = (uint8_t)v;
@@ -571,7 +553,7 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 					    "datagrams to it by udp_port");
 			la->match = ACIS_LA_MATCH_DST;
 		} else if (strcmp(what, "udp_port") == 0) {
-			if (parse_u32(num, &v) != 0 || v == 0 || v > 65535)
+			if (acis_conf_u32(num, &v) != 0 || v == 0 || v > 65535)
 				goto bad_match;
 			if (v == p->udp_port)
 				return fail(c, e->line, "match: udp_port %u is "
@@ -581,7 +563,7 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 			la->match = ACIS_LA_MATCH_UDP;
 			la->udp_port = (uint16_t)v;
 		} else if (strcmp(what, "acis_handler") == 0) {
-			if (parse_u32(num, &v) != 0 || v == 0 || v > 255)
+			if (acis_conf_u32(num, &v) != 0 || v == 0 || v > 255)
 				goto bad_match;
 			la->match = ACIS_LA_MATCH_ACIS;
 			la->acis_type = 7; /* LOOKASIDE */
@@ -733,9 +715,9 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 				    ACIS_LA_MAX_MEM);
 		mc = &la->mem[la->n_mem];
 		if (sscanf(e->value, "%31s %31s %n", bank, off, &n) != 2 ||
-		    e->value[n] == '\0' || parse_u32(bank, &mc->bank) != 0 ||
+		    e->value[n] == '\0' || acis_conf_u32(bank, &mc->bank) != 0 ||
 		    mc->bank < 1 || mc->bank > 31 ||
-		    parse_u32(off, &mc->off) != 0)
+		    acis_conf_u32(off, &mc->off) != 0)
 			return fail(c, e->line, "memory: expected 'memory = BANK "
 				    "OFFSET FILE' (BANK 1..31, OFFSET in bytes), "
 				    "found '%s'", e->value);
@@ -843,7 +825,7 @@ read_lcore(struct ctx *c, struct acis_conf_section *s)
 	char *tok, *save;
 	int rc;
 
-	if (parse_u32(s->arg, &id) != 0 || id >= ACIS_MAX_LCORES)
+	if (acis_conf_u32(s->arg, &id) != 0 || id >= ACIS_MAX_LCORES)
 		return fail(c, s->line, "expected '[lcore N]' with N from 0 "
 			    "to %d", ACIS_MAX_LCORES - 1);
 	for (i = 0; i < p->n_lcores; i++)

@@ -494,6 +494,40 @@ test_free_accepts_null(void **state)
 	acis_conf_free(NULL);
 }
 
+/* Numbers in pipeline files and management parameters: decimal or 0x
+ * hex below 2^32, a leading zero not octal, nothing around them. */
+static void
+test_u32_reads_decimal_and_hex_below_2_to_the_32(void **state)
+{
+	static const char *const bad[] = {"", "-1", "+1", " 1", "1 ", "x1",
+					  "4294967296", "0x100000000", "1.5",
+					  "99999999999999999999999"};
+	const char *end;
+	uint32_t v;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(acis_conf_u32("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(acis_conf_u32("010", &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(acis_conf_u32("0x1F", &v), 0);
+	assert_int_equal(v, 31);
+	assert_int_equal(acis_conf_u32("4294967295", &v), 0);
+	assert_int_equal(v, UINT32_MAX);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		assert_int_equal(acis_conf_u32(bad[i], &v), -1);
+		assert_int_equal(v, 7);
+	}
+	assert_int_equal(acis_conf_u32(NULL, &v), -1);
+	assert_int_equal(acis_conf_u32_prefix("12:3", &v, &end), 0);
+	assert_int_equal(v, 12);
+	assert_string_equal(end, ":3");
+	assert_int_equal(acis_conf_u32_prefix("4294967296:3", &v, &end), -1);
+	assert_int_equal(acis_conf_u32_prefix(":3", &v, &end), -1);
+}
+
 int
 main(void)
 {
@@ -534,6 +568,7 @@ main(void)
 		cmocka_unit_test(test_load_error_names_the_path_and_line),
 		cmocka_unit_test(test_load_refuses_a_file_with_a_nul_byte),
 		cmocka_unit_test(test_free_accepts_null),
+		cmocka_unit_test(test_u32_reads_decimal_and_hex_below_2_to_the_32),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, NULL, NULL);
