@@ -25,7 +25,10 @@
 #define ACIS_MAX_WORKERS 64
 #define ACIS_MAX_RX_LCORES 64
 
-/* Per-packet metadata, kept in the mbuf's private area. */
+/* Per-packet metadata, kept in the mbuf's private area. The parse stage
+ * writes it for every frame it parses in full; a frame it sends on by the
+ * direct path carries none (what is there is left from the mbuf's last
+ * use), and no stage after it reads any. */
 struct acis_mbuf_meta {
 	struct acis_pkt_info pi;
 	uint32_t hash;      /**< flow hash for handoff */
@@ -222,7 +225,7 @@ acis_learn(struct acis_lcore_ctx *lc, const uint8_t *src, uint16_t port,
  * destination, which may have been that very station. */
 struct acis_l2_memo {
 	uint64_t src, dst;
-	uint32_t now;
+	uint32_t now;   /* the clock, read at the burst's first decision */
 	uint16_t in;
 	int out;
 };
@@ -232,10 +235,11 @@ struct acis_l2_memo {
 static inline void
 acis_l2_memo_init(struct acis_l2_memo *c)
 {
+	/* no MAC reads as UINT64_MAX: the first decision learns and looks up */
 	c->src = c->dst = UINT64_MAX;
 	c->in = UINT16_MAX;
 	c->out = -1;
-	c->now = acis_now_sec();
+	c->now = UINT32_MAX;
 }
 
 /* Learn the frame's source, then: its destination's port, -1 when
@@ -247,6 +251,9 @@ acis_l2_decide(struct acis_lcore_ctx *lc, struct acis_l2_memo *c,
 	uint64_t k = acis_mac48(eth + 6);
 
 	if (k != c->src || in != c->in) {
+		/* a burst with no frame to decide reads no clock */
+		if (c->now == UINT32_MAX)
+			c->now = acis_now_sec();
 		if (acis_learn(lc, eth + 6, in, c->now))
 			c->dst = UINT64_MAX;
 		c->src = k;

@@ -248,17 +248,19 @@ acis_pkt_passing(const struct acis_classify_cfg *cfg, const uint8_t *f,
 /**
  * Parse and classify one frame: the same answer as acis_pkt_classify_full
  * for every frame (test_pkt and fuzz_pkt compare the two). Passing frames
- * (acis_pkt_passing), the case a switch sees most, are decided inline;
- * every other frame goes to acis_pkt_classify_full.
+ * (acis_pkt_passing_k with k = acis_pass_key_of(cfg)), the case a switch
+ * sees most, are decided inline; every other frame goes to
+ * acis_pkt_classify_full.
  */
 static inline enum acis_class
-acis_pkt_classify(const struct acis_classify_cfg *cfg, const uint8_t *f,
-		  uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+acis_pkt_classify_k(const struct acis_classify_cfg *cfg,
+		    const struct acis_pass_key *k, const uint8_t *f,
+		    uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
 {
 	const uint8_t *ip = f + ACIS_ETH_HLEN;
 	uint16_t et;
 
-	if (!acis_pkt_passing(cfg, f, len))
+	if (!acis_pkt_passing_k(k, f, len))
 		return acis_pkt_classify_full(cfg, f, len, pi, reason);
 	et = (uint16_t)(f[12] << 8 | f[13]);
 	if (et == ACIS_ETHERTYPE_IPV4) {
@@ -274,6 +276,16 @@ acis_pkt_classify(const struct acis_classify_cfg *cfg, const uint8_t *f,
 	}
 	*reason = ACIS_DROP_NONE;
 	return ACIS_CLASS_FORWARD;
+}
+
+/** acis_pkt_classify_k for one frame (the key made here). */
+static inline enum acis_class
+acis_pkt_classify(const struct acis_classify_cfg *cfg, const uint8_t *f,
+		  uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+{
+	struct acis_pass_key k = acis_pass_key_of(cfg);
+
+	return acis_pkt_classify_k(cfg, &k, f, len, pi, reason);
 }
 
 /** Internet checksum (RFC 1071) of len bytes, folded, not complemented. */

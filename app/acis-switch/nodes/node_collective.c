@@ -517,17 +517,17 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 }
 
 /* Whether a completion's answers can share one payload segment: the
- * collectives that send every member the same bytes (allreduce, bcast,
- * packed allgather), to two or more members, all behind ports that send
- * chained frames. */
+ * completions that send every member the same bytes (allreduce, packed
+ * allgather), to two or more members, all behind ports that send chained
+ * frames. (A bcast block is forwarded, not completed: handle_forward.) */
 static int
 fanout_ok(const struct acis_comm *c, const struct acis_slot *s)
 {
 	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
 	uint32_t r;
 
-	if (s->size < 2 || s->forwarding ||
-	    !(coll == ACIS_C_ALLREDUCE || coll == ACIS_C_BCAST ||
+	if (s->size < 2 ||
+	    !(coll == ACIS_C_ALLREDUCE ||
 	      (coll == ACIS_C_ALLGATHER &&
 	       is_packed(coll, s->size, s->msg_size, s->chunk_size))))
 		return 0;

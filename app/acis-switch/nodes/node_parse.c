@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * acis_parse: parse Ethernet/VLAN/IPv4/UDP(/ACiS) and classify. The result
- * lives in the mbuf's private area so later stages, possibly on another
- * lcore, do not parse again. Each packet then goes to its class's stage
- * here, or through the handoff stage to the worker that must see it:
- * ACiS messages to the owner of their aggregation slot (control to worker
- * 0), other traffic of an rx-only lcore to a worker chosen by flow.
+ * acis_parse: parse Ethernet/VLAN/IPv4/UDP(/ACiS) and classify.
+ *
+ * On an lcore that forwards itself, a passing frame (acis_pkt_passing_k)
+ * to a known station on another port takes the direct path: it goes
+ * straight to that port's TX stage with nothing written in its mbuf.
+ *
+ * Every other frame is parsed in full; the result lives in the mbuf's
+ * private area so later stages, possibly on another lcore, do not parse
+ * again. It then goes to its class's stage here, or through the handoff
+ * stage to the worker that must see it: ACiS messages to the owner of
+ * their aggregation slot (control to worker 0), other traffic of an
+ * rx-only lcore to a worker chosen by flow.
  */
 #include "../lookaside.h"
 #include "../switch.h"
@@ -126,7 +132,7 @@ la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
 
 /* Read the frames ahead: frame i + 4's first line, and its second when it
  * has one (an ACiS header runs into it). The RX stage has just read every
- * descriptor's first line. */
+ * mbuf's header, not the frames. */
 static inline void
 prefetch_ahead(void **objs, uint16_t i, uint16_t n)
 {
@@ -145,9 +151,12 @@ prefetch_ahead(void **objs, uint16_t i, uint16_t n)
  * header), its port and its TX edge. A frame with the same header from
  * the same port passes and goes the same way, so a burst of one flow pays
  * the passing test and the L2 decision once. Kept for one burst, like the
- * L2 memo, and used only where no look-aside rule can take a passing
- * datagram (then the passing test reads nothing past the header but the
- * frame's length, which is checked on every frame).
+ * L2 memo, and used only where no look-aside rule takes datagrams by UDP
+ * port or destination address (then the passing test reads nothing past
+ * the header but the frame's length, which is checked on every frame).
+ * It cannot outlive a move in the MAC table this burst makes: a frame
+ * that teaches one has a new source or port, so it misses, takes the
+ * L2 decision, and replaces the memory or ends the direct path.
  */
 struct direct_memo {
 	uint64_t w0, w1;
@@ -266,9 +275,9 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			eth = rte_pktmbuf_mtod(m, const uint8_t *);
 			port = g_sw.port_index[m->port];
 			prefetch_ahead(&objs[done], i, n);
-			cls = acis_pkt_classify(&g_sw.ccfg, eth,
-						rte_pktmbuf_data_len(m), &pi,
-						&reason);
+			cls = acis_pkt_classify_k(&g_sw.ccfg, &pk, eth,
+						  rte_pktmbuf_data_len(m), &pi,
+						  &reason);
 			meta = acis_meta(m);
 			meta->pi = pi;
 			meta->drop_reason = reason;
