@@ -70,7 +70,7 @@ struct acis_cgra_config {
 	unsigned int vrf_regs;   /* registers per VRF, power of two 16..4096,
 				  * default 4096 */
 	uint64_t insn_budget;    /* instructions per run, default 1 << 26 */
-	unsigned int flags;      /* ACIS_CGRA_F_*, default 0 */
+	unsigned int flags;      /* ACIS_CGRA_F_*, default 0; others refused */
 };
 
 /* Run every instruction on its own: no fused sequences (the loader fuses

@@ -63,7 +63,8 @@ fill_config(struct acis_cgra_config *c)
 	    c->bank_size > MAX_BANK_SIZE ||
 	    c->insn_bank_size > MAX_BANK_SIZE ||
 	    c->vrf_regs < 16 || c->vrf_regs > ACIS_CGRA_VREGS ||
-	    (c->vrf_regs & (c->vrf_regs - 1)) != 0)
+	    (c->vrf_regs & (c->vrf_regs - 1)) != 0 ||
+	    (c->flags & ~(unsigned int)ACIS_CGRA_F_NOFUSE) != 0)
 		return -1;
 	return 0;
 }

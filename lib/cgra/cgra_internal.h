@@ -39,7 +39,8 @@ enum {
 
 /* One decoded instruction: no bit fields left, operands resolved. */
 struct cgra_insn {
-	uint8_t op;      /* enum cgra_op, or an XOP_CSR_* for csrrw */
+	uint8_t op;      /* enum cgra_op, an XOP_CSR_* for csrrw, or
+			  * XOP_VLE_MACC_OUT on the first of a fused three */
 	uint8_t rd;      /* XSINK when the destination is x0 */
 	uint8_t rs1;
 	uint8_t rs2;
@@ -143,6 +144,14 @@ cgra_bank_span(struct acis_cgra *m, unsigned int k, uint32_t addr,
 	if (off > m->bank_size[k] || len > m->bank_size[k] - off)
 		return NULL;
 	return m->bank[k] + off;
+}
+
+/* Cost of a stream_out of words 32-bit words. */
+static inline void
+cgra_account_out(struct acis_cgra *m, uint64_t words)
+{
+	m->cycles += 1 + (words + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES;
+	m->eops += words;
 }
 
 /* Cost of a vector instruction over n elements per VPE (lockstep). */

@@ -146,9 +146,7 @@ k_streamout_sin(struct acis_cgra *m, const struct cgra_insn *in)
 	memcpy(m->sout + m->sout_pos, m->sin + m->sin_pos, len);
 	m->sout_pos += len;
 	m->sin_pos += len;
-	m->cycles += 1 + ((len + 3) / 4 + ACIS_CGRA_LANES - 1) /
-		ACIS_CGRA_LANES;
-	m->eops += (len + 3) / 4;
+	cgra_account_out(m, (len + 3) / 4);
 	return 0;
 }
 

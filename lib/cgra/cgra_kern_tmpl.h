@@ -215,19 +215,16 @@ KFN(k_spvacc_xv)(struct acis_cgra *m, const struct cgra_insn *in)
 	return 0;
 }
 
-/* VL elements of every VPE, element by element, VPE 0 first */
-static inline __attribute__((always_inline)) int
-KFN(k_streamout)(struct acis_cgra *m, const struct cgra_insn *in)
+/* The n VPEs' slots of VL elements from d, element by element, VPE 0
+ * first, to stream_out (room checked by the caller), and their cost. */
+static inline __attribute__((always_inline)) void
+KFN(out_elems)(struct acis_cgra *m, const float *d, uint32_t vl)
 {
-	const uint32_t vl = in->vl, n = m->cfg.n_vpe;
+	const uint32_t n = m->cfg.n_vpe;
 	const size_t words = (size_t)vl * n;
-	const float *d = m->vrf + (size_t)in->va * P;
-	f32u *o;
+	f32u *o = (f32u *)(m->sout + m->sout_pos);
 	uint32_t e, p;
 
-	if (words * 4 > m->sout_cap - m->sout_pos)
-		return cgra_out_fault(m, words * 4);
-	o = (f32u *)(m->sout + m->sout_pos);
 	if (P == n)
 		memcpy(o, d, words * 4);
 	else
@@ -235,8 +232,18 @@ KFN(k_streamout)(struct acis_cgra *m, const struct cgra_insn *in)
 			for (p = 0; p < n; p++)
 				o[(size_t)e * n + p] = d[(size_t)e * P + p];
 	m->sout_pos += words * 4;
-	m->cycles += 1 + (words + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES;
-	m->eops += words;
+	cgra_account_out(m, words);
+}
+
+/* VL elements of every VPE, element by element, VPE 0 first */
+static inline __attribute__((always_inline)) int
+KFN(k_streamout)(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	const size_t words = (size_t)in->vl * m->cfg.n_vpe;
+
+	if (words * 4 > m->sout_cap - m->sout_pos)
+		return cgra_out_fault(m, words * 4);
+	KFN(out_elems)(m, m->vrf + (size_t)in->va * P, in->vl);
 	return 0;
 }
 
@@ -260,12 +267,12 @@ KFN(k_vle_macc_out)(struct acis_cgra *m, const struct cgra_insn *in)
 	const size_t words = (size_t)vl * n;
 	const size_t sin_bytes = m->sin_len - m->sin_pos < (size_t)vl * 4 ?
 				 m->sin_len - m->sin_pos : (size_t)vl * 4;
+	/* the caller's buffers, compared as addresses */
+	const uintptr_t o8 = (uintptr_t)(m->sout + m->sout_pos);
+	const uintptr_t s8 = (uintptr_t)(m->sin + m->sin_pos);
 	float *d = m->vrf + (size_t)in[0].va * P;
-	const uint8_t *o8 = m->sout + m->sout_pos;
-	const uint8_t *s8 = m->sin + m->sin_pos;
 	const f32u *y, *s;
-	f32u *o;
-	uint32_t e, cnt, p;
+	uint32_t e, cnt;
 	VT a, r;
 
 	if (in[0].bank == 0 && n != 1)
@@ -279,40 +286,30 @@ KFN(k_vle_macc_out)(struct acis_cgra *m, const struct cgra_insn *in)
 		return 0;
 	a = *(const VT *)(m->vrf + (size_t)x * P);
 	s = (const f32u *)cgra_stream_take(m, vl, &cnt);
-	o = (f32u *)(m->sout + m->sout_pos);
 	if (P == 1) {
-		/* plain float loops, which GCC vectorises along elements */
-		float *df = d, *of = (float *)o;
+		/* plain float loops, which GCC vectorises along elements;
+		 * stream_out is at any byte address */
+		f32u *o = (f32u *)(m->sout + m->sout_pos);
 		float af;
 
 		__builtin_memcpy(&af, &a, sizeof(af));
 		for (e = 0; e < cnt; e++)
-			of[e] = df[e] = fmaf(af, s[e], y[e]);
+			o[e] = d[e] = fmaf(af, s[e], y[e]);
 		for (; e < vl; e++)
-			of[e] = df[e] = y[e];
+			o[e] = d[e] = y[e];
+		m->sout_pos += words * 4;
+		cgra_account_out(m, words);
 	} else {
 		for (e = 0; e < vl; e++) {
 			r = BCAST(y[e]);
 			if (e < cnt)
 				VFMA(r, a, BCAST(s[e]), r);
 			*(VT *)(d + (size_t)e * P) = r;
-			if (P == n) {
-				__builtin_memcpy(o + (size_t)e * P, &r,
-						 sizeof(r));
-			} else {
-				float t[P];
-
-				__builtin_memcpy(t, &r, sizeof(r));
-				for (p = 0; p < n; p++)
-					o[(size_t)e * n + p] = t[p];
-			}
 		}
+		KFN(out_elems)(m, d, vl);
 	}
-	m->sout_pos += words * 4;
 	cgra_account(m, vl);
 	cgra_account(m, cnt);
-	m->cycles += 1 + (words + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES;
-	m->eops += words;
 	return 1;
 }
 
@@ -320,8 +317,10 @@ KFN(k_vle_macc_out)(struct acis_cgra *m, const struct cgra_insn *in)
  * The run loop: decoded instructions only, threaded (each instruction
  * ends with its own indirect jump to the next one's code, which predicts
  * better than one shared switch), scalar instructions in line, vector
- * ones through the kernels above, inlined. Every instruction but a vector
- * one costs a cycle; those are counted at the end as count - vcount.
+ * ones through the kernels above, inlined (the fused kernel is called: in
+ * line it changed how the compiler built the rest of the loop, and the
+ * other kernels slowed). Every instruction but a vector one costs a
+ * cycle; those are counted at the end as count - vcount.
  *
  * csrrw, one op per CSR: rd = x0 does not read (no pop from sin_word),
  * rs1 = x0 does not write (only csrrw exists, so it takes RISC-V's csrrs

@@ -399,8 +399,9 @@ cgra_seeds(const char *root)
 		 "\t.word 0x00000013\n"
 		 "end:\twfi\n",
 		 CFG_VPE(0) | CFG_VREGS(3) | CFG_OUT(1)},
-		/* the fused vle/vmacc/streamout: broadcast bank on several
-		 * VPEs, v0[x] inside vd, a branch into the middle */
+		/* the fused vle/vmacc/streamout on several VPEs: v0[x]
+		 * inside vd, own banks, a broadcast bank, a branch into the
+		 * middle */
 		{"fused",
 		 "\tvsetivli x0, 8, e32, m1\n"
 		 "\tvle32.v v0, (x0), b1\n"
@@ -408,9 +409,12 @@ cgra_seeds(const char *root)
 		 "again:\tvle32.v v0, (x0), b1\n"
 		 "\tvmacc.vx v0, x1, sin\n"
 		 "\tstreamout.v v0\n"
-		 "\tvle32.v v1, (x2), b1\n"
+		 "\tvle32.v v1, (x2)\n"
 		 "mid:\tvmacc.vx v1, x0, sin\n"
 		 "\tstreamout.v v1\n"
+		 "\tvle32.v v2, (x2), b1\n"
+		 "\tvmacc.vx v2, x1, sin\n"
+		 "\tstreamout.v v2\n"
 		 "\taddi x2, x2, 4\n"
 		 "\tcsrrw x3, sin_left, x0\n"
 		 "\tbne x3, x0, again\n"

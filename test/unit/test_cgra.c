@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "acis_cgra.h"
+#include "cgra_internal.h" /* the decoded program: what was fused */
 #include "gcn_host.h"
 
 #ifndef ACIS_EXAMPLES_DIR
@@ -1764,24 +1765,26 @@ test_axpy_matches_fmaf_for_any_length(void **state)
  * The loader fuses vle32.v vd; vmacc.vx vd, x, sin; streamout.v vd into
  * one pass. A machine that fuses nothing must do the same in every case:
  * one VPE, several (VRF interleave equal to and above the VPE count),
- * a broadcast bank and own banks, payloads ending mid-chunk and mid-word,
- * v0[x] inside vd, a branch into the middle, too little output room, a
- * load outside the bank, and budgets ending between the three.
+ * a broadcast bank and own banks (each holding other data), payloads
+ * ending mid-chunk and mid-word, v0[x] inside vd, a branch into the
+ * middle of a fused three, too little output room, a load outside the
+ * bank, budgets ending between the three, stream_out at an odd address
+ * and stream_out overlapping stream_in.
  */
+enum { LAYOUT_APART, LAYOUT_ODD_OUT, LAYOUT_OVERLAP };
+
 static void
 run_both(const char *src, unsigned int n_vpe, uint64_t budget,
-	 const void *in, size_t len, size_t out_cap, int *rc_out)
+	 const void *in, size_t len, size_t out_cap, int layout, int *rc_out)
 {
-	static uint8_t out2[4096];
+	static uint8_t buf[2][8192];
 	struct acis_cgra *m[2];
 	struct acis_cgra_run_stats st[2];
 	size_t ol[2];
 	float y[256];
-	int rc[2], f, r;
+	int rc[2], f, r, fused[2] = {0, 0};
 	unsigned int k, p;
 
-	for (k = 0; k < 256; k++)
-		y[k] = (float)k * 0.25f - 7.0f;
 	for (f = 0; f < 2; f++) {
 		struct acis_cgra_config c = {
 			.n_vpe = n_vpe, .bank_size = 4096, .vrf_regs = 16,
@@ -1791,25 +1794,43 @@ run_both(const char *src, unsigned int n_vpe, uint64_t budget,
 
 		m[f] = acis_cgra_create(&c);
 		assert_non_null(m[f]);
-		for (k = 1; k <= n_vpe; k++)
-			assert_int_equal(acis_cgra_mem_write(m[f], k, 0, y,
+		for (p = 1; p <= n_vpe; p++) {
+			for (k = 0; k < 256; k++)
+				y[k] = (float)k * 0.25f - 7.0f * (float)p;
+			assert_int_equal(acis_cgra_mem_write(m[f], p, 0, y,
 							     sizeof(y)), 0);
-		set_vrf(m[f], 0, 3, 1.5f);
+		}
 		load(m[f], src);
+		/* after the load, which clears the VRFs: a per VPE */
+		for (p = 0; p < n_vpe; p++)
+			set_vrf(m[f], p, 3, 1.5f + (float)p);
+		for (k = 0; k < m[f]->n_insns; k++)
+			fused[f] += m[f]->prog[k].op == XOP_VLE_MACC_OUT;
 	}
+	assert_true(fused[0] > 0);
+	assert_int_equal(fused[1], 0);
 	/* twice: registers and VRFs carry over to the next run */
 	for (r = 0; r < 2; r++) {
 		for (f = 0; f < 2; f++) {
-			uint8_t *o = f ? out2 : out_buf;
+			uint8_t *b = buf[f], *o = b;
+			const void *i = in;
 
-			memset(o, 0x5a, out_cap);
-			rc[f] = acis_cgra_run(m[f], in, len, o, out_cap,
+			memset(b, 0x5a, sizeof(buf[f]));
+			if (layout == LAYOUT_ODD_OUT) {
+				o = b + 1;
+			} else if (layout == LAYOUT_OVERLAP) {
+				/* the payload at b, stream_out from b + 4 */
+				memcpy(b, in, len);
+				i = b;
+				o = b + 4;
+			}
+			rc[f] = acis_cgra_run(m[f], i, len, o, out_cap,
 					      &ol[f], &st[f]);
 		}
 		assert_int_equal(rc[0], rc[1]);
 		assert_int_equal(ol[0], ol[1]);
 		assert_memory_equal(&st[0], &st[1], sizeof(st[0]));
-		assert_memory_equal(out_buf, out2, out_cap);
+		assert_memory_equal(buf[0], buf[1], sizeof(buf[0]));
 		assert_string_equal(acis_cgra_last_error(m[0]),
 				    acis_cgra_last_error(m[1]));
 		for (k = 0; k < ACIS_CGRA_XREGS; k++)
@@ -1828,7 +1849,7 @@ run_both(const char *src, unsigned int n_vpe, uint64_t budget,
 static void
 test_fused_sequence_runs_as_its_three_instructions(void **state)
 {
-	/* %s: the bank operand of the vle; x1 names v0[x] */
+	/* %u: v0[x]'s element; %u: the bank step; %s: the vle's bank */
 	static const char loop[] =
 		"\taddi x1, x0, %u\n"
 		"\tvsetivli x0, 24, e32, m2\n"
@@ -1839,14 +1860,14 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		"\tadd x7, x7, x9\n"
 		"\tcsrrw x5, sin_left, x0\n"
 		"\tbne x5, x0, again\n"
-		"\tbne x6, x0, end\n"
+		/* the second run branches into the middle of a fused
+		 * three, the first runs it from its vle */
+		"\tbne x6, x0, mid\n"
 		"\taddi x6, x0, 1\n"
 		"\tvle32.v v4, (x0)%s\n"
-		"\tbne x6, x0, mid\n"
-		"\tstreamout.v v4\n"
 		"mid:\tvmacc.vx v4, x0, sin\n"
 		"\tstreamout.v v4\n"
-		"end:\twfi\n";
+		"\twfi\n";
 	static const struct {
 		unsigned int n_vpe;
 		const char *bank;
@@ -1854,33 +1875,40 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		unsigned int step;  /* bytes; 2000: the third chunk is off the bank */
 	} cases[] = {
 		{1, "", 3, 96}, {1, ", b1", 3, 96}, {4, ", b2", 3, 96},
-		{3, ", b1", 3, 96}, {1, "", 35, 96}, {3, ", b3", 35, 96},
+		{3, ", b1", 3, 96}, {3, "", 3, 96}, {4, "", 3, 96},
+		{1, "", 35, 96}, {3, ", b3", 35, 96},
 		{1, "", 3, 2000}, {4, ", b1", 3, 2000},
 	};
 	static const size_t lens[] = {0, 5, 60, 96, 97, 300};
 	static const size_t caps[] = {4096, 100};
+	struct acis_cgra_config bad = {.flags = 0x2};
 	char src[1024];
 	float in[80];
 	size_t c, l, o;
 	uint64_t b;
-	int rc, fused_runs = 0;
+	int rc, layout, fused_runs = 0;
 
 	(void)state;
+	assert_null(acis_cgra_create(&bad)); /* an unknown flag */
 	for (c = 0; c < 80; c++)
 		in[c] = (float)c * 1.25f - 33.0f;
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		snprintf(src, sizeof(src), loop, cases[c].x, cases[c].step,
 			 cases[c].bank, cases[c].bank);
 		for (l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
-			for (o = 0; o < sizeof(caps) / sizeof(caps[0]); o++) {
-				run_both(src, cases[c].n_vpe, 0, in, lens[l],
-					 caps[o], &rc);
-				fused_runs += rc == 0;
-			}
+			for (o = 0; o < sizeof(caps) / sizeof(caps[0]); o++)
+				for (layout = LAYOUT_APART;
+				     layout <= LAYOUT_OVERLAP; layout++) {
+					run_both(src, cases[c].n_vpe, 0, in,
+						 lens[l], caps[o], layout,
+						 &rc);
+					fused_runs += rc == 0;
+				}
 		/* every budget up to the whole run: some end between the
 		 * three fused instructions */
 		for (b = 1; b <= 40; b++)
-			run_both(src, cases[c].n_vpe, b, in, 300, 4096, &rc);
+			run_both(src, cases[c].n_vpe, b, in, 300, 4096,
+				 LAYOUT_APART, &rc);
 	}
 	assert_true(fused_runs > 0);
 }
