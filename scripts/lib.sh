@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # Helpers shared by the demo, the testbed and the tests. Source it.
 
 ACIS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -82,8 +83,40 @@ acis_ctl() {
 # One counter from a telemetry reply: acis_counter PREFIX CMD KEY
 # (the first "KEY": NUMBER in the reply).
 acis_counter() {
-	"$ACIS_BUILD/app/acisctl/acisctl" -f "$1" --raw "$2" |
-		grep -o "\"$3\": *[0-9]*" | head -1 | grep -o '[0-9]*$'
+	local v
+	v=$("$ACIS_BUILD/app/acisctl/acisctl" -f "$1" --raw "$2" |
+		grep -o "\"$3\": *[0-9]*" | head -1 | grep -o '[0-9]*$') || true
+	if [ -z "$v" ]; then
+		echo "acis_counter: $2 of switch $1 has no counter $3" >&2
+		return 1
+	fi
+	echo "$v"
+}
+
+# A counter of the collective stage: acis_coll_counter PREFIX NAME
+acis_coll_counter() { acis_counter "$1" /acis/collectives "$2"; }
+
+# A figure of the switch's DPDK heap: acis_heap PREFIX NAME (Alloc_size...)
+acis_heap() { acis_counter "$1" /eal/heap_info,0 "$2"; }
+
+# Whether the switch has N aggregation slots open, as before a test
+# (acis_wait_for ... acis_slots_back PREFIX N): acis_slots_back PREFIX N
+acis_slots_back() { [ "$(acis_coll_counter "$1" slots_in_use)" -eq "$2" ]; }
+
+# The first three FAIL lines of ranks 0..P-1's logs in DIR, each marked
+# with its rank: acis_rank_fails DIR P
+acis_rank_fails() {
+	local r
+	for ((r = 0; r < $2; r++)); do
+		{ grep -h '^FAIL' "$1/rank$r.log" || true; } | head -3 |
+			sed "s/^/    rank $r: /"
+	done
+}
+
+# How many results the ranks whose logs are in DIR checked (the sum of
+# their "N passed, M failed" lines): acis_checks_passed DIR
+acis_checks_passed() {
+	awk '/ passed, / { s += $1 } END { print s + 0 }' "$1"/rank*.log
 }
 
 # Run acis-coll-check as ranks 0..P-1 of one job, one per testbed host.
@@ -119,7 +152,8 @@ check() {
 # "messages sent ..." line (libacis's own fault figures):
 #   acis_sum_field DIR WORD
 acis_sum_field() {
-	grep -ho -E "[0-9]+ $2|$2 [0-9]+" "$1"/rank*.log |
+	# no match is a sum of 0 (and must not end a script under set -e)
+	{ grep -ho -E "[0-9]+ $2|$2 [0-9]+" "$1"/rank*.log || true; } |
 		awk '{ s += ($1 ~ /^[0-9]+$/) ? $1 : $2 } END { print s + 0 }'
 }
 
@@ -155,7 +189,10 @@ acis_e2e_begin() {
 	LOG=$(mktemp "/tmp/acis-e2e-$1.XXXXXX.log")
 	DIR=$(mktemp -d "/tmp/acis-e2e-$1.XXXXXX")
 	fails=0 passes=0
-	trap acis_e2e_exit EXIT INT TERM
+	# cleanup on every exit; an interrupt ends the test (the EXIT trap
+	# then cleans up once)
+	trap acis_e2e_exit EXIT
+	trap 'exit 130' INT TERM
 }
 
 acis_e2e_exit() {

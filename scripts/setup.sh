@@ -9,6 +9,9 @@ set -euo pipefail
 PACKAGES=(
 	# build
 	gcc make pkg-config meson ninja-build
+	# the DPDK driver headers (drivers/dpdk-sdk.sh): Debian's .orig.tar.xz
+	# and its patches
+	xz-utils patch
 	libdpdk-dev libbpf-dev libelf-dev zlib1g-dev libcmocka-dev libpcap-dev
 	clang llvm libclang-rt-14-dev
 	# DPDK runtime and tools: dpdk-testpmd, dpdk-telemetry.py, PMD plugins

@@ -19,11 +19,9 @@ acis_e2e_begin coll ac$$
 # run_job NAME P JOB options...: every rank must report no failure
 run_job() {
 	local name=$1 P=$2 job=$3; shift 3
-	local ok=0 r
+	local ok=0
 	acis_run_ranks "$PREFIX" "$P" "$job" "$DIR" --timeout 30000 "$@" || ok=1
-	for ((r = 0; r < P; r++)); do
-		{ grep -h '^FAIL' "$DIR/rank$r.log" || true; } | head -3 | sed "s/^/    rank $r: /"
-	done
+	acis_rank_fails "$DIR" "$P"
 	check "$name: $(tail -n 1 "$DIR/rank0.log")" [ "$ok" -eq 0 ]
 }
 
@@ -81,9 +79,9 @@ check "management communicator {0,2} (id ${id:-none}): $(tail -n 1 "$DIR/rank0.l
 # Answers are kept until confirmed, a late retransmission's slot for a
 # linger time (2 s), a slot nobody completes until the deadline (5 s):
 # after that, nothing may be left.
-sleep 6
-in_use=$(acis_counter "$PREFIX" /acis/collectives slots_in_use)
-held=$(acis_counter "$PREFIX" /acis/collectives held_now)
+acis_wait_for 80 acis_slots_back "$PREFIX" 0 || true
+in_use=$(acis_coll_counter "$PREFIX" slots_in_use)
+held=$(acis_coll_counter "$PREFIX" held_now)
 # Expected refusals: repeated chunks (duplicate), back-pressure (busy:
 # NACK BUSY, the host retries), and repeated confirmations that arrive
 # after their communicator was freed (no_comm) or their rank left the job
@@ -98,8 +96,8 @@ drops=$(( $(acis_counter "$PREFIX" /acis/drops total) - \
 	$(acis_counter "$PREFIX" /acis/drops acis_not_member) - \
 	$(acis_counter "$PREFIX" /acis/drops handoff_full) - \
 	$(acis_counter "$PREFIX" /acis/drops tx_full) ))
-completed=$(acis_counter "$PREFIX" /acis/collectives slots_completed)
-comms=$(acis_counter "$PREFIX" /acis/collectives comms)
+completed=$(acis_coll_counter "$PREFIX" slots_completed)
+comms=$(acis_coll_counter "$PREFIX" comms)
 check "no aggregation slot left open (got $in_use)" [ "$in_use" -eq 0 ]
 check "no contribution left held (got $held)" [ "$held" -eq 0 ]
 check "the switch dropped nothing unexpected (got $drops)" [ "$drops" -eq 0 ]

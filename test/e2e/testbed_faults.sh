@@ -21,13 +21,17 @@ PIPELINE=${1:-$ACIS_ROOT/pipelines/testbed-af_packet.ini}
 acis_e2e_begin faults fa$$
 SEED=${FAULTS_SEED:-11}
 
+pauser=
 e2e_teardown() {
+	# the pauser first, so it cannot stop the switch after this
+	[ -z "$pauser" ] || kill "$pauser" 2>/dev/null || true
+	[ -z "$pauser" ] || wait "$pauser" 2>/dev/null || true
 	[ -z "${ACIS_SW_PID:-}" ] || kill -CONT "$ACIS_SW_PID" 2>/dev/null || true
 }
 
 # Many chunks of a collective in flight.
 busy() {
-	[ "$(acis_counter "$PREFIX" /acis/collectives slots_in_use)" -gt 64 ]
+	[ "$(acis_coll_counter "$PREFIX" slots_in_use)" -gt 64 ]
 }
 
 # Stop the switch for 3 s once a large collective is under way: answers
@@ -40,31 +44,25 @@ pause_switch() {
 	kill -CONT "$ACIS_SW_PID"
 }
 
-slots_back() {
-	[ "$(acis_counter "$PREFIX" /acis/collectives slots_in_use)" -eq "$slots_before" ]
-}
-
 # run_job NAME JOB LOSS SEED options...: every rank must pass every check,
 # and the faults must have happened: messages dropped, duplicated and
 # reordered, chunks sent again; at 20 % loss the switch must also have sent
 # answers again on its own (answers_resent).
 run_job() {
 	local name=$1 job=$2 loss=$3 seed=$4; shift 4
-	local ok=0 r checks resent resent_before
+	local ok=0 checks resent resent_before
 	mkdir -p "$DIR/$job"
-	resent_before=$(acis_counter "$PREFIX" /acis/collectives answers_resent)
+	resent_before=$(acis_coll_counter "$PREFIX" answers_resent)
 	ACIS_FAULT_DROP=$loss ACIS_FAULT_SEED=$seed \
 		acis_run_ranks "$PREFIX" 4 "$job" "$DIR/$job" "$@" || ok=1
-	for ((r = 0; r < 4; r++)); do
-		{ grep -h '^FAIL' "$DIR/$job/rank$r.log" || true; } | head -3 |
-			sed "s/^/    rank $r: /"
-	done
-	checks=$(awk '/ passed, / { s += $1 } END { print s + 0 }' "$DIR/$job"/rank*.log)
+	acis_rank_fails "$DIR/$job" 4
+	checks=$(acis_checks_passed "$DIR/$job")
 	echo "    figures: loss $loss seed $seed: $checks checks passed on 4 ranks"
 	check "$name: $(tail -n 1 "$DIR/$job/rank0.log")" [ "$ok" -eq 0 ]
+	check "$name: the ranks checked results ($checks)" [ "$checks" -gt 0 ]
 	acis_faults_seen "$name" "$DIR/$job"
 	if [ "$loss" = 0.20 ]; then
-		resent=$(( $(acis_counter "$PREFIX" /acis/collectives answers_resent) -
+		resent=$(( $(acis_coll_counter "$PREFIX" answers_resent) -
 			resent_before ))
 		check "$name: the switch sent answers again on its own ($resent)" \
 			[ "$resent" -gt 0 ]
@@ -73,8 +71,8 @@ run_job() {
 
 "$TB" up -n 4 -p "$PREFIX" >/dev/null
 acis_switch_start "$PREFIX" "$PIPELINE" "$LOG"
-slots_before=$(acis_counter "$PREFIX" /acis/collectives slots_in_use)
-mbufs_before=$(acis_counter "$PREFIX" /acis/collectives mbufs_in_use)
+slots_before=$(acis_coll_counter "$PREFIX" slots_in_use)
+mbufs_before=$(acis_coll_counter "$PREFIX" mbufs_in_use)
 
 # A short RTO: loss is the point here, and each lost message costs one.
 export ACIS_RTO_MS=20 ACIS_FAULT_DUP=0.02 ACIS_FAULT_REORDER=0.05 \
@@ -90,15 +88,16 @@ pauser=$!
 run_job "20 % loss, 256 KiB, the switch stopped for 3 s on the way" 530 0.20 \
 	$((SEED + 3)) --timeout 60000 --sizes 262144 --dtypes float32
 check "the switch stopped for 3 s mid-collective" wait "$pauser"
+pauser=
 
 # Afterwards: answers the last ranks to leave did not confirm go after the
 # linger time (2 s); nothing may be left for longer.
-acis_wait_for 100 slots_back || true
-in_use=$(acis_counter "$PREFIX" /acis/collectives slots_in_use)
-held=$(acis_counter "$PREFIX" /acis/collectives held_now)
-mbufs=$(acis_counter "$PREFIX" /acis/collectives mbufs_in_use)
-expired=$(acis_counter "$PREFIX" /acis/collectives slots_expired)
-nombuf=$(acis_counter "$PREFIX" /acis/collectives tx_nombuf)
+acis_wait_for 100 acis_slots_back "$PREFIX" "$slots_before" || true
+in_use=$(acis_coll_counter "$PREFIX" slots_in_use)
+held=$(acis_coll_counter "$PREFIX" held_now)
+mbufs=$(acis_coll_counter "$PREFIX" mbufs_in_use)
+expired=$(acis_coll_counter "$PREFIX" slots_expired)
+nombuf=$(acis_coll_counter "$PREFIX" tx_nombuf)
 check "no slot left (got $in_use, before $slots_before)" [ "$in_use" -eq "$slots_before" ]
 check "no contribution left held (got $held)" [ "$held" -eq 0 ]
 check "no mbuf left in use (got $mbufs, before $mbufs_before)" [ "$mbufs" -eq "$mbufs_before" ]

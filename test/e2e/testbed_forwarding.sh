@@ -8,21 +8,7 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
 PIPELINE=${1:-$ACIS_ROOT/pipelines/testbed-af_packet.ini}
-PREFIX=at$$
-TB="$ACIS_ROOT/scripts/testbed.sh"
-LOG=$(mktemp /tmp/acis-e2e.XXXXXX.log)
-fails=0 passes=0
-
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
-
-cleanup() {
-	# only the script itself, never a subshell that inherited the trap
-	[ "$BASHPID" = "$$" ] || return 0
-	acis_switch_stop
-	"$TB" down -p "$PREFIX" >/dev/null 2>&1 || true
-	rm -f "$LOG"
-}
-trap cleanup EXIT INT TERM
+acis_e2e_begin fwd at$$
 
 "$TB" up -n 4 -p "$PREFIX"
 acis_switch_start "$PREFIX" "$PIPELINE" "$LOG"
@@ -35,12 +21,12 @@ check "h1 pings the switch itself" hx h1 ping -c 3 -i 0.2 -W 2 -q 10.77.0.1
 check "large ping (1472 B payload, unfragmented) crosses" \
 	hx h0 ping -c 2 -s 1472 -M do -W 2 -q 10.77.0.13
 
-hx h3 python3 "$ACIS_ROOT/scripts/udp_transfer.py" recv 9000 3000 20 >"$LOG.udp" &
+hx h3 python3 "$ACIS_ROOT/scripts/udp_transfer.py" recv 9000 3000 20 >"$DIR/udp" &
 rx=$!
 sleep 0.5
 hx h2 python3 "$ACIS_ROOT/scripts/udp_transfer.py" send 10.77.0.13 9000 3000 1472 >/dev/null
 check "3000 UDP datagrams h2 -> h3 arrive intact" wait "$rx"
-cat "$LOG.udp"; rm -f "$LOG.udp"
+cat "$DIR/udp"
 
 icmp=$(acis_counter "$PREFIX" /acis/stages local_icmp_replies)
 arp=$(acis_counter "$PREFIX" /acis/stages local_arp_replies)

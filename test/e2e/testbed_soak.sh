@@ -20,21 +20,17 @@ RSS_SLACK=${SOAK_RSS_KB:-1024}
 COLLS=allreduce,reduce,bcast,scatter,gather,allgather,reduce_scatter,barrier
 PER_ROUND=16 # 8 collectives x 2 sizes
 
-counter() { acis_counter "$PREFIX" /acis/collectives "$1"; }
-heap() { acis_counter "$PREFIX" /eal/heap_info,0 "$1"; }
+counter() { acis_coll_counter "$PREFIX" "$1"; }
+heap() { acis_heap "$PREFIX" "$1"; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$ACIS_SW_PID/status"; }
-slots_back() { [ "$(counter slots_in_use)" -eq "$slots_before" ]; }
 # run_job JOB ROUNDS: every rank must pass every check
 run_job() {
-	local job=$1 rounds=$2 ok=0 r
+	local job=$1 rounds=$2 ok=0
 	mkdir -p "$DIR/$job"
 	acis_run_ranks "$PREFIX" 4 "$job" "$DIR/$job" --timeout 60000 \
 		--sizes 4,64 --dtypes int32 --colls "$COLLS" \
 		--repeat "$rounds" || ok=1
-	for ((r = 0; r < 4; r++)); do
-		{ grep -h '^FAIL' "$DIR/$job/rank$r.log" || true; } | head -3 |
-			sed "s/^/    rank $r: /"
-	done
+	acis_rank_fails "$DIR/$job" 4
 	return $ok
 }
 
@@ -53,7 +49,7 @@ ok=0
 run_job 700 4 || ok=1
 check "warm-up: $(tail -n 1 "$DIR/700/rank0.log")" [ "$ok" -eq 0 ]
 acis_faults_seen warm-up "$DIR/700"
-acis_wait_for 100 slots_back || true
+acis_wait_for 100 acis_slots_back "$PREFIX" "$slots_before" || true
 mbufs_before=$(counter mbufs_in_use)
 heap_size_before=$(heap Alloc_size)
 heap_count_before=$(heap Alloc_count)
@@ -64,15 +60,16 @@ ok=0
 start=$(date +%s)
 run_job 701 $((OPS / PER_ROUND)) || ok=1
 secs=$(( $(date +%s) - start ))
-checks=$(awk '/ passed, / { s += $1 } END { print s + 0 }' "$DIR/701"/rank*.log)
+checks=$(acis_checks_passed "$DIR/701")
 check "$OPS collectives under faults: $checks results checked on 4 ranks" [ "$ok" -eq 0 ]
+check "every collective's result checked on some rank ($checks >= $OPS)" [ "$checks" -ge "$OPS" ]
 echo "    figures: $OPS collectives in ${secs} s;" \
 	"$(( $(counter slots_opened) - opened_before )) slots opened"
 acis_faults_seen "$OPS collectives" "$DIR/701"
 
 # Answers the last ranks did not confirm before leaving go after the
 # linger time (2 s).
-acis_wait_for 100 slots_back || true
+acis_wait_for 100 acis_slots_back "$PREFIX" "$slots_before" || true
 in_use=$(counter slots_in_use)
 held=$(counter held_now)
 mbufs=$(counter mbufs_in_use)

@@ -1270,7 +1270,7 @@ test_job_remove_retires_a_job_with_a_rank_still_in_and_its_comms(
 {
 	struct fixture *f = *state;
 	struct acis_endpoint ep = ep_of(0);
-	const void *job;
+	const void *job, *comm;
 	uint32_t world, other;
 	uint16_t st;
 
@@ -1282,12 +1282,15 @@ test_job_remove_retires_a_job_with_a_rank_still_in_and_its_comms(
 	assert_int_equal(acis_ct_leave(f->ct, 7, 2, &ep, &st), ACIS_CT_DONE);
 	assert_int_equal(acis_ct_job(f->ct, 7)->joined, 1);
 	job = acis_ct_job(f->ct, 7);
+	comm = lookup(f, world);
+	assert_non_null(comm);
 	assert_int_equal(f->n_retired, 0);
 	assert_int_equal(acis_ct_job_remove(f->ct, 7), 0);
 	assert_null(acis_ct_job(f->ct, 7));
 	assert_null(lookup(f, world));
 	assert_int_equal(f->n_retired, 2);
-	assert_ptr_equal(f->rec[1].obj, job); /* the job after its comm */
+	assert_ptr_equal(f->rec[0].obj, comm); /* its world communicator, */
+	assert_ptr_equal(f->rec[1].obj, job); /* then the job */
 	assert_int_equal(stats(f).jobs, 1);
 	assert_non_null(lookup(f, other));
 	assert_int_equal(acis_ct_job_remove(f->ct, 7), -ENOENT);
