@@ -14,7 +14,8 @@ bench_want_ints() {
 	local v least=${4:-1}
 	[ -n "${3// /}" ] || { echo "$1: $2 wants a whole number, got nothing" >&2; exit 2; }
 	for v in $3; do
-		if ! [[ $v =~ ^[0-9]{1,9}$ ]] || [ "$v" -lt "$least" ]; then
+		# 18 digits: any such number fits the shell's 64-bit arithmetic
+		if ! [[ $v =~ ^[0-9]{1,18}$ ]] || [ "$v" -lt "$least" ]; then
 			echo "$1: $2 wants whole numbers of at least $least, not '$3'" >&2
 			exit 2
 		fi

@@ -69,8 +69,7 @@ export BENCH_NETNS_PREFIX=$PREFIX
 TB=$ACIS_ROOT/scripts/testbed.sh
 cleanup() {
 	[ "$BASHPID" = "$$" ] || return 0
-	acis_switch_stop
-	"$TB" down -p "$PREFIX" >/dev/null 2>&1 || true
+	acis_e2e_cleanup "$PREFIX"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -73,8 +73,7 @@ testpmd_ports() {
 }
 
 testpmd_mpps() {
-	local mode=$1 frame=$2 ports=$3 log
-	log=$(mktemp)
+	local mode=$1 frame=$2 ports=$3 log="$OUT/testpmd.log"
 	{
 		echo "set fwd $mode"
 		# a memif pair connects a moment after start-up
@@ -90,15 +89,16 @@ testpmd_mpps() {
 		$(testpmd_ports "$ports") -- -i --txpkts="$frame" \
 		--burst=32 --total-num-mbufs=8192 >"$log" 2>&1 || true
 	# the second pair of Rx-pps lines: the rate over SECS
+	# no rate, or nothing forwarded (a memif pair that never connected),
+	# is a failed run, not a figure
 	awk '/Rx-pps:/ {n++; if (n > 2) s += $2} END {
-		if (n < 4) exit 1; printf "%.4f\n", s / 1e6 }' "$log" ||
-		{ echo "fwd: testpmd gave no rates; its output:" >&2; cat "$log" >&2; rm -f "$log"; exit 1; }
+		if (n < 4 || s == 0) exit 1; printf "%.4f\n", s / 1e6 }' "$log" ||
+		{ echo "fwd: testpmd forwarded nothing; its output:" >&2; cat "$log" >&2; rm -f "$log"; exit 1; }
 	rm -f "$log"
 }
 
 sb_mpps() {
-	local tmp rc=0
-	tmp=$(mktemp)
+	local tmp="$OUT/switch_bench.csv" rc=0
 	local memif=''
 	[ "$3" = ring ] || memif=--memif
 	"$SB" "${EAL[@]}" --file-prefix "sb$$" -- fwd --frame "$2" \

@@ -64,10 +64,7 @@ TB=$ACIS_ROOT/scripts/testbed.sh
 HOSTS=$((P > 4 ? P : 4)) # the testbed pipelines name four ports
 JOB=900
 
-cleanup() {
-	acis_switch_stop
-	"$TB" down -p "$PREFIX" >/dev/null 2>&1 || true
-}
+cleanup() { acis_e2e_cleanup "$PREFIX"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -80,31 +77,20 @@ opts=(--min-size "$MIN" --max-size "$MAX" --dtype "$DTYPE" --timeout "$TIMEOUT")
 [ -n "$COLLS" ] && opts+=(--colls "$COLLS")
 opts+=("$@")
 
+# before the switch starts, so its count of others running is right
+bench_runinfo "$OUT" "$0 -n $P -o $OUT${ITER:+ -i $ITER}${WARM:+ -w $WARM}${COLLS:+ -c $COLLS} -s $MIN -S $MAX -d $DTYPE -t $TIMEOUT${*:+ -- $*}"
 acis_log "testbed $PREFIX: $HOSTS hosts; switch on $(basename "$PIPELINE")"
 "$TB" up -n "$HOSTS" -p "$PREFIX" -m "${ACIS_MTU:-1500}" >/dev/null
 acis_switch_start "$PREFIX" "$PIPELINE" "$OUT/switch.log"
 
 {
-	echo "date:      $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "machine:   $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-	if git -C "$ACIS_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-		echo "commit:    $(git -C "$ACIS_ROOT" rev-parse --short HEAD)" \
-			"($(git -C "$ACIS_ROOT" status --porcelain | wc -l) paths changed or new)"
-	else
-		echo "commit:    unknown ($ACIS_ROOT is not a git checkout)"
-	fi
-	echo "build:     $ACIS_BUILD"
 	echo "testbed:   namespaces $PREFIX-*, $HOSTS hosts on veth pairs, MTU ${ACIS_MTU:-1500}"
 	echo "switch:    $PIPELINE, lcores ${ACIS_SW_LCORES:-$(( $(nproc) > 1 ? $(nproc) - 1 : 0 ))}"
 	echo "ranks:     $P (h0..h$((P - 1))), job $JOB"
-	# the numbers mean little if someone else was using the cores
-	echo "sharing:   $(($(pgrep -c -x acis-switch) - 1)) other acis-switch running;" \
-		"load average $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "command:   $0 -n $P -o $OUT${ITER:+ -i $ITER}${WARM:+ -w $WARM}${COLLS:+ -c $COLLS} -s $MIN -S $MAX -d $DTYPE -t $TIMEOUT${*:+ -- $*}"
 	echo "acis-bench options: ${opts[*]}"
 	echo "switch:"
 	acis_ctl "$PREFIX" info | sed 's/^/  /'
-} >"$OUT/run.txt"
+} >>"$OUT/run.txt"
 
 acis_log "acis-bench: $P ranks, results in $OUT"
 pids=()

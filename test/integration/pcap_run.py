@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+import shutil
 import tempfile
 
 from scapy.all import ARP, ICMP, IP, UDP, Dot1Q, Ether, Raw, rdpcap
@@ -33,9 +34,16 @@ def check(what, ok):
 
 
 def main():
+    d = tempfile.mkdtemp(prefix="acis-pcap-")
+    try:
+        return run_in(d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def run_in(d):
     binary, pipeline = sys.argv[1], sys.argv[2]
     two = "--two-lcores" in sys.argv[3:]
-    d = tempfile.mkdtemp(prefix="acis-pcap-")
     lcores = "0"
     if two:
         with open(pipeline) as f:
@@ -99,9 +107,6 @@ def main():
         stages = dict(re.findall(r"(\w+)=(\d+)", (re.findall(r"^stage packets:.*$", run.stdout, re.M) or [""])[0]))
         check("every packet but the runt crossed the handoff ring",
               stages.get("handoff") == "7" and stages.get("ring_rx") == "7")
-    for f in os.listdir(d):
-        os.unlink(os.path.join(d, f))
-    os.rmdir(d)
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

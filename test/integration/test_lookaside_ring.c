@@ -74,6 +74,17 @@ remove_weights(void)
 	snprintf(path, sizeof(path), "%s/loop.s", tmpdir);
 	unlink(path);
 	rmdir(tmpdir);
+	tmpdir[0] = '\0';
+}
+
+/* The harness's teardown, and the test's files if a failed check left
+ * them. */
+static int
+la_teardown(void **state)
+{
+	if (tmpdir[0] != '\0')
+		remove_weights();
+	return teardown(state);
 }
 
 static struct tf_addr
@@ -537,25 +548,25 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(
 			test_udp_request_returns_the_result_to_its_sender,
-			teardown),
+			la_teardown),
 		cmocka_unit_test_teardown(
-			test_acis_request_is_answered_with_its_header, teardown),
+			test_acis_request_is_answered_with_its_header, la_teardown),
 		cmocka_unit_test_teardown(
 			test_passing_traffic_runs_through_a_handler_and_is_forwarded,
-			teardown),
+			la_teardown),
 		cmocka_unit_test_teardown(
 			test_runaway_and_unloaded_handlers_drop_and_count,
-			teardown),
+			la_teardown),
 		cmocka_unit_test_teardown(
 			test_fpga_proxy_sends_counts_times_out_and_falls_back,
-			teardown),
+			la_teardown),
 		cmocka_unit_test_teardown(
 			test_fpga_link_framing_wraps_and_answers_the_requester,
-			teardown),
+			la_teardown),
 		cmocka_unit_test_teardown(test_acis_type_job_and_dst_ip_rules,
-					  teardown),
+					  la_teardown),
 		cmocka_unit_test_teardown(test_passthrough_no_route_and_oversize,
-					  teardown),
+					  la_teardown),
 	};
 	int rc;
 

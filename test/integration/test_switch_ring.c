@@ -756,8 +756,10 @@ test_fault_stage_delays_every_frame(void **state)
 	(void)state;
 	start_switch(NPORTS, NULL);
 	learn_two(&a, &b);
-	assert_int_equal(acis_fault_set("p1,delay_us=20000", msg, sizeof(msg)),
-			 1);
+	/* a delay far beyond what one run() takes, even under ASan on a
+	 * busy machine, so nothing can fall due during it */
+	assert_int_equal(acis_fault_set("p1,delay_us=300000", msg,
+					sizeof(msg)), 1);
 	for (i = 0; i < 5; i++) {
 		len[i] = tf_udp(f[i], &b, &a, 1000, 2000, &i, sizeof(i), -1);
 		inject(0, f[i], len[i]);
@@ -766,7 +768,7 @@ test_fault_stage_delays_every_frame(void **state)
 	expect_silent(1);
 	assert_int_equal(fault_lc(1)->n_held, 5);
 	assert_int_equal(fault_lc(1)->c.delayed, 5);
-	rte_delay_us_block(25000);
+	rte_delay_us_block(310000);
 	run();
 	for (i = 0; i < 5; i++)
 		expect_frame(1, f[i], len[i]);
