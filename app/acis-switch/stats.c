@@ -104,8 +104,7 @@ tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "lcores", g_sw.n_lcores);
 	rte_tel_data_add_dict_u64(d, "workers", g_sw.n_workers);
 	rte_tel_data_add_dict_u64(d, "uptime_sec", acis_now_sec());
-	rte_tel_data_add_dict_u64(d, "mbufs", rte_mempool_avail_count(g_sw.pool) +
-				  rte_mempool_in_use_count(g_sw.pool));
+	rte_tel_data_add_dict_u64(d, "mbufs", g_sw.pool->size);
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use",
 				  rte_mempool_in_use_count(g_sw.pool));
 	return 0;

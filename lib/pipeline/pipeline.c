@@ -368,10 +368,14 @@ acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
 	static const struct {
 		const char *key;
 		uint32_t lo, hi;
+		size_t off, size;
 	} ints[] = {
-		{"reorder_window", 1, 64},
-		{"delay_us", 0, 1000000},
-		{"seed", 0, UINT32_MAX},
+#define FAULT_FIELD(m) offsetof(struct acis_fault_cfg, m), \
+	sizeof(((struct acis_fault_cfg *)0)->m)
+		{"reorder_window", 1, 64, FAULT_FIELD(reorder_window)},
+		{"delay_us", 0, 1000000, FAULT_FIELD(delay_us)},
+		{"seed", 0, UINT32_MAX, FAULT_FIELD(seed)},
+#undef FAULT_FIELD
 	};
 	unsigned int i;
 	uint32_t u;
@@ -403,12 +407,10 @@ acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
 				 ints[i].hi, value);
 			return -EINVAL;
 		}
-		if (i == 0)
-			f->reorder_window = u;
-		else if (i == 1)
-			f->delay_us = u;
+		if (ints[i].size == sizeof(uint64_t))
+			*(uint64_t *)((char *)f + ints[i].off) = u;
 		else
-			f->seed = u;
+			*(uint32_t *)((char *)f + ints[i].off) = u;
 		return 0;
 	}
 	snprintf(err, errlen, "unknown fault key '%s' (expected one of: %s)",
@@ -421,7 +423,7 @@ read_fault(struct ctx *c, struct acis_conf_section *s)
 {
 	struct acis_pipeline *p = c->p;
 	struct acis_fault_cfg *f;
-	struct acis_conf_entry *e;
+	struct acis_conf_entry *e, *once;
 	char why[ACIS_CONF_ERR_LEN];
 	unsigned int i;
 	int pi, rc;
@@ -442,9 +444,9 @@ read_fault(struct ctx *c, struct acis_conf_section *s)
 	f->seed = 1;
 	for (i = 0; i < s->n_entries; i++) {
 		e = &s->entries[i];
-		if ((rc = get_once(c, s, e->key, &e)) != 0)
+		/* a key given twice is an error, not the last one winning */
+		if ((rc = get_once(c, s, e->key, &once)) != 0)
 			return rc;
-		e = &s->entries[i];
 		if (acis_fault_cfg_set(f, e->key, e->value, why,
 				       sizeof(why)) != 0)
 			return fail(c, e->line, "%s", why);

@@ -43,14 +43,11 @@ icmp_reply(uint8_t *eth, const struct acis_pkt_info *pi)
 	uint8_t *icmp = eth + pi->l4_off;
 	uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
 	uint32_t tot = (uint32_t)(ip[2] << 8 | ip[3]);
-	uint32_t a, b;
 
-	memcpy(eth, eth + 6, 6);
+	/* back where it came from, from the switch's own MAC whatever the
+	 * request was addressed to */
+	acis_pkt_swap(eth, pi->l3_off, 0);
 	memcpy(eth + 6, g_sw.ccfg.mac, 6);
-	memcpy(&a, ip + 12, 4);
-	memcpy(&b, ip + 16, 4);
-	memcpy(ip + 12, &b, 4);
-	memcpy(ip + 16, &a, 4);
 	ip[8] = 64; /* fresh TTL */
 	put16(ip + 10, 0);
 	put16(ip + 10, acis_csum(ip, ihl));
