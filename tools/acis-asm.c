@@ -49,28 +49,15 @@ assemble(const char *in, const char *out_path)
 {
 	char err[PATH_MAX + 256];
 	uint32_t *words;
-	uint8_t *src;
-	size_t len, n, i;
+	size_t n, i;
 	char *def = NULL;
 	FILE *o;
 	int rc = 0;
 
-	if (acis_cgra_read_file(in, &src, &len, err, sizeof(err)) != 0) {
+	if (acis_cgra_asm_file(in, &words, &n, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
-	if (strlen((const char *)src) != len) {
-		fprintf(stderr, "%s: error: NUL byte in the source\n", in);
-		free(src);
-		return 1;
-	}
-	if (acis_cgra_asm((const char *)src, in, &words, &n, err,
-			  sizeof(err)) != 0) {
-		fprintf(stderr, "%s\n", err);
-		free(src);
-		return 1;
-	}
-	free(src);
 	if (out_path == NULL)
 		out_path = def = default_output(in);
 	o = out_path != NULL ? fopen(out_path, "wb") : NULL;

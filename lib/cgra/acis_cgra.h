@@ -208,6 +208,13 @@ int acis_cgra_read_file(const char *path, uint8_t **buf, size_t *len,
 			char *err, size_t errlen);
 
 /*
+ * Assemble the file at path, whatever its name: its text must hold no NUL
+ * byte. As acis_cgra_read_program does for a name not ending in ".bin".
+ */
+int acis_cgra_asm_file(const char *path, uint32_t **words, size_t *n,
+		       char *err, size_t errlen);
+
+/*
  * A program file to *words (malloc'd, caller frees) and *n, by one rule
  * for every reader of programs: a name ending in ".bin" holds 32-bit
  * little-endian instruction words (acis-asm -o), at least one; any other

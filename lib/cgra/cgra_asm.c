@@ -950,31 +950,42 @@ ends_with(const char *s, const char *tail)
 }
 
 int
-acis_cgra_read_program(const char *path, uint32_t **words, size_t *n,
-		       char *err, size_t errlen)
+acis_cgra_asm_file(const char *path, uint32_t **words, size_t *n, char *err,
+		   size_t errlen)
 {
 	uint8_t *buf;
-	uint32_t *w;
-	size_t len, i;
+	size_t len;
 	int rc;
 
 	*words = NULL;
 	*n = 0;
 	if (acis_cgra_read_file(path, &buf, &len, err, errlen) != 0)
 		return -1;
-	if (!ends_with(path, ".bin")) {
-		if (memchr(buf, '\0', len) != NULL) {
-			snprintf(err, errlen, "%s: not assembler text (it holds "
-				 "NUL bytes; binary programs must end in .bin)",
-				 path);
-			free(buf);
-			return -1;
-		}
-		rc = acis_cgra_asm((const char *)buf, path, words, n, err,
-				   errlen);
+	if (memchr(buf, '\0', len) != NULL) {
+		snprintf(err, errlen, "%s: not assembler text (it holds NUL "
+			 "bytes; binary programs must end in .bin)", path);
 		free(buf);
-		return rc;
+		return -1;
 	}
+	rc = acis_cgra_asm((const char *)buf, path, words, n, err, errlen);
+	free(buf);
+	return rc;
+}
+
+int
+acis_cgra_read_program(const char *path, uint32_t **words, size_t *n,
+		       char *err, size_t errlen)
+{
+	uint8_t *buf;
+	uint32_t *w;
+	size_t len, i;
+
+	*words = NULL;
+	*n = 0;
+	if (!ends_with(path, ".bin"))
+		return acis_cgra_asm_file(path, words, n, err, errlen);
+	if (acis_cgra_read_file(path, &buf, &len, err, errlen) != 0)
+		return -1;
 	if (len == 0 || len % 4 != 0) {
 		snprintf(err, errlen, "%s: %zu bytes, expected a non-empty "
 			 "multiple of 4 (whole 32-bit little-endian words)",
