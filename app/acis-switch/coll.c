@@ -474,23 +474,31 @@ tel_comm_create(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* A removal by one number: "freed" 1 when remove found it. */
+static int
+tel_remove(const char *params, const char *what,
+	   int (*remove)(struct acis_comm_table *, uint32_t),
+	   struct rte_tel_data *d)
+{
+	uint32_t v;
+	int rc;
+
+	if (acis_conf_u32(params, &v) != 0)
+		return acis_tel_error(d, "expected %s below 2^32", what);
+	rte_spinlock_lock(&g_sw.coll.lock);
+	rc = remove(g_sw.coll.ct, v);
+	rte_spinlock_unlock(&g_sw.coll.lock);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "freed", rc == 0);
+	return 0;
+}
 
 /* /acis/comm_free,CTX */
 static int
 tel_comm_free(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	uint32_t ctx;
-	int rc;
-
 	RTE_SET_USED(cmd);
-	if (acis_conf_u32(params, &ctx) != 0)
-		return acis_tel_error(d, "expected a communicator id");
-	rte_spinlock_lock(&g_sw.coll.lock);
-	rc = acis_ct_comm_remove(g_sw.coll.ct, ctx);
-	rte_spinlock_unlock(&g_sw.coll.lock);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "freed", rc == 0);
-	return 0;
+	return tel_remove(params, "a communicator id", acis_ct_comm_remove, d);
 }
 
 /* /acis/job_free,JOB: a job whose host died never has its last LEAVE;
@@ -499,18 +507,8 @@ tel_comm_free(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_job_free(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	uint32_t job;
-	int rc;
-
 	RTE_SET_USED(cmd);
-	if (acis_conf_u32(params, &job) != 0)
-		return acis_tel_error(d, "expected a job number");
-	rte_spinlock_lock(&g_sw.coll.lock);
-	rc = acis_ct_job_remove(g_sw.coll.ct, job);
-	rte_spinlock_unlock(&g_sw.coll.lock);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "freed", rc == 0);
-	return 0;
+	return tel_remove(params, "a job number", acis_ct_job_remove, d);
 }
 
 int
