@@ -137,10 +137,11 @@ test_destination_on_ingress_port_is_filtered(void **state)
 	stop_switch();
 }
 
-/* Known unicast is forwarded by the parse stage itself; once a frame of
- * a burst needs the L2 stage (here an unknown destination, flooded), the
- * rest of the burst follows it there, so port 2 sends the four frames in
- * the order they came. Every frame counts at the L2 stage either way. */
+/* Known unicast is sent on by the RX stage (or the parse stage) itself;
+ * once a frame of a burst needs the L2 stage (here an unknown destination,
+ * flooded), the rest of the burst follows it there, so port 2 sends the
+ * four frames in the order they came. Every frame counts at the L2 stage
+ * either way. */
 static void
 test_burst_keeps_order_across_direct_and_flooded_frames(void **state)
 {
@@ -777,6 +778,72 @@ test_fault_stage_delays_every_frame(void **state)
 	stop_switch();
 }
 
+/* The RX stage transmits a burst's leading direct frames run by run: to
+ * several ports, each port's frames in the order they came, and the run
+ * stops at a port whose fault stage is on — that port's frames and all
+ * behind them take the graph, through the fault stage. Every frame counts
+ * once at each stage, and the ports count their bytes. */
+static void
+test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port(void **state)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(11), c = tf_host(12);
+	static const unsigned int to[] = {1, 1, 2, 1, 2, 2, 1};
+	enum { N = RTE_DIM(to) };
+	uint8_t f[N][128], l0[128];
+	unsigned int l[N], i, p, ll, bytes[NPORTS] = {0};
+	struct acis_lcore_stats d;
+	struct rte_mbuf *m;
+	char msg[256];
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	ll = tf_udp(l0, &a, &b, 1, 2, "b", 1, -1); /* learn b on port 1 */
+	inject(1, l0, ll);
+	ll = tf_udp(l0, &a, &c, 1, 2, "c", 1, -1); /* and c on port 2 */
+	inject(2, l0, ll);
+	run();
+	for (p = 0; p < NPORTS; p++)
+		while ((m = sent(p)) != NULL)
+			rte_pktmbuf_free(m);
+	for (i = 0; i < N; i++) {
+		l[i] = tf_udp(f[i], to[i] == 1 ? &b : &c, &a, 2, 1, &i,
+			      sizeof(i), -1);
+		inject(0, f[i], l[i]);
+		bytes[to[i]] += l[i];
+	}
+	run();
+	for (i = 0; i < N; i++)
+		expect_frame(to[i], f[i], l[i]);
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p);
+	d = delta();
+	assert_int_equal(d.stage_pkts[ACIS_STAGE_PARSE], 2 + N);
+	assert_int_equal(d.stage_pkts[ACIS_STAGE_L2], 2 + N);
+	/* and each the other's learning frame, flooded (a was unknown) */
+	assert_int_equal(d.port_tx_pkts[1], 4 + 1);
+	assert_int_equal(d.port_tx_bytes[1] - bytes[1], ll);
+	assert_int_equal(d.port_tx_pkts[2], 3 + 1);
+	assert_int_equal(d.port_tx_bytes[2] - bytes[2], ll);
+
+	/* port 2 with a fault stage that lets everything through but counts
+	 * what it met: frames to port 1 ahead of the first to port 2 go at
+	 * once, the rest through the graph, in order still */
+	assert_int_equal(acis_fault_set("p2,drop=0", msg, sizeof(msg)), 2);
+	for (i = 0; i < N; i++)
+		inject(0, f[i], l[i]);
+	run();
+	for (i = 0; i < N; i++)
+		expect_frame(to[i], f[i], l[i]);
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p);
+	assert_int_equal(fault_lc(2)->c.frames, 3);
+	d = delta();
+	assert_int_equal(d.stage_pkts[ACIS_STAGE_TX], 2 * (NPORTS - 1) + 2 * N);
+	assert_int_equal(d.stage_pkts[ACIS_STAGE_L2], 2 + 2 * N);
+	expect_no_leak();
+	stop_switch();
+}
+
 /* A full hold queue does not lose a frame: what does not fit is sent at
  * once and counted (hold_full); the held frames follow when due, in the
  * order they came. */
@@ -824,6 +891,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_static_entry_forwards_without_flooding, teardown),
 		cmocka_unit_test_teardown(test_destination_on_ingress_port_is_filtered, teardown),
 		cmocka_unit_test_teardown(test_burst_keeps_order_across_direct_and_flooded_frames, teardown),
+		cmocka_unit_test_teardown(test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port, teardown),
 		cmocka_unit_test_teardown(test_same_header_is_judged_again_on_length_and_port, teardown),
 		cmocka_unit_test_teardown(test_unknown_unicast_dropped_when_flooding_is_off, teardown),
 		cmocka_unit_test_teardown(test_arp_request_for_switch_is_answered_on_ingress_port, teardown),

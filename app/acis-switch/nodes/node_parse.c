@@ -13,8 +13,7 @@
  * their aggregation slot (control to worker 0), other traffic of an
  * rx-only lcore to a worker chosen by flow.
  */
-#include "../lookaside.h"
-#include "../switch.h"
+#include "../direct.h"
 
 static const uint16_t class_next[ACIS_CLASS_MAX] = {
 	[ACIS_CLASS_FORWARD] = ACIS_NEXT_L2,
@@ -146,86 +145,6 @@ prefetch_ahead(void **objs, uint16_t i, uint16_t n)
 	}
 }
 
-/*
- * The last frame the direct path sent: its first 14 bytes (the Ethernet
- * header), its port and its TX edge. A frame with the same header from
- * the same port passes and goes the same way, so a burst of one flow pays
- * the passing test and the L2 decision once. Kept for one burst, like the
- * L2 memo, and used only where no look-aside rule takes datagrams by UDP
- * port or destination address (then the passing test reads nothing past
- * the header but the frame's length, which is checked on every frame).
- * It cannot outlive a move in the MAC table this burst makes: a frame
- * that teaches one has a new source or port, so it misses, takes the
- * L2 decision, and replaces the memory or ends the direct path.
- */
-struct direct_memo {
-	uint64_t w0, w1;
-	uint16_t ethdev;   /* the port, as the RX stage set m->port */
-	uint16_t next;
-};
-
-/* bytes 0..7 and 8..13 of a frame */
-static inline void
-eth_words(const uint8_t *eth, uint64_t *w0, uint64_t *w1)
-{
-	memcpy(w0, eth, 8);
-	*w1 = acis_mac48(eth + 8);
-}
-
-/*
- * The direct path, over a run of frames from objs[i]: while a frame
- * passes through the switch and its destination is a known station on
- * another port, its TX edge goes into nexts and it needs nothing more —
- * no parse result, no metadata. Returns where the run stopped; *via_l2 is
- * set when it stopped at a passing frame the L2 stage must see (flood,
- * unknown, filtered). Kept apart from the full loop so the compiler keeps
- * this one in registers.
- */
-static inline uint16_t
-direct_run(struct acis_lcore_ctx *lc, struct acis_l2_memo *memo,
-	   struct direct_memo *dm, const struct acis_pass_key *pk,
-	   uint32_t fpga_ports, void **objs, uint16_t *nexts, uint16_t i,
-	   uint16_t n, int *via_l2)
-{
-	for (; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
-		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
-		const uint32_t len = rte_pktmbuf_data_len(m);
-		uint16_t port;
-		uint64_t w0, w1;
-		int out;
-
-		/* the header is all the direct path reads */
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(
-				(struct rte_mbuf *)objs[i + 4], void *));
-		if (len >= ACIS_ETH_HLEN + 20 && len <= pk->max_frame &&
-		    !pk->la) {
-			eth_words(eth, &w0, &w1);
-			if (w0 == dm->w0 && w1 == dm->w1 &&
-			    m->port == dm->ethdev) {
-				nexts[i] = dm->next;
-				continue;
-			}
-		}
-		/* the RX stage set the ethdev id */
-		port = g_sw.port_index[m->port];
-		if ((fpga_ports & (1u << port)) ||
-		    !acis_pkt_passing_k(pk, eth, len))
-			break;
-		out = acis_l2_decide(lc, memo, eth, port);
-		if (unlikely(out < 0 || out == port)) {
-			*via_l2 = 1;
-			break;
-		}
-		nexts[i] = (uint16_t)(ACIS_PARSE_TX_BASE + out);
-		eth_words(eth, &dm->w0, &dm->w1);
-		dm->ethdev = m->port;
-		dm->next = nexts[i];
-	}
-	return i;
-}
-
 static uint16_t
 parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	      uint16_t cnt)
@@ -236,17 +155,12 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	uint16_t self = (uint16_t)lc->worker_index;
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE * 4];
 	uint16_t i, done = 0, fused = 0;
-	struct acis_l2_memo memo;
-	/* ethdev RTE_MAX_ETHPORTS: no frame matches it */
-	struct direct_memo dm = {.ethdev = RTE_MAX_ETHPORTS};
+	struct acis_direct d;
 	/* Once one frame of the burst needed the L2 stage (flood, unknown,
 	 * drop), the rest go there too, so no frame overtakes another. */
 	int via_l2 = rx_only;
-	/* constant over a burst: kept in registers */
-	const struct acis_pass_key pk = acis_pass_key_of(&g_sw.ccfg);
-	const uint32_t fpga_ports = g_la.fpga_ports;
 
-	acis_l2_memo_init(&memo);
+	acis_direct_init(&d);
 	while (done < cnt) {
 		uint16_t n = RTE_MIN((uint16_t)(cnt - done),
 				     (uint16_t)RTE_DIM(nexts));
@@ -261,10 +175,9 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			uint16_t port;
 
 			if (!via_l2) {
-				uint16_t j = direct_run(lc, &memo, &dm, &pk,
-							fpga_ports,
-							&objs[done], nexts, i,
-							n, &via_l2);
+				uint16_t j = acis_direct_run(lc, &d,
+							     &objs[done], nexts,
+							     i, n, &via_l2);
 
 				fused += j - i;
 				i = j;
@@ -275,7 +188,7 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			eth = rte_pktmbuf_mtod(m, const uint8_t *);
 			port = g_sw.port_index[m->port];
 			prefetch_ahead(&objs[done], i, n);
-			cls = acis_pkt_classify_k(&g_sw.ccfg, &pk, eth,
+			cls = acis_pkt_classify_k(&g_sw.ccfg, &d.pk, eth,
 						  rte_pktmbuf_data_len(m), &pi,
 						  &reason);
 			meta = acis_meta(m);

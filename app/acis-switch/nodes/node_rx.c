@@ -2,9 +2,47 @@
 /*
  * acis_rx: the poll-mode source. Each lcore polls its own RX queue of each
  * port it was given, a burst at a time, straight into the parse stage's
- * stream: no copy, no per-packet work here.
+ * stream: no copy, no per-packet work here but the port and byte counts.
+ *
+ * On an lcore that forwards itself, the burst's leading frames that take
+ * the direct path (direct.h) are transmitted here, run by run, on the
+ * lcore's own TX queues; the rest of the burst goes to the parse stage as
+ * before. A burst of one flow to a known station — what a switch mostly
+ * sees — thus never enters the graph. Frames of one RX queue keep their
+ * order: those sent here precede those behind them, which the graph
+ * sends later in the same walk.
  */
-#include "../switch.h"
+#include "../direct.h"
+
+/* Transmit the leading direct frames of a burst of bytes bytes; returns
+ * how many. A port with its fault stage on stops the run there: its
+ * frames go through the TX stage. */
+static inline uint16_t
+rx_direct(struct acis_lcore_ctx *lc, struct acis_direct *d, void **pkts,
+	  uint16_t n, uint64_t bytes)
+{
+	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
+	uint16_t i, start, k;
+	int via_l2 = 0;
+
+	k = acis_direct_run(lc, d, pkts, nexts, 0, n, &via_l2);
+	for (start = 0, i = 1; start < k; i++) {
+		if (i < k && nexts[i] == nexts[start])
+			continue;
+		const uint16_t port = nexts[start] - ACIS_PARSE_TX_BASE;
+
+		if (unlikely(!acis_tx_plain(lc, port)))
+			break;
+		if (start == 0 && i == n) /* the whole burst, one way */
+			acis_tx_send_bytes(lc, port, (struct rte_mbuf **)pkts,
+					   n, bytes);
+		else
+			acis_tx_send(lc, port, (struct rte_mbuf **)&pkts[start],
+				     i - start);
+		start = i;
+	}
+	return start;
+}
 
 static uint16_t
 rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
@@ -12,14 +50,18 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 {
 	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
 	uint16_t burst = g_sw.pl->burst;
-	uint16_t i, j, n, total = 0;
+	uint16_t i, j, n, total = 0, direct = 0;
+	int forwards = lc->worker_index >= 0;
+	struct acis_direct d;
 
 	RTE_SET_USED(objs);
 	RTE_SET_USED(cnt);
+	acis_direct_init(&d);
 	for (i = 0; i < lc->n_rxq; i++) {
 		const struct acis_rxq *q = &lc->rxq[i];
 		void **to = rte_node_next_stream_get(graph, node, 0, burst);
 		uint64_t bytes = 0;
+		uint16_t sent;
 
 		n = rte_eth_rx_burst(q->port_id, q->queue,
 				     (struct rte_mbuf **)to, burst);
@@ -33,12 +75,22 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			m->port = q->port_id;
 			bytes += m->pkt_len;
 		}
-		rte_node_next_stream_put(graph, node, 0, n);
 		lc->stats.port_rx_pkts[q->port] += n;
 		lc->stats.port_rx_bytes[q->port] += bytes;
 		total += n;
+		sent = forwards ? rx_direct(lc, &d, to, n, bytes) : 0;
+		direct += sent;
+		if (sent == n)
+			continue;
+		if (sent != 0)
+			memmove(to, &to[sent], (size_t)(n - sent) * sizeof(*to));
+		rte_node_next_stream_put(graph, node, 0, n - sent);
 	}
 	lc->stats.stage_pkts[ACIS_STAGE_RX] += total;
+	/* the direct frames passed parse, the L2 decision and TX here */
+	lc->stats.stage_pkts[ACIS_STAGE_PARSE] += direct;
+	lc->stats.stage_pkts[ACIS_STAGE_L2] += direct;
+	lc->stats.stage_pkts[ACIS_STAGE_TX] += direct;
 	lc->last_rx += total;
 	return total;
 }

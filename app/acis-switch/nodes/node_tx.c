@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * acis_tx-<port>: one clone per port. Each worker lcore transmits on its
- * own TX queue of every port, so no queue is ever shared. What the queue
- * does not take is freed and counted (tx_full), never retried in a loop
- * that would stall the other ports. A port with faults on ([fault PORT],
- * acisctl fault-set) passes its frames through the fault stage first.
+ * own TX queue of every port, so no queue is ever shared (acis_tx_send:
+ * what the queue does not take is freed and counted). A port with faults
+ * on ([fault PORT], acisctl fault-set) passes its frames through the
+ * fault stage first.
  */
 #include <stdlib.h>
 
-#include "../fault.h"
-#include "../switch.h"
-
-extern struct acis_fault_port g_fault[ACIS_MAX_PORTS];
+#include "../direct.h"
 
 static int
 tx_init(const struct rte_graph *graph, struct rte_node *node)
@@ -22,28 +19,6 @@ tx_init(const struct rte_graph *graph, struct rte_node *node)
 	/* The parent node "acis_tx" itself is never in a graph. */
 	acis_node_ctx(node)->arg = dash ? (uint16_t)atoi(dash + 1) : 0;
 	return 0;
-}
-
-static inline void
-tx_send(struct acis_lcore_ctx *lc, uint16_t port, struct rte_mbuf **pkts,
-	uint16_t cnt)
-{
-	uint64_t bytes = 0;
-	uint16_t i, sent;
-
-	for (i = 0; i < cnt; i++)
-		bytes += pkts[i]->pkt_len;
-	sent = rte_eth_tx_burst(g_sw.ports[port].port_id,
-				(uint16_t)lc->worker_index, pkts, cnt);
-	if (unlikely(sent < cnt)) {
-		for (i = sent; i < cnt; i++)
-			bytes -= pkts[i]->pkt_len;
-		rte_pktmbuf_free_bulk(&pkts[sent], cnt - sent);
-		lc->stats.drops[ACIS_DROP_TX_FULL] += cnt - sent;
-		lc->stats.stage_pkts[ACIS_STAGE_DROP] += cnt - sent;
-	}
-	lc->stats.port_tx_pkts[port] += sent;
-	lc->stats.port_tx_bytes[port] += bytes;
 }
 
 static uint16_t
@@ -57,9 +32,8 @@ tx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 
 	RTE_SET_USED(graph);
 	lc->stats.stage_pkts[ACIS_STAGE_TX] += cnt;
-	if (likely(!g_fault[port].on && (lc->fault[port] == NULL ||
-					 lc->fault[port]->n_held == 0))) {
-		tx_send(lc, port, pkts, cnt);
+	if (likely(acis_tx_plain(lc, port))) {
+		acis_tx_send(lc, port, pkts, cnt);
 		return cnt;
 	}
 	/* The fault stage, in chunks: duplicates and released frames can
@@ -72,7 +46,7 @@ tx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			uint16_t n = RTE_MIN((uint16_t)(cnt - done),
 					     (uint16_t)RTE_GRAPH_BURST_SIZE);
 
-			tx_send(lc, port, out, acis_fault_apply(lc, port,
+			acis_tx_send(lc, port, out, acis_fault_apply(lc, port,
 					&pkts[done], n, out, RTE_DIM(out)));
 			done += n;
 		}
