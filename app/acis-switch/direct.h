@@ -62,6 +62,21 @@ acis_eth_words(const uint8_t *eth, uint64_t *w0, uint64_t *w1)
 	*w1 = acis_mac48(eth + 8);
 }
 
+/* Whether a frame goes where the last direct frame went: the same
+ * Ethernet header from the same port, of a length the passing test
+ * accepts, with no look-aside rule that could take it. */
+static inline int
+acis_direct_hit(const struct acis_direct *d, const struct rte_mbuf *m,
+		const uint8_t *eth, uint32_t len)
+{
+	uint64_t w0, w1;
+
+	if (len < ACIS_ETH_HLEN + 20 || len > d->pk.max_frame || d->pk.la)
+		return 0;
+	acis_eth_words(eth, &w0, &w1);
+	return w0 == d->dm.w0 && w1 == d->dm.w1 && m->port == d->dm.ethdev;
+}
+
 /*
  * The direct path, over a run of frames from objs[i]: while a frame
  * passes through the switch and its destination is a known station on
@@ -82,21 +97,15 @@ acis_direct_run(struct acis_lcore_ctx *lc, struct acis_direct *d,
 		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 		const uint32_t len = rte_pktmbuf_data_len(m);
 		uint16_t port;
-		uint64_t w0, w1;
 		int out;
 
 		/* the header is all the direct path reads */
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(
 				(struct rte_mbuf *)objs[i + 4], void *));
-		if (len >= ACIS_ETH_HLEN + 20 && len <= pk->max_frame &&
-		    !pk->la) {
-			acis_eth_words(eth, &w0, &w1);
-			if (w0 == d->dm.w0 && w1 == d->dm.w1 &&
-			    m->port == d->dm.ethdev) {
-				nexts[i] = d->dm.next;
-				continue;
-			}
+		if (acis_direct_hit(d, m, eth, len)) {
+			nexts[i] = d->dm.next;
+			continue;
 		}
 		/* the RX stage set the ethdev id */
 		port = g_sw.port_index[m->port];

@@ -14,31 +14,75 @@
  */
 #include "../direct.h"
 
-/* Transmit the leading direct frames of a burst of bytes bytes; returns
- * how many. A port with its fault stage on stops the run there: its
- * frames go through the TX stage. */
+/* Mark frames from..n-1 of a burst with their port; their bytes. Not
+ * every PMD fills mbuf->port (net_ring does not): the parse stage reads
+ * it, in the line it reads anyway. */
+static inline uint64_t
+rx_mark(void **pkts, uint16_t from, uint16_t n, uint16_t port_id)
+{
+	uint64_t bytes = 0;
+	uint16_t i;
+
+	for (i = from; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		m->port = port_id;
+		bytes += m->pkt_len;
+	}
+	return bytes;
+}
+
+/* Mark a burst (*bytes: its bytes) and transmit its leading direct
+ * frames; returns how many. A port with its fault stage on stops the run
+ * there: its frames go through the TX stage. */
 static inline uint16_t
 rx_direct(struct acis_lcore_ctx *lc, struct acis_direct *d, void **pkts,
-	  uint16_t n, uint64_t bytes)
+	  uint16_t n, uint16_t port_id, uint64_t *bytes)
 {
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	uint16_t i, start, k;
+	uint16_t i = 1, start, k = 0, port;
 	int via_l2 = 0;
 
-	k = acis_direct_run(lc, d, pkts, nexts, 0, n, &via_l2);
+	/* The first frame takes the direct path's decision, which remembers
+	 * its header; the frames behind it with that header go its way, found
+	 * in the same pass that marks them. */
+	*bytes = rx_mark(pkts, 0, 1, port_id);
+	if (acis_direct_run(lc, d, pkts, nexts, 0, 1, &via_l2) == 1) {
+		for (; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+
+			m->port = port_id;
+			*bytes += m->pkt_len;
+			if (i + 4 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(
+					(struct rte_mbuf *)pkts[i + 4], void *));
+			if (!acis_direct_hit(d, m,
+					     rte_pktmbuf_mtod(m, uint8_t *),
+					     rte_pktmbuf_data_len(m)))
+				break;
+			nexts[i] = nexts[0];
+		}
+		port = nexts[0] - ACIS_PARSE_TX_BASE;
+		if (i == n) { /* the whole burst, one way: the common case */
+			if (unlikely(!acis_tx_plain(lc, port)))
+				return 0;
+			acis_tx_send_bytes(lc, port, (struct rte_mbuf **)pkts,
+					   n, *bytes);
+			return n;
+		}
+		*bytes += rx_mark(pkts, i, n, port_id);
+		k = acis_direct_run(lc, d, pkts, nexts, i, n, &via_l2);
+	} else {
+		*bytes += rx_mark(pkts, 1, n, port_id);
+	}
 	for (start = 0, i = 1; start < k; i++) {
 		if (i < k && nexts[i] == nexts[start])
 			continue;
-		const uint16_t port = nexts[start] - ACIS_PARSE_TX_BASE;
-
+		port = nexts[start] - ACIS_PARSE_TX_BASE;
 		if (unlikely(!acis_tx_plain(lc, port)))
 			break;
-		if (start == 0 && i == n) /* the whole burst, one way */
-			acis_tx_send_bytes(lc, port, (struct rte_mbuf **)pkts,
-					   n, bytes);
-		else
-			acis_tx_send(lc, port, (struct rte_mbuf **)&pkts[start],
-				     i - start);
+		acis_tx_send(lc, port, (struct rte_mbuf **)&pkts[start],
+			     i - start);
 		start = i;
 	}
 	return start;
@@ -50,7 +94,7 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 {
 	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
 	uint16_t burst = g_sw.pl->burst;
-	uint16_t i, j, n, total = 0, direct = 0;
+	uint16_t i, n, total = 0, direct = 0;
 	int forwards = lc->worker_index >= 0;
 	struct acis_direct d;
 
@@ -60,25 +104,22 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	for (i = 0; i < lc->n_rxq; i++) {
 		const struct acis_rxq *q = &lc->rxq[i];
 		void **to = rte_node_next_stream_get(graph, node, 0, burst);
-		uint64_t bytes = 0;
+		uint64_t bytes;
 		uint16_t sent;
 
 		n = rte_eth_rx_burst(q->port_id, q->queue,
 				     (struct rte_mbuf **)to, burst);
 		if (n == 0)
 			continue;
-		/* Not every PMD fills mbuf->port (net_ring does not): the
-		 * parse stage reads it, in the line it reads anyway. */
-		for (j = 0; j < n; j++) {
-			struct rte_mbuf *m = to[j];
-
-			m->port = q->port_id;
-			bytes += m->pkt_len;
+		if (forwards) {
+			sent = rx_direct(lc, &d, to, n, q->port_id, &bytes);
+		} else {
+			sent = 0;
+			bytes = rx_mark(to, 0, n, q->port_id);
 		}
 		lc->stats.port_rx_pkts[q->port] += n;
 		lc->stats.port_rx_bytes[q->port] += bytes;
 		total += n;
-		sent = forwards ? rx_direct(lc, &d, to, n, bytes) : 0;
 		direct += sent;
 		if (sent == n)
 			continue;
