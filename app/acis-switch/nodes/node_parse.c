@@ -129,19 +129,20 @@ la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
 	return ACIS_CLASS_LOOKASIDE;
 }
 
-/* Read the frames ahead: frame i + 4's first line, and its second when it
- * has one (an ACiS header runs into it). The RX stage has just read every
- * mbuf's header, not the frames. */
+/* Read the frames ahead: frame i + 4, up to its first 1 KiB (the UDP
+ * checksum reads a datagram to the switch whole, and a frame fresh from
+ * the wire is not in the cache). The RX stage has just read every mbuf's
+ * header, not the frames. */
 static inline void
 prefetch_ahead(void **objs, uint16_t i, uint16_t n)
 {
 	if (i + 4 < n) {
 		const struct rte_mbuf *a = objs[i + 4];
 		const uint8_t *f = rte_pktmbuf_mtod(a, const uint8_t *);
+		uint32_t k, len = RTE_MIN(a->data_len, 1024u);
 
-		rte_prefetch0(f);
-		if (a->data_len > RTE_CACHE_LINE_SIZE)
-			rte_prefetch0(f + RTE_CACHE_LINE_SIZE);
+		for (k = 0; k < len; k += RTE_CACHE_LINE_SIZE)
+			rte_prefetch0(f + k);
 	}
 }
 
