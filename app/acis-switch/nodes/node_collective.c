@@ -1074,9 +1074,13 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 		x.pi = &mt->pi;
 		x.eth = rte_pktmbuf_mtod(x.m, const uint8_t *);
 		udp_payload = x.eth + mt->pi.payload_off;
-		if (i + 1 < cnt)
-			rte_prefetch0(rte_pktmbuf_mtod(
-				(struct rte_mbuf *)objs[i + 1], void *));
+		if (i + 2 < cnt) {
+			const uint8_t *f = rte_pktmbuf_mtod(
+				(struct rte_mbuf *)objs[i + 2], const uint8_t *);
+
+			rte_prefetch0(f);
+			rte_prefetch0(f + RTE_CACHE_LINE_SIZE);
+		}
 		e = acis_msg_parse(udp_payload, mt->pi.payload_len, &x.h);
 		if (unlikely(e != ACIS_E_OK)) {
 			drop(&x, x.m, acis_hdr_error_drop(e));
