@@ -1028,10 +1028,18 @@ agg_run(const struct agg_opts *o)
 	if (mtu > 9600)
 		die("--payload %u: the largest is %u", L,
 		    9600 - 20 - 8 - ACIS_HDR_LEN);
-	/* nothing paces a preloaded round: one lcore may open every slot of
-	 * the round before the other brings the rest of their
-	 * contributions, so there is a slot for every chunk of the round */
-	slots = rte_align32pow2(a.n_coll * C + 64);
+	/* Nothing paces a preloaded round: with two workers, one may open
+	 * every slot of the round before the other brings the rest of their
+	 * contributions, so there is a slot for every chunk of the round.
+	 * One worker takes the ports' rings in turn, a burst from each, and
+	 * the receipts that free a collective's slots come lag collectives
+	 * behind it: it holds at most about lag + 1 collectives' slots open,
+	 * and gets the switch's default (1024) when that is room enough for
+	 * twice as many. */
+	if (nw == 1 && 2 * (a.lag + 1) * C + 64 <= 1024)
+		slots = 1024;
+	else
+		slots = rte_align32pow2(a.n_coll * C + 64);
 	if (slots > 4194304)
 		die("a round of %u collectives of %u chunks needs too many "
 		    "slots: use a smaller --round-mb", a.n_coll, C);
