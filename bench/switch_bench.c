@@ -981,10 +981,20 @@ agg_round(struct agg_run *a, unsigned int round)
 	}
 	sec = tsc_sec(rte_rdtsc() - t0);
 	lcores_stop();
-	if (n != total || !checked)
-		die("round %u: %" PRIu64 " results (want %" PRIu64 ")%s",
-		    round, n, total, checked ? "" :
-		    ", collective 0 chunk 0 not seen");
+	if (n != total || !checked) {
+		struct acis_coll_stats cs;
+		struct acis_agg_stats as;
+
+		/* which of the switch's answers again drew the extra */
+		acis_coll_stats_sum(&cs, &as);
+		die("round %u: %" PRIu64 " results (want %" PRIu64 ")%s; the "
+		    "switch so far: %" PRIu64 " retransmissions answered, %"
+		    PRIu64 " answers resent on request, %" PRIu64 " by its "
+		    "timer, %" PRIu64 " late copies", round, n, total,
+		    checked ? "" : ", collective 0 chunk 0 not seen",
+		    cs.retrans_answered, cs.resends, cs.answers_resent,
+		    cs.late_copies);
+	}
 	return (double)a->o->ranks * a->n_coll * a->o->chunks *
 	       a->o->payload * 8 / sec / 1e9 / a->o->workers;
 }
