@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The direct path and the transmit call, shared by the stages that use
- * them. A frame that only passes through the switch (acis_pkt_passing_k)
+ * The direct path, shared by the stages that take it. A frame that only passes through the switch (acis_pkt_passing_k)
  * to a station the MAC table knows on another port needs nothing but its
  * TX port: no parse result, no metadata. The parse stage sends such frames
  * straight to that port's TX stage; the RX stage, on an lcore that
@@ -11,11 +10,8 @@
 #ifndef ACIS_DIRECT_H
 #define ACIS_DIRECT_H
 
-#include "fault.h"
 #include "lookaside.h"
 #include "switch.h"
-
-extern struct acis_fault_port g_fault[ACIS_MAX_PORTS];
 
 /*
  * The last frame the direct path sent: its first 14 bytes (the Ethernet
@@ -27,7 +23,10 @@ extern struct acis_fault_port g_fault[ACIS_MAX_PORTS];
  * the header but the frame's length, which is checked on every frame).
  * It cannot outlive a move in the MAC table this burst makes: a frame
  * that teaches one has a new source or port, so it misses, takes the
- * L2 decision, and replaces the memory or ends the direct path.
+ * L2 decision, and replaces the memory or ends the direct path. (The RX
+ * stage keeps it over all its queues of one walk: an lcore polls at
+ * most one queue of a port, so a queue's frames never match what an
+ * earlier queue remembered.)
  */
 struct acis_direct_memo {
 	uint64_t w0, w1;
@@ -123,49 +122,6 @@ acis_direct_run(struct acis_lcore_ctx *lc, struct acis_direct *d,
 		d->dm.next = nexts[i];
 	}
 	return i;
-}
-
-/* Whether a port's frames go straight to its queue: no fault stage on
- * it, and nothing of this lcore's held back for it. */
-static inline int
-acis_tx_plain(const struct acis_lcore_ctx *lc, uint16_t port)
-{
-	return !g_fault[port].on &&
-	       (lc->fault[port] == NULL || lc->fault[port]->n_held == 0);
-}
-
-/* Transmit on the lcore's own queue of a port: cnt frames of bytes bytes
- * in all. What the queue does not take is freed and counted (tx_full),
- * never retried in a loop that would stall the other ports. */
-static inline void
-acis_tx_send_bytes(struct acis_lcore_ctx *lc, uint16_t port,
-		   struct rte_mbuf **pkts, uint16_t cnt, uint64_t bytes)
-{
-	uint16_t i, sent;
-
-	sent = rte_eth_tx_burst(g_sw.ports[port].port_id,
-				(uint16_t)lc->worker_index, pkts, cnt);
-	if (unlikely(sent < cnt)) {
-		for (i = sent; i < cnt; i++)
-			bytes -= pkts[i]->pkt_len;
-		rte_pktmbuf_free_bulk(&pkts[sent], cnt - sent);
-		lc->stats.drops[ACIS_DROP_TX_FULL] += cnt - sent;
-		lc->stats.stage_pkts[ACIS_STAGE_DROP] += cnt - sent;
-	}
-	lc->stats.port_tx_pkts[port] += sent;
-	lc->stats.port_tx_bytes[port] += bytes;
-}
-
-static inline void
-acis_tx_send(struct acis_lcore_ctx *lc, uint16_t port, struct rte_mbuf **pkts,
-	     uint16_t cnt)
-{
-	uint64_t bytes = 0;
-	uint16_t i;
-
-	for (i = 0; i < cnt; i++)
-		bytes += pkts[i]->pkt_len;
-	acis_tx_send_bytes(lc, port, pkts, cnt, bytes);
 }
 
 #endif /* ACIS_DIRECT_H */

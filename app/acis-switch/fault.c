@@ -12,6 +12,7 @@
 
 #include "fault.h"
 #include "switch.h"
+#include "tx.h"
 
 struct acis_fault_port g_fault[ACIS_MAX_PORTS];
 
@@ -253,7 +254,7 @@ acis_fault_flush(struct acis_lcore_ctx *lc)
 
 	for (p = 0; p < g_sw.n_ports; p++) {
 		struct acis_fault_lc *f = lc->fault[p];
-		uint16_t k = 0, sent;
+		uint16_t k = 0;
 
 		if (f == NULL || f->n_held == 0)
 			continue;
@@ -262,14 +263,7 @@ acis_fault_flush(struct acis_lcore_ctx *lc)
 		release(f, now, out, &k, RTE_DIM(out));
 		if (k == 0)
 			continue;
-		sent = rte_eth_tx_burst(g_sw.ports[p].port_id,
-					(uint16_t)lc->worker_index, out, k);
-		lc->stats.port_tx_pkts[p] += sent;
-		if (sent < k) {
-			rte_pktmbuf_free_bulk(&out[sent], k - sent);
-			lc->stats.drops[ACIS_DROP_TX_FULL] += k - sent;
-			lc->stats.stage_pkts[ACIS_STAGE_DROP] += k - sent;
-		}
+		acis_tx_send(lc, (uint16_t)p, out, k);
 	}
 }
 

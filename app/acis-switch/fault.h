@@ -48,6 +48,9 @@ struct acis_fault_held {
 	uint64_t due_seq;
 };
 
+/* Every port's settings, indexed by port index. */
+extern struct acis_fault_port g_fault[ACIS_MAX_PORTS];
+
 /* One worker's state for one port. */
 struct acis_fault_lc {
 	uint64_t rng;

@@ -218,6 +218,7 @@ tel_lcores(const char *cmd, const char *params, struct rte_tel_data *d)
 					  lc->stats.stage_pkts[ACIS_STAGE_RX]);
 		rte_tel_data_add_dict_u64(c, "tx_pkts",
 					  lc->stats.stage_pkts[ACIS_STAGE_TX]);
+		rte_tel_data_add_dict_u64(c, "rx_direct", lc->stats.rx_direct);
 		rte_tel_data_add_dict_u64(c, "polls", lc->stats.polls);
 		rte_tel_data_add_dict_u64(c, "idle_polls", lc->stats.idle_polls);
 		snprintf(name, sizeof(name), "lcore%u", lc->lcore_id);

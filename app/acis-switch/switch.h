@@ -102,6 +102,7 @@ struct acis_lcore_stats {
 	uint64_t icmp_replies;
 	uint64_t polls;        /**< graph walks */
 	uint64_t idle_polls;   /**< walks that found no packet */
+	uint64_t rx_direct;    /**< frames the RX stage transmitted itself */
 } __rte_cache_aligned;
 
 struct acis_fault_lc;

@@ -23,6 +23,7 @@ extern "C" {
 #endif
 
 #define ACIS_MAX_PORTS 32
+#define ACIS_MAX_BURST 256 /**< [switch] burst, the most */
 #define ACIS_MAX_LCORES 128
 #define ACIS_MAX_STATIC 4096
 #define ACIS_NAME_LEN 32

@@ -189,7 +189,7 @@ read_switch(struct ctx *c, struct acis_conf_section *s)
 	if ((rc = get_u16(c, s, "udp_port", 1, 65535,
 			   &p->udp_port)) != 0)
 		return rc;
-	if ((rc = get_u16(c, s, "burst", 1, 256,
+	if ((rc = get_u16(c, s, "burst", 1, ACIS_MAX_BURST,
 			   &p->burst)) != 0)
 		return rc;
 	if ((rc = get_u16(c, s, "mtu", 68, 9600,

@@ -753,10 +753,13 @@ test_fault_stage_delays_every_frame(void **state)
 	uint8_t f[5][256];
 	char msg[256];
 	unsigned int len[5], i;
+	uint64_t bytes = 0;
+	struct acis_lcore_stats before;
 
 	(void)state;
 	start_switch(NPORTS, NULL);
 	learn_two(&a, &b);
+	before = delta();
 	/* a delay far beyond what one run() takes, even under ASan on a
 	 * busy machine, so nothing can fall due during it */
 	assert_int_equal(acis_fault_set("p1,delay_us=300000", msg,
@@ -771,9 +774,15 @@ test_fault_stage_delays_every_frame(void **state)
 	assert_int_equal(fault_lc(1)->c.delayed, 5);
 	rte_delay_us_block(310000);
 	run();
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 5; i++) {
 		expect_frame(1, f[i], len[i]);
+		bytes += len[i];
+	}
 	assert_int_equal(fault_lc(1)->n_held, 0);
+	/* sent when due, by the fault stage's flush: counted as any frame */
+	assert_int_equal(delta().port_tx_pkts[1] - before.port_tx_pkts[1], 5);
+	assert_int_equal(delta().port_tx_bytes[1] - before.port_tx_bytes[1],
+			 bytes);
 	expect_no_leak();
 	stop_switch();
 }
@@ -790,7 +799,7 @@ test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port(void **state)
 	static const unsigned int to[] = {1, 1, 2, 1, 2, 2, 1};
 	enum { N = RTE_DIM(to) };
 	uint8_t f[N][128], l0[128];
-	unsigned int l[N], i, p, ll, bytes[NPORTS] = {0};
+	unsigned int l[N], i, p, ll, bytes[NPORTS] = {0}, in = 0;
 	struct acis_lcore_stats d;
 	struct rte_mbuf *m;
 	char msg[256];
@@ -810,6 +819,7 @@ test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port(void **state)
 			      sizeof(i), -1);
 		inject(0, f[i], l[i]);
 		bytes[to[i]] += l[i];
+		in += l[i];
 	}
 	run();
 	for (i = 0; i < N; i++)
@@ -817,6 +827,8 @@ test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port(void **state)
 	for (p = 0; p < NPORTS; p++)
 		expect_silent(p);
 	d = delta();
+	assert_int_equal(d.rx_direct, N); /* every one sent by the RX stage */
+	assert_int_equal(d.port_rx_bytes[0], in);
 	assert_int_equal(d.stage_pkts[ACIS_STAGE_PARSE], 2 + N);
 	assert_int_equal(d.stage_pkts[ACIS_STAGE_L2], 2 + N);
 	/* and each the other's learning frame, flooded (a was unknown) */
@@ -838,6 +850,8 @@ test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port(void **state)
 		expect_silent(p);
 	assert_int_equal(fault_lc(2)->c.frames, 3);
 	d = delta();
+	assert_int_equal(d.rx_direct, N + 2); /* the two ahead of port 2's */
+	assert_int_equal(d.port_rx_bytes[0], 2 * in);
 	assert_int_equal(d.stage_pkts[ACIS_STAGE_TX], 2 * (NPORTS - 1) + 2 * N);
 	assert_int_equal(d.stage_pkts[ACIS_STAGE_L2], 2 + 2 * N);
 	expect_no_leak();

@@ -5,14 +5,15 @@
  * stream: no copy, no per-packet work here but the port and byte counts.
  *
  * On an lcore that forwards itself, the burst's leading frames that take
- * the direct path (direct.h) are transmitted here, run by run, on the
- * lcore's own TX queues; the rest of the burst goes to the parse stage as
+ * the direct path (direct.h) are transmitted here, one burst per port, on
+ * the lcore's own TX queues; the rest of the burst goes to the parse stage as
  * before. A burst of one flow to a known station — what a switch mostly
  * sees — thus never enters the graph. Frames of one RX queue keep their
  * order: those sent here precede those behind them, which the graph
  * sends later in the same walk.
  */
 #include "../direct.h"
+#include "../tx.h"
 
 /* Mark frames from..n-1 of a burst with their port; their bytes. Not
  * every PMD fills mbuf->port (net_ring does not): the parse stage reads
@@ -32,60 +33,80 @@ rx_mark(void **pkts, uint16_t from, uint16_t n, uint16_t port_id)
 	return bytes;
 }
 
+/* Transmit frames 0..k-1 of a burst, whose TX edges are nexts[]: one
+ * burst per port, each port's frames in the order they came (order
+ * matters only within a TX queue). The run ends at the first frame for a
+ * port whose fault stage is on or holds frames: from there on the graph
+ * sends them, through the fault stage. Returns how many were sent. */
+static inline uint16_t
+rx_send_runs(struct acis_lcore_ctx *lc, void **pkts, const uint16_t *nexts,
+	     uint16_t k)
+{
+	struct rte_mbuf *out[RTE_GRAPH_BURST_SIZE];
+	uint32_t sent_ports = 0;
+	uint16_t i, j, cnt, port;
+
+	for (i = 0; i < k; i++)
+		if (unlikely(!acis_tx_plain(lc, nexts[i] - ACIS_PARSE_TX_BASE)))
+			break;
+	k = i;
+	for (i = 0; i < k; i++) {
+		port = nexts[i] - ACIS_PARSE_TX_BASE;
+		if (sent_ports & (1u << port))
+			continue;
+		sent_ports |= 1u << port;
+		for (j = i, cnt = 0; j < k; j++)
+			if (nexts[j] == nexts[i])
+				out[cnt++] = pkts[j];
+		acis_tx_send(lc, port, out, cnt);
+	}
+	return k;
+}
+
 /* Mark a burst (*bytes: its bytes) and transmit its leading direct
- * frames; returns how many. A port with its fault stage on stops the run
- * there: its frames go through the TX stage. */
+ * frames; returns how many. */
 static inline uint16_t
 rx_direct(struct acis_lcore_ctx *lc, struct acis_direct *d, void **pkts,
 	  uint16_t n, uint16_t port_id, uint64_t *bytes)
 {
 	uint16_t nexts[RTE_GRAPH_BURST_SIZE];
-	uint16_t i = 1, start, k = 0, port;
+	uint16_t i = 1, k, port;
 	int via_l2 = 0;
 
+	RTE_BUILD_BUG_ON(RTE_GRAPH_BURST_SIZE < ACIS_MAX_BURST);
 	/* The first frame takes the direct path's decision, which remembers
 	 * its header; the frames behind it with that header go its way, found
 	 * in the same pass that marks them. */
 	*bytes = rx_mark(pkts, 0, 1, port_id);
-	if (acis_direct_run(lc, d, pkts, nexts, 0, 1, &via_l2) == 1) {
-		for (; i < n; i++) {
-			struct rte_mbuf *m = pkts[i];
-
-			m->port = port_id;
-			*bytes += m->pkt_len;
-			if (i + 4 < n)
-				rte_prefetch0(rte_pktmbuf_mtod(
-					(struct rte_mbuf *)pkts[i + 4], void *));
-			if (!acis_direct_hit(d, m,
-					     rte_pktmbuf_mtod(m, uint8_t *),
-					     rte_pktmbuf_data_len(m)))
-				break;
-			nexts[i] = nexts[0];
-		}
-		port = nexts[0] - ACIS_PARSE_TX_BASE;
-		if (i == n) { /* the whole burst, one way: the common case */
-			if (unlikely(!acis_tx_plain(lc, port)))
-				return 0;
-			acis_tx_send_bytes(lc, port, (struct rte_mbuf **)pkts,
-					   n, *bytes);
-			return n;
-		}
-		*bytes += rx_mark(pkts, i, n, port_id);
-		k = acis_direct_run(lc, d, pkts, nexts, i, n, &via_l2);
-	} else {
+	if (acis_direct_run(lc, d, pkts, nexts, 0, 1, &via_l2) == 0) {
 		*bytes += rx_mark(pkts, 1, n, port_id);
+		return 0;
 	}
-	for (start = 0, i = 1; start < k; i++) {
-		if (i < k && nexts[i] == nexts[start])
-			continue;
-		port = nexts[start] - ACIS_PARSE_TX_BASE;
-		if (unlikely(!acis_tx_plain(lc, port)))
+	for (; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		m->port = port_id;
+		*bytes += m->pkt_len;
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(
+				(struct rte_mbuf *)pkts[i + 4], void *));
+		if (!acis_direct_hit(d, m, rte_pktmbuf_mtod(m, uint8_t *),
+				     rte_pktmbuf_data_len(m)))
 			break;
-		acis_tx_send(lc, port, (struct rte_mbuf **)&pkts[start],
-			     i - start);
-		start = i;
+		nexts[i] = nexts[0];
 	}
-	return start;
+	if (i == n) { /* the whole burst, one way: the common case */
+		port = nexts[0] - ACIS_PARSE_TX_BASE;
+		if (unlikely(!acis_tx_plain(lc, port)))
+			return 0;
+		acis_tx_send_bytes(lc, port, (struct rte_mbuf **)pkts, n,
+				   *bytes);
+		return n;
+	}
+	/* frame i, marked and counted, did not match: the rest from it */
+	*bytes += rx_mark(pkts, i + 1, n, port_id);
+	k = acis_direct_run(lc, d, pkts, nexts, i, n, &via_l2);
+	return rx_send_runs(lc, pkts, nexts, k);
 }
 
 static uint16_t
@@ -132,6 +153,7 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	lc->stats.stage_pkts[ACIS_STAGE_PARSE] += direct;
 	lc->stats.stage_pkts[ACIS_STAGE_L2] += direct;
 	lc->stats.stage_pkts[ACIS_STAGE_TX] += direct;
+	lc->stats.rx_direct += direct;
 	lc->last_rx += total;
 	return total;
 }

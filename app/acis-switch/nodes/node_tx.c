@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "../direct.h"
+#include "../tx.h"
 
 static int
 tx_init(const struct rte_graph *graph, struct rte_node *node)
