@@ -129,20 +129,27 @@ la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
 	return ACIS_CLASS_LOOKASIDE;
 }
 
-/* Read the frames ahead: frame i + 4, up to its first 1 KiB (the UDP
- * checksum reads a datagram to the switch whole, and a frame fresh from
- * the wire is not in the cache). The RX stage has just read every mbuf's
- * header, not the frames. */
+/* Read the frames ahead: frame i + 6's first line; and once that line is
+ * in (three frames later), the rest of its first 1 KiB when it is addressed
+ * to the switch's MAC — the UDP checksum of a datagram to the switch reads
+ * it whole, where a frame passing through is read no further than its
+ * headers. The RX stage has just read every mbuf's header, not the
+ * frames. */
 static inline void
-prefetch_ahead(void **objs, uint16_t i, uint16_t n)
+prefetch_ahead(void **objs, uint16_t i, uint16_t n, uint64_t mac)
 {
-	if (i + 4 < n) {
-		const struct rte_mbuf *a = objs[i + 4];
+	if (i + 6 < n)
+		rte_prefetch0(rte_pktmbuf_mtod((struct rte_mbuf *)objs[i + 6],
+					       void *));
+	if (i + 3 < n) {
+		const struct rte_mbuf *a = objs[i + 3];
 		const uint8_t *f = rte_pktmbuf_mtod(a, const uint8_t *);
 		uint32_t k, len = RTE_MIN(a->data_len, 1024u);
 
-		for (k = 0; k < len; k += RTE_CACHE_LINE_SIZE)
-			rte_prefetch0(f + k);
+		if (len > RTE_CACHE_LINE_SIZE && acis_mac48(f) == mac)
+			for (k = RTE_CACHE_LINE_SIZE; k < len;
+			     k += RTE_CACHE_LINE_SIZE)
+				rte_prefetch0(f + k);
 	}
 }
 
@@ -188,7 +195,7 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			m = objs[done + i];
 			eth = rte_pktmbuf_mtod(m, const uint8_t *);
 			port = g_sw.port_index[m->port];
-			prefetch_ahead(&objs[done], i, n);
+			prefetch_ahead(&objs[done], i, n, d.pk.mac);
 			cls = acis_pkt_classify_k(&g_sw.ccfg, &d.pk, eth,
 						  rte_pktmbuf_data_len(m), &pi,
 						  &reason);
