@@ -37,8 +37,10 @@ rx_mark(void **pkts, uint16_t from, uint16_t n, uint16_t port_id)
  * burst per port, each port's frames in the order they came (order
  * matters only within a TX queue). The run ends at the first frame for a
  * port whose fault stage is on or holds frames: from there on the graph
- * sends them, through the fault stage. Returns how many were sent. */
-static inline uint16_t
+ * sends them, through the fault stage. Returns how many were sent. Out
+ * of line: a burst of more than one flow is the rarer case, and its
+ * array would weigh on the common one's frame. */
+static __rte_noinline uint16_t
 rx_send_runs(struct acis_lcore_ctx *lc, void **pkts, const uint16_t *nexts,
 	     uint16_t k)
 {
