@@ -2,8 +2,9 @@
 /*
  * switch_bench: the real switch — pipeline text, ports, graph of stages,
  * the lcore loop of acis-switch (acis_switch_core) — on net_ring ports in
- * this process, fed from rings the benchmark owns, against a reference
- * measured in the same run on the same cores.
+ * this process (fwd --memif: net_memif ports), fed from rings the
+ * benchmark owns, against a reference measured in the same run on the
+ * same cores.
  *
  *   switch_bench [EAL options] -- fwd [--frame B] [--seconds S]
  *                [--inflight N] [--io] [--memif] [--csv FILE]
@@ -14,8 +15,9 @@
  * fwd: L2 forwarding between two ports wired back to back (what port 0
  * sends, port 1 receives, and the other way), two stations A on port 0
  * and B on port 1 (static entries), N frames of B bytes in flight each
- * way. Every frame crosses the whole graph (rx, parse, l2, tx) and comes
- * back round the wire, as in testpmd's --tx-first loop. With --io, a plain
+ * way. Every frame is forwarded by the switch (a burst of one flow is
+ * sent by the RX stage itself, the direct path) and comes back round the
+ * wire, as in testpmd's --tx-first loop. With --io, a plain
  * rx_burst/tx_burst loop (testpmd's io forwarding) on the same ports
  * instead of the switch. With --memif, the two ports are net_memif ports
  * of this process connected to each other instead of net_ring ports, so
@@ -950,6 +952,33 @@ agg_ceiling(struct agg_run *a)
 	       a->o->payload * 8 / worst / 1e9 / nw;
 }
 
+/* What the switch did that a round's count of results can tell of: its
+ * answers sent again and why, slots in use and refused, frames dropped.
+ * For a round that drew too few or too many results. */
+static const char *
+switch_state(void)
+{
+	static char buf[512];
+	struct acis_coll_stats cs;
+	struct acis_agg_stats as;
+	struct acis_lcore_stats ls;
+	uint64_t dropped = 0;
+	unsigned int k;
+
+	acis_coll_stats_sum(&cs, &as);
+	acis_stats_sum(&ls);
+	for (k = 0; k < ACIS_DROP_MAX; k++)
+		dropped += ls.drops[k];
+	snprintf(buf, sizeof(buf), "the switch so far: %" PRIu64
+		 " retransmissions answered, %" PRIu64 " answers resent on "
+		 "request, %" PRIu64 " by its timer, %" PRIu64 " late copies, %u "
+		 "slots in use, %" PRIu64 " refused (busy), %" PRIu64 " frames "
+		 "dropped, %" PRIu64 " without an mbuf", cs.retrans_answered,
+		 cs.resends, cs.answers_resent, cs.late_copies, as.in_use,
+		 as.busy, dropped, cs.nombuf);
+	return buf;
+}
+
 /* One round through the switch: Gb/s of contributions per worker lcore,
  * from the launch of the worker lcores to the drain that took the round's
  * last result. The sampler takes the results off the TX rings every
@@ -976,25 +1005,15 @@ agg_round(struct agg_run *a, unsigned int round)
 			break;
 		if (tsc_sec(rte_rdtsc() - t0) > 60)
 			die("round %u: %" PRIu64 " of %" PRIu64 " results after "
-			    "60 s", round, n, total);
+			    "60 s; %s", round, n, total, switch_state());
 		rte_delay_us_sleep(100);
 	}
 	sec = tsc_sec(rte_rdtsc() - t0);
 	lcores_stop();
-	if (n != total || !checked) {
-		struct acis_coll_stats cs;
-		struct acis_agg_stats as;
-
-		/* which of the switch's answers again drew the extra */
-		acis_coll_stats_sum(&cs, &as);
-		die("round %u: %" PRIu64 " results (want %" PRIu64 ")%s; the "
-		    "switch so far: %" PRIu64 " retransmissions answered, %"
-		    PRIu64 " answers resent on request, %" PRIu64 " by its "
-		    "timer, %" PRIu64 " late copies", round, n, total,
-		    checked ? "" : ", collective 0 chunk 0 not seen",
-		    cs.retrans_answered, cs.resends, cs.answers_resent,
-		    cs.late_copies);
-	}
+	if (n != total || !checked)
+		die("round %u: %" PRIu64 " results (want %" PRIu64 ")%s; %s",
+		    round, n, total, checked ? "" :
+		    ", collective 0 chunk 0 not seen", switch_state());
 	return (double)a->o->ranks * a->n_coll * a->o->chunks *
 	       a->o->payload * 8 / sec / 1e9 / a->o->workers;
 }
@@ -1038,16 +1057,16 @@ agg_run(const struct agg_opts *o)
 	if (mtu > 9600)
 		die("--payload %u: the largest is %u", L,
 		    9600 - 20 - 8 - ACIS_HDR_LEN);
-	/* Nothing paces a preloaded round: with two workers, one may open
-	 * every slot of the round before the other brings the rest of their
-	 * contributions, so there is a slot for every chunk of the round.
-	 * One worker takes the ports' rings in turn, a burst from each, and
-	 * the receipts that free a collective's slots come lag collectives
-	 * behind it: it holds at most about lag + 1 collectives' slots open,
-	 * and gets the switch's default (1024) when that is room enough for
-	 * twice as many. */
-	if (nw == 1 && 2 * (a.lag + 1) * C + 64 <= 1024)
-		slots = 1024;
+	/* Nothing paces a preloaded round: with several workers, one may
+	 * open every slot of the round before the others bring the rest of
+	 * their contributions, so there is a slot for every chunk of the
+	 * round. One worker takes the ports' rings in turn, a burst from
+	 * each, and the receipts that free a collective's slots come lag
+	 * collectives behind it: it holds at most about lag + 1 collectives'
+	 * slots open, and gets room for twice as many, at least the switch's
+	 * default of 1024. */
+	if (nw == 1)
+		slots = RTE_MAX(1024u, rte_align32pow2(2 * (a.lag + 1) * C + 64));
 	else
 		slots = rte_align32pow2(a.n_coll * C + 64);
 	if (slots > 4194304)
