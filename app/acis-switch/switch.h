@@ -31,7 +31,6 @@
  * use), and no stage after it reads any. */
 struct acis_mbuf_meta {
 	struct acis_pkt_info pi;
-	uint32_t hash;      /**< flow hash for handoff */
 	uint16_t in_port;   /**< port index (not ethdev id) */
 	uint8_t cls;        /**< enum acis_class */
 	uint8_t drop_reason;
