@@ -552,6 +552,8 @@ struct agg_run {
 	float *ref; /* chunk 0 of collective 0, summed in rank order */
 	uint8_t *scratch; /* a chained result's payload, gathered */
 	struct rte_mbuf **contrib; /* [(s * C + c) * P + r] */
+	struct rte_mbuf **copies;  /* a list's copies on their way in */
+	struct rte_mbuf **ccopy;   /* the ceiling's copies of contrib */
 	float *acc[MAX_Q];
 	double ceil_sec[MAX_Q];
 	unsigned int ceil_lo[MAX_Q], ceil_hi[MAX_Q];
@@ -738,6 +740,10 @@ agg_build(struct agg_run *a)
 			a->nq[p][q] = 0;
 			a->ntq[p][q] = 0;
 		}
+	a->copies = malloc(per_q * sizeof(*a->copies));
+	a->ccopy = malloc((size_t)a->n_coll * C * P * sizeof(*a->ccopy));
+	if (a->copies == NULL || a->ccopy == NULL)
+		die("out of memory");
 	for (s = 0; s < a->n_coll + a->lag; s++) {
 		for (r = 0; r < P; r++) {
 			unsigned int sd;
@@ -782,8 +788,11 @@ agg_build(struct agg_run *a)
 }
 
 /* Number every frame of a list with its collective's sequence number
- * on the communicator, and put them on the RX rings, each with a
- * reference the switch's free gives back. */
+ * on the communicator, and put fresh copies of the frames on the RX rings,
+ * as a NIC fills new buffers: the switch owns what it receives (it keeps
+ * a contribution's buffer as a slot's accumulator, and writes into it)
+ * and frees it. The lists stay the round's templates; the ceiling reads
+ * them. Untimed. */
 static void
 agg_load(struct agg_run *a, unsigned int round, int tail)
 {
@@ -804,10 +813,14 @@ agg_load(struct agg_run *a, unsigned int round, int tail)
 				seq = rte_cpu_to_be_32(base + (rte_be_to_cpu_32(
 					seq) % a->n_coll));
 				memcpy(f + OFF_ACIS + 24, &seq, 4);
-				rte_mbuf_refcnt_update(l[i], 1);
+				a->copies[i] = rte_pktmbuf_copy(l[i], a->gp, 0,
+								UINT32_MAX);
+				if (a->copies[i] == NULL)
+					die("contribution pool empty");
 			}
 			if (rte_ring_enqueue_bulk(a->ports[p].rx[q],
-						  (void **)l, n, NULL) != n)
+						  (void **)a->copies, n,
+						  NULL) != n)
 				die("RX ring too small");
 		}
 }
@@ -912,8 +925,8 @@ ceiling_lcore(void *arg)
 	t0 = rte_rdtsc();
 	for (s = a->ceil_lo[k]; s < a->ceil_hi[k]; s++)
 		for (c = 0; c < C; c++) {
-			struct rte_mbuf **m = &a->contrib[((size_t)s * C + c) *
-							  P];
+			struct rte_mbuf **m = &a->ccopy[((size_t)s * C + c) *
+							P];
 			const float *x = (const float *)(rte_pktmbuf_mtod(
 				m[0], const uint8_t *) + OFF_PAYLOAD);
 
@@ -932,19 +945,29 @@ ceiling_lcore(void *arg)
 	return 0;
 }
 
-/* Contribution Gb/s per lcore of the ceiling, all lcores at once. */
+/* Contribution Gb/s per lcore of the ceiling, all lcores at once. It
+ * sums fresh copies of the round's contributions, made as the switch's
+ * are (agg_load), so both read bytes just written the same way. */
 static double
 agg_ceiling(struct agg_run *a)
 {
 	unsigned int k, nw = a->o->workers;
+	size_t j, n = (size_t)a->n_coll * a->o->chunks * a->o->ranks;
 	double worst = 0;
 
+	for (j = 0; j < n; j++) {
+		a->ccopy[j] = rte_pktmbuf_copy(a->contrib[j], a->gp, 0,
+					       UINT32_MAX);
+		if (a->ccopy[j] == NULL)
+			die("contribution pool empty");
+	}
 	for (k = 0; k < nw; k++) {
 		a->ceil_lo[k] = a->n_coll * k / nw;
 		a->ceil_hi[k] = a->n_coll * (k + 1) / nw;
 		rte_eal_remote_launch(ceiling_lcore, a, B.lcores[k]);
 	}
 	rte_eal_mp_wait_lcore();
+	rte_pktmbuf_free_bulk(a->ccopy, (unsigned int)n);
 	for (k = 0; k < nw; k++)
 		if (a->ceil_sec[k] > worst)
 			worst = a->ceil_sec[k];
@@ -1085,7 +1108,8 @@ agg_run(const struct agg_opts *o)
 		make_port(bp, p);
 	}
 	data_room = RTE_ALIGN(OFF_PAYLOAD + RTE_MAX(L, 4 * C), 64);
-	a.gp = make_pool("g", (unsigned int)frames + 4096, data_room);
+	/* the templates, and the copies of a round that the RX rings hold */
+	a.gp = make_pool("g", (unsigned int)(2 * frames) + 4096, data_room);
 	for (k = 0; k < nw; k++) {
 		a.acc[k] = rte_zmalloc(NULL, L, 64);
 		if (a.acc[k] == NULL)
@@ -1175,6 +1199,8 @@ agg_run(const struct agg_opts *o)
 	for (k = 0; k < nw; k++)
 		rte_free(a.acc[k]);
 	free(a.contrib);
+	free(a.copies);
+	free(a.ccopy);
 	free(a.ref);
 	free(sw);
 	free(ce);

@@ -57,6 +57,15 @@ retire(void *obj, void (*destroy)(void *), void *arg)
 		retire_overflow++; /* leak rather than free under a reader */
 }
 
+/* A contribution's mbuf that held a slot's accumulator (acis_slot_lend),
+ * back when the slot closes; the members' result frames that still carry
+ * it as their payload segment hold their own references. */
+static void
+release_mbuf(void *m)
+{
+	rte_pktmbuf_free(m);
+}
+
 int
 acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 {
@@ -130,6 +139,7 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 				 lc->lcore_id);
 			return -ENOMEM;
 		}
+		acis_agg_on_release(sh->agg, release_mbuf);
 		co->shards[lc->worker_index] = sh;
 		lc->shard = sh;
 	}
@@ -258,6 +268,7 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "payload_bytes", s.payload_bytes);
 	rte_tel_data_add_dict_u64(d, "results_sent", s.results);
 	rte_tel_data_add_dict_u64(d, "results_shared", s.results_shared);
+	rte_tel_data_add_dict_u64(d, "zero_copy_slots", s.zero_copy);
 	rte_tel_data_add_dict_u64(d, "acks_sent", s.acks);
 	rte_tel_data_add_dict_u64(d, "nacks_sent", s.nacks);
 	rte_tel_data_add_dict_u64(d, "ctrl_acks_sent", s.ctrl_acks);

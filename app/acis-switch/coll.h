@@ -40,6 +40,9 @@ struct acis_coll_stats {
 				     slot that failed at its deadline */
 	uint64_t results_shared; /**< RESULT frames whose payload segment
 				    they shared with other members' */
+	uint64_t zero_copy;     /**< slots whose bytes stayed in a
+				    contribution's own mbuf (no copy in,
+				    none out) */
 } __rte_cache_aligned;
 
 struct acis_coll_shard {

@@ -11,6 +11,12 @@
  * refuses the contribution with BUSY and the sender tries again, so a full
  * pool slows senders down instead of losing data.
  *
+ * A slot's accumulator is its own memory in the pool, or a buffer the
+ * caller lends it (acis_slot_lend): the switch lends the first
+ * contribution's packet buffer, so that contribution is folded without a
+ * copy and the result leaves the switch from the same bytes. A lent buffer
+ * goes back through the table's release function when the slot closes.
+ *
  * One table per worker lcore (a shard), touched only by that lcore: no
  * locks, no atomics. Pure C; the switch's collective stage drives it.
  */
@@ -61,8 +67,13 @@ struct acis_slot {
 	uint32_t delivered;  /**< members that confirmed receiving its answer */
 	uint64_t *bitmap;    /**< [ceil(max_ranks/64)] contributors */
 	uint64_t *done_map;  /**< [ceil(max_ranks/64)] members confirmed */
-	uint8_t *acc;        /**< accumulator, acc_bytes, 64-byte aligned */
+	uint8_t *acc;        /**< accumulator: the pool's acc_bytes, 64-byte
+			      * aligned, or bytes of the lent buffer */
+	void *acc_buf;       /**< the lent buffer holding acc, or NULL */
 };
+
+/** Gives a lent accumulator buffer back (acis_agg_on_release). */
+typedef void (*acis_agg_release_fn)(void *buf);
 
 struct acis_agg;
 
@@ -87,6 +98,10 @@ struct acis_agg *acis_agg_create(uint32_t n_slots, uint32_t max_ranks,
 				 uint32_t acc_bytes);
 void acis_agg_free(struct acis_agg *a);
 
+/** The function that takes back a buffer lent to a slot, called when the
+ * slot closes and, for slots still open, by acis_agg_free. */
+void acis_agg_on_release(struct acis_agg *a, acis_agg_release_fn fn);
+
 /** The open slot for key, or NULL. */
 struct acis_slot *acis_agg_find(struct acis_agg *a,
 				const struct acis_slot_key *key);
@@ -105,7 +120,8 @@ enum acis_slot_end {
 	ACIS_SLOT_STALE = 4,     /**< a late retransmission's, nobody joined */
 };
 
-/** Return a slot to the pool (its key is forgotten). */
+/** Return a slot to the pool (its key is forgotten; a lent accumulator
+ * buffer goes back through the release function). */
 void acis_agg_close(struct acis_agg *a, struct acis_slot *s, int how);
 
 /** Mark rank as having confirmed the collective; 1 if new. */
@@ -134,6 +150,16 @@ acis_slot_mark(struct acis_slot *s, uint32_t rank)
 	*w |= bit;
 	s->arrived++;
 	return 1;
+}
+
+/** Let the slot's accumulator live in buf, at acc (the caller's bytes,
+ * kept until the slot closes). Only on a slot that has folded nothing and
+ * has no lent buffer yet; needs a release function. */
+static inline void
+acis_slot_lend(struct acis_slot *s, void *buf, uint8_t *acc)
+{
+	s->acc_buf = buf;
+	s->acc = acc;
 }
 
 /** Has rank contributed? */

@@ -30,6 +30,7 @@ struct acis_agg {
 	uint8_t *accs;
 	struct closed *closed; /* recently closed keys, direct-mapped */
 	uint32_t closed_mask;
+	acis_agg_release_fn release; /* takes back lent accumulators */
 	struct acis_agg_stats st;
 };
 
@@ -98,11 +99,33 @@ acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 	return a;
 }
 
+/* The slot's accumulator back to its own memory in the pool. */
+static void
+acc_home(struct acis_agg *a, struct acis_slot *s)
+{
+	if (s->acc_buf != NULL)
+		a->release(s->acc_buf);
+	s->acc_buf = NULL;
+	s->acc = &a->accs[(size_t)s->index * a->acc_bytes];
+}
+
+void
+acis_agg_on_release(struct acis_agg *a, acis_agg_release_fn fn)
+{
+	a->release = fn;
+}
+
 void
 acis_agg_free(struct acis_agg *a)
 {
+	uint32_t i;
+
 	if (a == NULL)
 		return;
+	if (a->slots != NULL && a->used != NULL)
+		for (i = 0; i < a->n_slots; i++)
+			if (a->used[i] && a->slots[i].acc_buf != NULL)
+				a->release(a->slots[i].acc_buf);
 	free(a->slots);
 	free(a->free_list);
 	free(a->index);
@@ -192,6 +215,7 @@ acis_agg_close(struct acis_agg *a, struct acis_slot *s, int how)
 			i = j;
 		}
 	}
+	acc_home(a, s);
 	a->used[s->index] = 0;
 	a->free_list[a->n_free++] = s->index;
 	a->st.in_use--;

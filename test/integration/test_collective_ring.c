@@ -26,6 +26,7 @@
 
 #include "acis_pipeline.h"
 #include "acis_proto.h"
+#include "acis_reduce.h"
 #include "fault.h"
 #include "frames.h"
 #include "harness.h"
@@ -594,6 +595,12 @@ allreduce_in_every_order(const struct coll_spec *o, const void *const in[WORLD],
 
 			acis_coll_stats_sum(&cs, &as);
 			assert_int_equal(cs.results_shared, (k + 1) * WORLD);
+			/* and that segment was the first contribution's own
+			 * mbuf, folded into in place (float16 and bfloat16
+			 * widen, and are copied instead) */
+			assert_int_equal(cs.zero_copy,
+					 o->dtype == ACIS_FLOAT16 ||
+					 o->dtype == ACIS_BFLOAT16 ? 0 : k + 1);
 		}
 	}
 }
@@ -883,6 +890,44 @@ test_allreduce_int32_sum_wraps_in_every_arrival_order(void **state)
 	finish();
 }
 
+/* float16 accumulates in float32 and is rounded once at the end, so its
+ * first contribution cannot be the accumulator: the sum must still be the
+ * rank-order float32 sum rounded once, in every arrival order. */
+static void
+test_allreduce_float16_sum_is_rounded_once_in_every_arrival_order(void **state)
+{
+	enum { N = 48 };
+	static uint16_t in[WORLD][N], want[N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT16, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	const void *const bufs[WORLD] = {in[0], in[1], in[2], in[3]};
+	unsigned int i, r, once = 0;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		float acc, step;
+
+		in[0][i] = acis_f32_to_f16(2048.0f + (float)i);
+		in[1][i] = acis_f32_to_f16(0.5f * (float)(i % 3));
+		in[2][i] = acis_f32_to_f16(0.25f + (float)i / 64.0f);
+		in[3][i] = acis_f32_to_f16(-1.0f - (float)(i % 5));
+		acc = acis_f16_to_f32(in[0][i]);
+		step = acc;
+		for (r = 1; r < WORLD; r++) {
+			acc += acis_f16_to_f32(in[r][i]);
+			/* rounding to float16 at every step instead */
+			step = acis_f16_to_f32(acis_f32_to_f16(
+				step + acis_f16_to_f32(in[r][i])));
+		}
+		want[i] = acis_f32_to_f16(acc);
+		once += want[i] != acis_f32_to_f16(step);
+	}
+	assert_true(once > 0); /* the test tells one rounding from three */
+	start(LINGER);
+	allreduce_in_every_order(&o, bufs, want);
+	finish();
+}
+
 static void
 test_allreduce_float64_min_gives_the_same_bits_in_every_arrival_order(void **state)
 {
@@ -1158,8 +1203,18 @@ test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank(void **state)
 							 MSG - c * CHUNK));
 		}
 	}
-	/* kept until every receiver confirms; then the root is answered */
+	/* kept until every receiver confirms, in the root's own frames
+	 * (every receiver's frame chains the block); then the root is
+	 * answered */
 	assert_int_equal(slot_stats().in_use, cpr);
+	{
+		struct acis_coll_stats cs;
+		struct acis_agg_stats as;
+
+		acis_coll_stats_sum(&cs, &as);
+		assert_int_equal(cs.zero_copy, cpr);
+		assert_int_equal(cs.results_shared, cpr * (WORLD - 1));
+	}
 	confirm(0, &o, world, 0, 0, cpr);
 	confirm(2, &o, world, 2, 0, cpr);
 	run_quiet();
@@ -1915,6 +1970,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_join_with_another_world_size_is_refused_size_mismatch, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_allreduce_int32_sum_wraps_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_allreduce_float16_sum_is_rounded_once_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float64_min_gives_the_same_bits_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_duplicate_contribution_is_dropped_and_not_added_twice, teardown),
 		cmocka_unit_test_teardown(test_duplicated_shared_results_keep_their_payload, teardown),

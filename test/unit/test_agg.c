@@ -110,6 +110,55 @@ test_acc_of_every_slot_is_64_byte_aligned_and_acc_bytes_long(void **state)
 	acis_agg_free(a);
 }
 
+/* A buffer lent to a slot goes back through the release function exactly
+ * once: when its slot closes, or when the table is freed with the slot
+ * still open; the slot's accumulator is then its own memory again. */
+static void *released[8];
+static unsigned int n_released;
+
+static void
+release(void *buf)
+{
+	assert_true(n_released < 8);
+	released[n_released++] = buf;
+}
+
+static void
+test_a_lent_accumulator_is_released_once_when_its_slot_closes(void **state)
+{
+	struct acis_agg *a = acis_agg_create(2, 64, 64);
+	uint8_t buf1[64], buf2[64];
+	struct acis_slot *s, *t;
+	uint8_t *home;
+
+	(void)state;
+	n_released = 0;
+	acis_agg_on_release(a, release);
+	s = acis_agg_open(a, &(struct acis_slot_key){1, 0, 0}, 4);
+	home = s->acc;
+	acis_slot_lend(s, buf1, buf1 + 3);
+	assert_ptr_equal(s->acc, buf1 + 3);
+	assert_ptr_equal(s->acc_buf, buf1);
+	acis_agg_close(a, s, ACIS_SLOT_DELIVERED);
+	assert_int_equal(n_released, 1);
+	assert_ptr_equal(released[0], buf1);
+	/* the slot comes back with its own accumulator and nothing lent */
+	t = acis_agg_open(a, &(struct acis_slot_key){1, 1, 0}, 4);
+	assert_ptr_equal(t, s);
+	assert_ptr_equal(t->acc, home);
+	assert_null(t->acc_buf);
+	acis_agg_close(a, t, ACIS_SLOT_ABORTED);
+	assert_int_equal(n_released, 1);
+	/* open slots holding lent buffers when the table goes */
+	s = acis_agg_open(a, &(struct acis_slot_key){1, 2, 0}, 4);
+	acis_slot_lend(s, buf2, buf2);
+	t = acis_agg_open(a, &(struct acis_slot_key){1, 2, 1}, 4);
+	assert_non_null(t);
+	acis_agg_free(a);
+	assert_int_equal(n_released, 2);
+	assert_ptr_equal(released[1], buf2);
+}
+
 /* --- open, find, close --------------------------------------------------- */
 
 static void
@@ -706,6 +755,7 @@ main(void)
 		cmocka_unit_test(test_create_refuses_bad_sizes),
 		cmocka_unit_test(test_create_accepts_the_smallest_and_largest_sizes),
 		cmocka_unit_test(test_acc_of_every_slot_is_64_byte_aligned_and_acc_bytes_long),
+		cmocka_unit_test(test_a_lent_accumulator_is_released_once_when_its_slot_closes),
 		cmocka_unit_test(test_open_gives_a_slot_that_find_returns),
 		cmocka_unit_test(test_find_tells_keys_apart_by_every_field),
 		cmocka_unit_test(test_find_of_a_closed_key_is_null),

@@ -110,21 +110,22 @@ emit(struct cctx *x, const struct acis_endpoint *ep, const struct acis_hdr *h,
 }
 
 /*
- * A RESULT to endpoint ep that carries the completion's shared payload:
- * the headers in a frame of their own, the payload segment chained after
- * them and referenced once more. The first call builds that segment, with
- * the finished reduction (reduced) or the slot's bytes. Returns 0, or -1
- * when no mbuf is free.
+ * A RESULT to endpoint ep that carries a shared payload: the headers in a
+ * frame of their own, the payload segment chained after them and
+ * referenced once more. The segment is the slot's lent buffer, whose
+ * bytes are the answer (lend), or else the completion's own, which the
+ * first call builds with the finished reduction (reduced) or the slot's
+ * bytes. Returns 0, or -1 when no mbuf is free.
  */
 static int
 emit_shared(struct cctx *x, const struct acis_endpoint *ep,
 	    const struct acis_hdr *h, const struct acis_slot *s, uint16_t len,
 	    int reduced)
 {
-	struct rte_mbuf *m;
+	struct rte_mbuf *m, *seg = s->acc_buf;
 	uint8_t *d;
 
-	if (x->shared == NULL) {
+	if (seg == NULL && x->shared == NULL) {
 		x->shared = rte_pktmbuf_alloc(g_sw.pool);
 		if (unlikely(x->shared == NULL)) {
 			x->st->nombuf++;
@@ -137,11 +138,13 @@ emit_shared(struct cctx *x, const struct acis_endpoint *ep,
 		else
 			memcpy(d, s->acc, len);
 	}
+	if (seg == NULL)
+		seg = x->shared;
 	m = frame_to(x, ep, h, 0, len);
 	if (unlikely(m == NULL))
 		return -1;
-	rte_mbuf_refcnt_update(x->shared, 1);
-	m->next = x->shared;
+	rte_mbuf_refcnt_update(seg, 1);
+	m->next = seg;
 	m->nb_segs = 2;
 	m->pkt_len += len;
 	rte_node_enqueue_x1(x->graph, x->node, ACIS_NEXT_TX_BASE + ep->port, m);
@@ -492,7 +495,9 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	h.rank = blk;
 	h.chunk = chunk;
 	h.payload_len = len;
-	if (x->fanout && len != 0) {
+	if (len != 0 && (x->fanout ||
+			 (s->acc_buf != NULL &&
+			  (g_sw.chain_ports >> acis_comm_ep(c, r)->port & 1)))) {
 		if (emit_shared(x, acis_comm_ep(c, r), &h, s, len, reduced) == 0) {
 			x->st->results++;
 			x->st->results_shared++;
@@ -606,16 +611,48 @@ payload_of(struct rte_mbuf *m)
 	       ACIS_HDR_LEN;
 }
 
-static inline void
-fold_in(struct acis_slot *s, const uint8_t *src)
+/*
+ * Let slot s keep its bytes in m, the frame whose payload is at src,
+ * instead of a copy in the pool: the payload becomes the mbuf's only data,
+ * so answers chain it behind their headers as it is (emit_shared), and the
+ * slot gives it back when it closes. Only a direct, unshared, one-segment
+ * mbuf. 1 if lent: the slot owns m.
+ */
+static int
+lend(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m,
+     const uint8_t *src)
+{
+	if (m->nb_segs != 1 || !RTE_MBUF_DIRECT(m) ||
+	    rte_mbuf_refcnt_read(m) != 1)
+		return 0;
+	m->data_off += (uint16_t)(src - rte_pktmbuf_mtod(m, const uint8_t *));
+	m->data_len = s->payload_len;
+	m->pkt_len = s->payload_len;
+	acis_slot_lend(s, m, rte_pktmbuf_mtod(m, uint8_t *));
+	x->st->zero_copy++;
+	return 1;
+}
+
+/* Fold contribution m (payload at src) into slot s. The first becomes the
+ * accumulator in place when it has the accumulator's width (every datatype
+ * but float16 and bfloat16, which widen): no copy in, none out. 1 if the
+ * slot kept m, else the caller frees it. */
+static inline int
+fold_in(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m,
+	const uint8_t *src)
 {
 	size_t n = s->payload_len / acis_dtype_size(s->dtype);
+	int kept = 0;
 
-	if (s->folded == 0)
-		acis_reduce_init(s->dtype, s->acc, src, n);
-	else
+	if (s->folded != 0)
 		acis_reduce_fold(s->dtype, s->op, s->acc, src, n);
+	else if (acis_acc_size(s->dtype) == acis_dtype_size(s->dtype) &&
+		 lend(x, s, m, src))
+		kept = 1;
+	else
+		acis_reduce_init(s->dtype, s->acc, src, n);
 	s->folded++;
+	return kept;
 }
 
 /* Fold held contributions whose turn has come (rank order). */
@@ -627,11 +664,11 @@ fold_held(struct cctx *x, struct acis_slot *s)
 	while (m != NULL && acis_meta(m)->hold_rank == s->next_rank) {
 		struct rte_mbuf *next = acis_meta(m)->hold_next;
 
-		fold_in(s, payload_of(m));
 		s->next_rank++;
 		s->n_held--;
 		x->st->held--;
-		rte_pktmbuf_free(m);
+		if (!fold_in(x, s, m, payload_of(m)))
+			rte_pktmbuf_free(m);
 		m = next;
 	}
 	s->held = m;
@@ -738,6 +775,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 {
 	const struct acis_hdr *h = &x->h;
 	uint32_t r;
+	int kept;
 
 	if ((coll == ACIS_C_BCAST || coll == ACIS_C_SCATTER) ?
 		    h->rank != h->root :
@@ -761,7 +799,10 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 	s = open_slot(x, c, key);
 	if (s == NULL)
 		return;
-	memcpy(s->acc, x->payload, h->payload_len);
+	/* the block stays in its own frame (lend), or in a copy */
+	kept = lend(x, s, x->m, x->payload);
+	if (!kept)
+		memcpy(s->acc, x->payload, h->payload_len);
 	acis_slot_mark(s, h->rank);
 	s->forwarding = 1;
 	s->src = h->rank;
@@ -777,7 +818,8 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 		send_answer(x, c, s, s->src, NULL);
 		close_delivered(x->lc->shard->agg, s);
 	}
-	rte_pktmbuf_free(x->m);
+	if (!kept)
+		rte_pktmbuf_free(x->m);
 }
 
 static void
@@ -815,12 +857,12 @@ handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	} else if (coll == ACIS_C_BARRIER) {
 		rte_pktmbuf_free(x->m);
 	} else if (s->order_free) {
-		fold_in(s, x->payload);
-		rte_pktmbuf_free(x->m);
+		if (!fold_in(x, s, x->m, x->payload))
+			rte_pktmbuf_free(x->m);
 	} else if (h->rank == s->next_rank) {
-		fold_in(s, x->payload);
 		s->next_rank++;
-		rte_pktmbuf_free(x->m);
+		if (!fold_in(x, s, x->m, x->payload))
+			rte_pktmbuf_free(x->m);
 		fold_held(x, s);
 	} else {
 		hold(x, s, x->m, h->rank);
