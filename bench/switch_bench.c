@@ -576,6 +576,20 @@ rank_ip(unsigned int r)
 	return rte_cpu_to_be_32((10u << 24) | (77u << 16) | (10 + r));
 }
 
+/* The UDP checksum a host's kernel puts on its datagrams (the testbed's
+ * hosts send them: ethtool tx off), which the switch verifies. */
+static void
+udp_csum(uint8_t *f)
+{
+	uint8_t *ip = f + ACIS_ETH_HLEN, *udp = ip + ACIS_IPV4_MIN_HLEN;
+	uint16_t ulen = (uint16_t)(udp[4] << 8 | udp[5]), c;
+
+	udp[6] = udp[7] = 0;
+	c = acis_udp4_csum(ip, udp, ulen);
+	udp[6] = (uint8_t)(c >> 8);
+	udp[7] = (uint8_t)c;
+}
+
 static struct rte_mbuf *
 acis_frame(struct agg_run *a, unsigned int r, const struct acis_hdr *h,
 	   const void *payload)
@@ -595,6 +609,7 @@ acis_frame(struct agg_run *a, unsigned int r, const struct acis_hdr *h,
 	acis_hdr_encode(h, f + OFF_ACIS);
 	if (h->payload_len)
 		memcpy(f + OFF_PAYLOAD, payload, h->payload_len);
+	udp_csum(f);
 	return m;
 }
 
@@ -813,6 +828,7 @@ agg_load(struct agg_run *a, unsigned int round, int tail)
 				seq = rte_cpu_to_be_32(base + (rte_be_to_cpu_32(
 					seq) % a->n_coll));
 				memcpy(f + OFF_ACIS + 24, &seq, 4);
+				udp_csum(f);
 				a->copies[i] = rte_pktmbuf_copy(l[i], a->gp, 0,
 								UINT32_MAX);
 				if (a->copies[i] == NULL)
