@@ -414,20 +414,26 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 			g_sw.ccfg.la_ips[g_sw.ccfg.n_la_ips++] =
 				pl->lookaside[i].dst_ip;
 
-	/* Enough mbufs to fill every descriptor, plus caches and bursts, plus
-	 * one per aggregation slot: a slot keeps its first contribution's
-	 * mbuf as its accumulator until it closes. */
+	/* Enough mbufs to fill every descriptor, plus caches and bursts. */
 	need = 0;
 	for (i = 0; i < pl->n_ports; i++)
 		need += pl->ports[i].rxd * acis_pipeline_port_rx_queues(pl, i) +
 			pl->ports[i].txd * g_sw.n_workers;
 	need += pl->n_lcores * (pl->mbuf_cache + 4u * pl->burst);
-	need += pl->slots * g_sw.n_workers;
 	if (pl->mbufs < need)
 		return errf(err, len, -EINVAL, "%s: [switch] mbufs = %u is too "
-			    "few for the ports' descriptors, lcore caches and "
-			    "aggregation slots (need at least %u)", pl->path,
-			    pl->mbufs, need);
+			    "few for the ports' descriptors and lcore caches "
+			    "(need at least %u)", pl->path, pl->mbufs, need);
+	/* An open aggregation slot keeps its first contribution's mbuf as
+	 * its accumulator, as a held contribution keeps its own: a pool
+	 * without room for one per slot can run short while many are open
+	 * (receive queues then drop, and hosts send again). */
+	if ((uint64_t)pl->mbufs < need + (uint64_t)pl->slots * g_sw.n_workers)
+		printf("acis-switch: warning: %s: [switch] mbufs = %u leaves "
+		       "less than one mbuf per aggregation slot (%u slots x %u "
+		       "workers) beyond the ports' %u; with many slots open, "
+		       "receive queues may run short\n", pl->path, pl->mbufs,
+		       pl->slots, g_sw.n_workers, need);
 	/* One segment holds a whole received frame, so stages never walk
 	 * chains (the only chained frames are answers the collective stage
 	 * builds for TX: headers, then a shared payload segment). */
