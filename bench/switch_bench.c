@@ -24,14 +24,15 @@
  * every frame is copied through shared memory on its way round. Reports
  * forwarded Mpps on one lcore.
  *
- * agg: allreduce float32 sum of P ranks on P ports. Each round preloads
- * the ports' RX rings with whole collectives of C chunks of B bytes
- * (every rank's contributions, then its receipts), starts the worker
- * lcores, and takes the results coming out; the round is timed from the
- * launch to the drain that takes its last result. The ceiling is
- * a plain streaming sum (acc = r0; acc += r1; ...) over the same mbufs'
- * payload bytes in the same order, on the same worker lcores. The first
- * result of every round is checked bit for bit against that sum. Reports
+ * agg: allreduce float32 sum of P ranks on P ports. Each round puts on
+ * the ports' RX rings fresh copies of whole collectives of C chunks of B
+ * bytes (every rank's contributions, then its receipts; UDP checksums as
+ * hosts send them), starts the worker lcores, and takes the results
+ * coming out; the round is timed from the launch to the drain that takes
+ * its last result. The ceiling is a plain streaming sum (acc = r0; acc +=
+ * r1; ...) over fresh copies of the same contributions, the same payload
+ * bytes in the same order, on the same worker lcores. The first result
+ * of every round is checked bit for bit against that sum. Reports
  * contribution Gb/s per worker lcore for both and their ratio.
  *
  * The lcores the switch runs on are the EAL's lcores after the main one:
