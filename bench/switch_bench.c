@@ -803,12 +803,23 @@ agg_build(struct agg_run *a)
 	a->results_per_round = (uint64_t)a->n_coll * C * P;
 }
 
+/* A fresh copy of template frame m, as a NIC fills a new buffer: the
+ * switch owns what it receives (it keeps a contribution's buffer as a
+ * slot's accumulator, and writes into it) and frees it. */
+static struct rte_mbuf *
+fresh_copy(struct agg_run *a, struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, a->gp, 0, UINT32_MAX);
+
+	if (c == NULL)
+		die("contribution pool empty");
+	return c;
+}
+
 /* Number every frame of a list with its collective's sequence number
- * on the communicator, and put fresh copies of the frames on the RX rings,
- * as a NIC fills new buffers: the switch owns what it receives (it keeps
- * a contribution's buffer as a slot's accumulator, and writes into it)
- * and frees it. The lists stay the round's templates; the ceiling reads
- * them. Untimed. */
+ * on the communicator (its UDP checksum kept right), and put fresh copies
+ * of the frames on the RX rings. The lists stay the round's templates.
+ * Untimed. */
 static void
 agg_load(struct agg_run *a, unsigned int round, int tail)
 {
@@ -830,10 +841,7 @@ agg_load(struct agg_run *a, unsigned int round, int tail)
 					seq) % a->n_coll));
 				memcpy(f + OFF_ACIS + 24, &seq, 4);
 				udp_csum(f);
-				a->copies[i] = rte_pktmbuf_copy(l[i], a->gp, 0,
-								UINT32_MAX);
-				if (a->copies[i] == NULL)
-					die("contribution pool empty");
+				a->copies[i] = fresh_copy(a, l[i]);
 			}
 			if (rte_ring_enqueue_bulk(a->ports[p].rx[q],
 						  (void **)a->copies, n,
@@ -972,12 +980,8 @@ agg_ceiling(struct agg_run *a)
 	size_t j, n = (size_t)a->n_coll * a->o->chunks * a->o->ranks;
 	double worst = 0;
 
-	for (j = 0; j < n; j++) {
-		a->ccopy[j] = rte_pktmbuf_copy(a->contrib[j], a->gp, 0,
-					       UINT32_MAX);
-		if (a->ccopy[j] == NULL)
-			die("contribution pool empty");
-	}
+	for (j = 0; j < n; j++)
+		a->ccopy[j] = fresh_copy(a, a->contrib[j]);
 	for (k = 0; k < nw; k++) {
 		a->ceil_lo[k] = a->n_coll * k / nw;
 		a->ceil_hi[k] = a->n_coll * (k + 1) / nw;

@@ -40,8 +40,9 @@ SB=$ACIS_BUILD/bench/switch_bench
 [ -x "$SB" ] || { echo "agg: $SB missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }
 OUT=$(bench_outdir agg "$OUT")
 bench_runinfo "$OUT" "$0 -o $OUT -P \"$RANKS\" -L \"$SIZES\" -w \"$WORKERS\" -r $ROUNDS -m $MB"
-# a round preloads about ROUND_MB of contributions plus their mbufs
-MEM=$(bench_hugepages $(( (MB * 3 + 160) / 2 + 64 )))
+# a round's templates (about ROUND_MB of contributions plus their mbufs)
+# and the fresh copies the switch or the ceiling reads
+MEM=$(bench_hugepages $(( (MB * 5 + 160) / 2 + 64 )))
 # main lcore 0 (it samples the results) and worker lcores 1 and 2: lcore 1
 # on core 1 and, with two workers, lcore 2 on core 0 beside the sampler,
 # which sleeps 100 us between samples
