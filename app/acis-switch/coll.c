@@ -63,7 +63,7 @@ retire(void *obj, void (*destroy)(void *), void *arg)
 static void
 release_mbuf(void *m)
 {
-	rte_pktmbuf_free(m);
+	acis_frame_free(m);
 }
 
 int

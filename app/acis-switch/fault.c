@@ -94,7 +94,7 @@ acis_fault_fini(void)
 			if (f == NULL)
 				continue;
 			for (k = 0; k < f->n_held; k++)
-				rte_pktmbuf_free(f->held[k].m);
+				acis_frame_free(f->held[k].m);
 			rte_free(f);
 			lc->fault[p] = NULL;
 		}
@@ -129,7 +129,7 @@ writable(struct rte_mbuf *m)
 	    rte_pktmbuf_is_contiguous(m))
 		return m;
 	c = rte_pktmbuf_copy(m, g_sw.pool, 0, UINT32_MAX);
-	rte_pktmbuf_free(m);
+	acis_frame_free(m);
 	return c;
 }
 
@@ -143,7 +143,7 @@ emit(struct acis_fault_lc *f, struct rte_mbuf *m, struct rte_mbuf **out,
 	} else {
 		/* out is sized for duplicates of a whole burst plus the
 		 * hold queue, so this is a safety net */
-		rte_pktmbuf_free(m);
+		acis_frame_free(m);
 		f->c.hold_full++;
 	}
 }
@@ -207,7 +207,7 @@ acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
 		f->c.frames++;
 		if (chance(&f->rng, fp->drop)) {
 			f->c.dropped++;
-			rte_pktmbuf_free(m);
+			acis_frame_free(m);
 			continue;
 		}
 		if (chance(&f->rng, fp->corrupt) && m->data_len > 14) {

@@ -33,7 +33,7 @@ acis_tx_send_bytes(struct acis_lcore_ctx *lc, uint16_t port,
 	if (unlikely(sent < cnt)) {
 		for (i = sent; i < cnt; i++)
 			bytes -= pkts[i]->pkt_len;
-		rte_pktmbuf_free_bulk(&pkts[sent], cnt - sent);
+		acis_frame_free_bulk(&pkts[sent], cnt - sent);
 		lc->stats.drops[ACIS_DROP_TX_FULL] += cnt - sent;
 		lc->stats.stage_pkts[ACIS_STAGE_DROP] += cnt - sent;
 	}

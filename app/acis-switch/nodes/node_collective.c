@@ -366,7 +366,7 @@ handle_ctrl(struct cctx *x)
 		break;
 	}
 	rte_spinlock_unlock(&g_sw.coll.lock);
-	rte_pktmbuf_free(x->m);
+	acis_frame_free(x->m);
 }
 
 /* ------------------------------------------------------------------ */
@@ -557,7 +557,7 @@ complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 	for (r = 0; r < s->size; r++)
 		send_answer(x, c, s, r, &first);
 	if (x->shared != NULL) {
-		rte_pktmbuf_free(x->shared); /* the members' frames hold it */
+		acis_frame_free(x->shared); /* the members' frames hold it */
 		x->shared = NULL;
 	}
 	x->fanout = 0;
@@ -668,7 +668,7 @@ fold_held(struct cctx *x, struct acis_slot *s)
 		s->n_held--;
 		x->st->held--;
 		if (!fold_in(x, s, m, payload_of(m)))
-			rte_pktmbuf_free(m);
+			acis_frame_free(m);
 		m = next;
 	}
 	s->held = m;
@@ -697,7 +697,7 @@ release_held(struct acis_coll_stats *st, struct acis_slot *s)
 	while (m != NULL) {
 		struct rte_mbuf *next = acis_meta(m)->hold_next;
 
-		rte_pktmbuf_free(m);
+		acis_frame_free(m);
 		st->held--;
 		m = next;
 	}
@@ -819,7 +819,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 		close_delivered(x->lc->shard->agg, s);
 	}
 	if (!kept)
-		rte_pktmbuf_free(x->m);
+		acis_frame_free(x->m);
 }
 
 static void
@@ -853,16 +853,16 @@ handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	if (packed) {
 		memcpy(s->acc + (size_t)h->rank * h->msg_size, x->payload,
 		       h->payload_len);
-		rte_pktmbuf_free(x->m);
+		acis_frame_free(x->m);
 	} else if (coll == ACIS_C_BARRIER) {
-		rte_pktmbuf_free(x->m);
+		acis_frame_free(x->m);
 	} else if (s->order_free) {
 		if (!fold_in(x, s, x->m, x->payload))
-			rte_pktmbuf_free(x->m);
+			acis_frame_free(x->m);
 	} else if (h->rank == s->next_rank) {
 		s->next_rank++;
 		if (!fold_in(x, s, x->m, x->payload))
-			rte_pktmbuf_free(x->m);
+			acis_frame_free(x->m);
 		fold_held(x, s);
 	} else {
 		hold(x, s, x->m, h->rank);
@@ -1001,7 +1001,7 @@ handle_data(struct cctx *x)
 
 		x->st->timeouts_resent++;
 		nack_timeout(x, c, s, h->rank, missing, n);
-		rte_pktmbuf_free(x->m);
+		acis_frame_free(x->m);
 		return;
 	}
 	if (s != NULL && s->done && !s->forwarding) {
@@ -1064,7 +1064,7 @@ handle_host_feedback(struct cctx *x)
 			x->st->resends++;
 			send_answer(x, c, s, h->rank, NULL);
 		}
-		rte_pktmbuf_free(x->m);
+		acis_frame_free(x->m);
 		return;
 	}
 	n = h->payload_len / 4;
@@ -1094,7 +1094,7 @@ handle_host_feedback(struct cctx *x)
 		    s->delivered == s->size)
 			close_delivered(agg, s);
 	}
-	rte_pktmbuf_free(x->m);
+	acis_frame_free(x->m);
 }
 
 static uint16_t

@@ -18,7 +18,7 @@ drop_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 
 		lc->stats.drops[r < ACIS_DROP_MAX ? r : ACIS_DROP_NONE]++;
 	}
-	rte_pktmbuf_free_bulk((struct rte_mbuf **)objs, cnt);
+	acis_frame_free_bulk((struct rte_mbuf **)objs, cnt);
 	lc->stats.stage_pkts[ACIS_STAGE_DROP] += cnt;
 	return cnt;
 }

@@ -74,7 +74,7 @@ local_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 		if (meta->cls == ACIS_CLASS_ARP) {
 			if (a[7] == 2) { /* a reply to us: nothing to do */
 				lc->stats.arp_in++;
-				rte_pktmbuf_free(m);
+				acis_frame_free(m);
 				continue;
 			}
 			arp_reply(eth, &meta->pi);

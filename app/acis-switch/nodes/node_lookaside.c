@@ -213,7 +213,7 @@ la_one(struct acis_lcore_ctx *lc, struct rte_mbuf *m)
 	}
 	if (out_len == 0) {
 		r->st.consumed++;
-		rte_pktmbuf_free(m);
+		acis_frame_free(m);
 		return UINT16_MAX;
 	}
 	new_len = keep + (uint32_t)out_len;
