@@ -4,13 +4,19 @@
 # joined to the switch namespace by a veth pair. acis-switch runs in the
 # switch namespace and attaches to sw0..swN-1 with AF_PACKET or AF_XDP.
 #
-#   scripts/testbed.sh up   [-n HOSTS] [-p PREFIX] [-m MTU]
+#   scripts/testbed.sh up   [-n HOSTS] [-p PREFIX] [-m MTU] [-t]
+#   scripts/testbed.sh tap  [-n HOSTS] [-p PREFIX]
 #   scripts/testbed.sh down [-p PREFIX]
 #   scripts/testbed.sh exec [-p PREFIX] sw|hI COMMAND...
 #   scripts/testbed.sh status [-p PREFIX]
 #
 # Host i: namespace PREFIX-hI, interface eth0, MAC 02:a0:00:00:00:(10+i),
 # IPv4 10.77.0.(10+i)/24. The switch is 10.77.0.1 (in its pipeline file).
+#
+# With -t the hosts get no veth: the switch's ports are net_tap devices
+# tap0..tapN-1, which it creates in its namespace when it starts, and
+# "tap" then moves each into its host as eth0 (the switch keeps reading
+# and writing it: a port whose device verifies checksums on receive).
 set -euo pipefail
 
 cmd=${1:-}
@@ -18,11 +24,13 @@ cmd=${1:-}
 prefix=acis
 hosts=4
 mtu=1500
-while getopts "n:p:m:" o; do
+tap=0
+while getopts "n:p:m:t" o; do
 	case $o in
 	n) hosts=$OPTARG ;;
 	p) prefix=$OPTARG ;;
 	m) mtu=$OPTARG ;;
+	t) tap=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -52,6 +60,10 @@ up() {
 	for ((i = 0; i < hosts; i++)); do
 		local ns="$prefix-h$i"
 		ip netns add "$ns"
+		if [ "$tap" -eq 1 ]; then
+			ip -n "$ns" link set lo up
+			continue
+		fi
 		ip link add "$prefix-v$i" mtu "$mtu" type veth peer name "sw$i" \
 			mtu "$mtu" netns "$prefix-sw"
 		ip link set "$prefix-v$i" netns "$ns"
@@ -65,6 +77,22 @@ up() {
 		tame "$prefix-sw" "sw$i"
 	done
 	echo "testbed $prefix: switch namespace $prefix-sw, $hosts hosts ($(host_ip 0)..$(host_ip $((hosts - 1))))"
+}
+
+# The switch's tap devices into the hosts (after the switch started).
+tap_hosts() {
+	local i ns
+	for ((i = 0; i < hosts; i++)); do
+		ns="$prefix-h$i"
+		ip -n "$prefix-sw" link show "tap$i" >/dev/null 2>&1 ||
+			die "no tap$i in $prefix-sw (is the switch running with net_tap ports?)"
+		ip -n "$prefix-sw" link set "tap$i" netns "$ns"
+		ip -n "$ns" link set "tap$i" name eth0
+		ip -n "$ns" link set eth0 address "$(host_mac "$i")"
+		ip -n "$ns" addr add "$(host_ip "$i")/24" dev eth0
+		ip -n "$ns" link set eth0 up
+		tame "$ns" eth0
+	done
 }
 
 down() {
@@ -81,11 +109,12 @@ down() {
 
 case $cmd in
 up) up ;;
+tap) tap_hosts ;;
 down) down ;;
 exec)
 	[ $# -ge 2 ] || die "usage: $0 exec [-p PREFIX] sw|hI COMMAND..."
 	node=$1; shift
 	exec ip netns exec "$prefix-$node" "$@" ;;
 status) ip netns list | grep -E "^$prefix-" || echo "testbed $prefix: down" ;;
-*) echo "usage: $0 up|down|exec|status [-n HOSTS] [-p PREFIX]" >&2; exit 2 ;;
+*) echo "usage: $0 up|tap|down|exec|status [-n HOSTS] [-p PREFIX]" >&2; exit 2 ;;
 esac

@@ -31,6 +31,17 @@ acis_stats_sum(struct acis_lcore_stats *out)
 	}
 }
 
+/* Which checksums port i's device verifies on receive. */
+static const char *
+csum_offload_name(unsigned int i)
+{
+	static const char *const names[] = {"software", "ipv4", "udp",
+					    "ipv4,udp"};
+
+	return names[((g_sw.csum_ip_ports >> i) & 1) |
+		     ((g_sw.csum_l4_ports >> i) & 1) << 1];
+}
+
 static uint64_t
 drops_total(const struct acis_lcore_stats *s)
 {
@@ -142,6 +153,11 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(p, "rx_bytes", s.port_rx_bytes[i]);
 		rte_tel_data_add_dict_u64(p, "tx_pkts", s.port_tx_pkts[i]);
 		rte_tel_data_add_dict_u64(p, "tx_bytes", s.port_tx_bytes[i]);
+		rte_tel_data_add_dict_string(p, "rx_checksum",
+			csum_offload_name(i));
+		rte_tel_data_add_dict_u64(p, "rx_csum_good",
+					  s.port_csum_good[i]);
+		rte_tel_data_add_dict_u64(p, "rx_csum_bad", s.port_csum_bad[i]);
 		rte_tel_data_add_dict_u64(p, "eth_ipackets", es.ipackets);
 		rte_tel_data_add_dict_u64(p, "eth_opackets", es.opackets);
 		rte_tel_data_add_dict_u64(p, "eth_imissed", es.imissed);

@@ -151,6 +151,18 @@ setup_port(unsigned int idx, char *err, size_t len)
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
 			info.flow_type_rss_offloads;
 	}
+	/* The device's checksum verdicts, where it gives them: a frame it
+	 * found good is not verified again (acis_hw_csum). */
+	if (pc->rx_checksum) {
+		uint64_t want = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+				RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
+
+		conf.rxmode.offloads |= want & info.rx_offload_capa;
+		if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)
+			g_sw.csum_ip_ports |= 1u << idx;
+		if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_UDP_CKSUM)
+			g_sw.csum_l4_ports |= 1u << idx;
+	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 		g_sw.chain_ports |= 1u << idx;

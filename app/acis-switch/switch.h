@@ -127,6 +127,10 @@ struct acis_lcore_stats {
 	uint64_t polls;        /**< graph walks */
 	uint64_t idle_polls;   /**< walks that found no packet */
 	uint64_t rx_direct;    /**< frames the RX stage transmitted itself */
+	/* ports with RX checksum offload: UDP checksums the device found
+	 * good (not verified again) and bad (verified again, in software) */
+	uint64_t port_csum_good[ACIS_MAX_PORTS];
+	uint64_t port_csum_bad[ACIS_MAX_PORTS];
 } __rte_cache_aligned;
 
 struct acis_fault_lc;
@@ -188,11 +192,44 @@ struct acis_switch {
 	/** ports whose device sends chained (multi-segment) frames: answers
 	 * to several members there share one payload segment */
 	uint32_t chain_ports;
+	/** ports whose device verifies IPv4 header / UDP checksums on
+	 * receive (RX offload on): their good verdicts are not checked again */
+	uint32_t csum_ip_ports;
+	uint32_t csum_l4_ports;
 	struct acis_coll_state coll;
 	volatile int quit;
 };
 
 extern struct acis_switch g_sw;
+
+/* The checksums port (an index) verified in hardware and found good, as
+ * ACIS_HW_*_CSUM_OK bits for acis_pkt_classify_hw; 0 on ports without RX
+ * checksum offload, whatever the mbuf's flags say. Counts the port's UDP
+ * verdicts. */
+static inline unsigned int
+acis_hw_csum(struct acis_lcore_stats *st, const struct rte_mbuf *m,
+	     uint16_t port)
+{
+	uint64_t l4 = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	unsigned int hw = 0;
+
+	if (likely(!((g_sw.csum_ip_ports | g_sw.csum_l4_ports) &
+		     (1u << port))))
+		return 0;
+	if ((g_sw.csum_ip_ports & (1u << port)) &&
+	    (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+	    RTE_MBUF_F_RX_IP_CKSUM_GOOD)
+		hw |= ACIS_HW_IP_CSUM_OK;
+	if (g_sw.csum_l4_ports & (1u << port)) {
+		if (l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
+			hw |= ACIS_HW_L4_CSUM_OK;
+			st->port_csum_good[port]++;
+		} else if (l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+			st->port_csum_bad[port]++;
+		}
+	}
+	return hw;
+}
 
 /* Lcore whose graph is being created; node init callbacks read it. */
 extern struct acis_lcore_ctx *acis_creating_lcore;

@@ -69,6 +69,7 @@ struct acis_port_cfg {
 	uint16_t mtu;             /**< 0: the switch's mtu */
 	uint8_t promisc;          /**< put the port in promiscuous mode */
 	uint8_t xdp_steer;        /**< net_af_xdp: our XDP program steers */
+	uint8_t rx_checksum;      /**< use the device's RX checksum verdicts */
 	struct acis_fault_cfg fault; /**< from [fault NAME] */
 	int line;                 /**< line of the section header */
 	int dev_line;             /**< line of "dev =" */

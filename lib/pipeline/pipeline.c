@@ -758,7 +758,7 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 				    "at line %d)", s->arg, p->ports[i].line);
 	if (p->n_ports == ACIS_MAX_PORTS)
 		return fail(c, s->line, "more than %d ports", ACIS_MAX_PORTS);
-	rc = check_keys(c, s, "dev rxd txd mtu promisc xdp_steer");
+	rc = check_keys(c, s, "dev rxd txd mtu promisc xdp_steer rx_checksum");
 	if (rc != 0)
 		return rc;
 	pc = &p->ports[p->n_ports];
@@ -768,6 +768,7 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 	pc->rxd = 1024;
 	pc->txd = 1024;
 	pc->promisc = 1;
+	pc->rx_checksum = 1;
 	if ((rc = get_once(c, s, "dev", &e)) != 0)
 		return rc;
 	if (e == NULL)
@@ -803,6 +804,8 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 	if ((rc = get_bool(c, s, "promisc", &pc->promisc)) != 0)
 		return rc;
 	if ((rc = get_bool(c, s, "xdp_steer", &pc->xdp_steer)) != 0)
+		return rc;
+	if ((rc = get_bool(c, s, "rx_checksum", &pc->rx_checksum)) != 0)
 		return rc;
 	if (pc->xdp_steer && (strncmp(pc->dev, "net_af_xdp", 10) != 0 ||
 			      strstr(pc->dev, "iface=") == NULL)) {

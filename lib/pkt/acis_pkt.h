@@ -151,6 +151,25 @@ enum acis_class acis_pkt_classify_full(const struct acis_classify_cfg *cfg,
 				       struct acis_pkt_info *pi,
 				       uint8_t *reason);
 
+/**
+ * Checksums the receiving port verified in hardware and found good (its
+ * RX checksum offload's verdict), which classification then does not
+ * verify again. Only a good verdict counts: a frame the port found bad,
+ * or did not check, is verified in software.
+ */
+#define ACIS_HW_IP_CSUM_OK 0x1 /**< the IPv4 header checksum */
+#define ACIS_HW_L4_CSUM_OK 0x2 /**< the UDP checksum (not ICMP's) */
+
+/**
+ * acis_pkt_classify_full for a frame whose port verified some checksums
+ * (hw: ACIS_HW_*_CSUM_OK bits); every other check is the same. With hw 0
+ * it is acis_pkt_classify_full.
+ */
+enum acis_class acis_pkt_classify_hw(const struct acis_classify_cfg *cfg,
+				     const uint8_t *frame, uint32_t len,
+				     unsigned int hw, struct acis_pkt_info *pi,
+				     uint8_t *reason);
+
 /** Whether two parse results are the same, field by field. */
 static inline int
 acis_pkt_info_same(const struct acis_pkt_info *a,
@@ -255,13 +274,14 @@ acis_pkt_passing(const struct acis_classify_cfg *cfg, const uint8_t *f,
 static inline enum acis_class
 acis_pkt_classify_k(const struct acis_classify_cfg *cfg,
 		    const struct acis_pass_key *k, const uint8_t *f,
-		    uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+		    uint32_t len, unsigned int hw, struct acis_pkt_info *pi,
+		    uint8_t *reason)
 {
 	const uint8_t *ip = f + ACIS_ETH_HLEN;
 	uint16_t et;
 
 	if (!acis_pkt_passing_k(k, f, len))
-		return acis_pkt_classify_full(cfg, f, len, pi, reason);
+		return acis_pkt_classify_hw(cfg, f, len, hw, pi, reason);
 	et = (uint16_t)(f[12] << 8 | f[13]);
 	if (et == ACIS_ETHERTYPE_IPV4) {
 		*pi = (struct acis_pkt_info){
@@ -285,7 +305,7 @@ acis_pkt_classify(const struct acis_classify_cfg *cfg, const uint8_t *f,
 {
 	struct acis_pass_key k = acis_pass_key_of(cfg);
 
-	return acis_pkt_classify_k(cfg, &k, f, len, pi, reason);
+	return acis_pkt_classify_k(cfg, &k, f, len, 0, pi, reason);
 }
 
 /** Internet checksum (RFC 1071) of len bytes, folded, not complemented. */

@@ -282,7 +282,8 @@ is_transit_la(const struct acis_classify_cfg *cfg, const uint8_t *f,
 /* Strict checks for IPv4 that the switch itself consumes. */
 static enum acis_class
 classify_local_ipv4(const struct acis_classify_cfg *cfg, const uint8_t *f,
-		    uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+		    uint32_t len, unsigned int hw, struct acis_pkt_info *pi,
+		    uint8_t *reason)
 {
 	const uint8_t *ip = f + pi->l3_off;
 	uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
@@ -292,7 +293,7 @@ classify_local_ipv4(const struct acis_classify_cfg *cfg, const uint8_t *f,
 
 	if (tot < ihl || (uint32_t)pi->l3_off + tot > len)
 		return drop(reason, ACIS_DROP_IPV4_BAD_LEN);
-	if (acis_csum(ip, ihl) != 0)
+	if (!(hw & ACIS_HW_IP_CSUM_OK) && acis_csum(ip, ihl) != 0)
 		return drop(reason, ACIS_DROP_IPV4_BAD_CSUM);
 	if ((rd16(ip + 6) & 0x3fff) != 0) /* MF set or offset non-zero */
 		return drop(reason, ACIS_DROP_IPV4_FRAGMENT);
@@ -317,7 +318,8 @@ classify_local_ipv4(const struct acis_classify_cfg *cfg, const uint8_t *f,
 
 		if (ulen < ACIS_UDP_HLEN || ulen > l4_len)
 			return drop(reason, ACIS_DROP_UDP_BAD_LEN);
-		if (ck != 0 && acis_csum_partial(l4, ulen,
+		if (ck != 0 && !(hw & ACIS_HW_L4_CSUM_OK) &&
+		    acis_csum_partial(l4, ulen,
 				acis_csum_partial(ip + 12, 8, 0) +
 				ACIS_IPPROTO_UDP + ulen) != 0xffff)
 			return drop(reason, ACIS_DROP_UDP_BAD_CSUM);
@@ -336,6 +338,14 @@ classify_local_ipv4(const struct acis_classify_cfg *cfg, const uint8_t *f,
 enum acis_class
 acis_pkt_classify_full(const struct acis_classify_cfg *cfg, const uint8_t *f,
 		       uint32_t len, struct acis_pkt_info *pi, uint8_t *reason)
+{
+	return acis_pkt_classify_hw(cfg, f, len, 0, pi, reason);
+}
+
+enum acis_class
+acis_pkt_classify_hw(const struct acis_classify_cfg *cfg, const uint8_t *f,
+		     uint32_t len, unsigned int hw, struct acis_pkt_info *pi,
+		     uint8_t *reason)
 {
 	uint32_t off = ACIS_ETH_HLEN;
 	uint16_t et;
@@ -395,7 +405,7 @@ acis_pkt_classify_full(const struct acis_classify_cfg *cfg, const uint8_t *f,
 		if (to_our_mac)
 			return drop(reason, ACIS_DROP_NOT_ROUTED);
 		if (is_transit_la(cfg, f, len, off))
-			return classify_local_ipv4(cfg, f, len, pi, reason);
+			return classify_local_ipv4(cfg, f, len, hw, pi, reason);
 		return ACIS_CLASS_FORWARD;
 	}
 	if (!to_our_mac && !(f[0] & 1)) {
@@ -407,7 +417,7 @@ acis_pkt_classify_full(const struct acis_classify_cfg *cfg, const uint8_t *f,
 		return drop(reason, ACIS_DROP_IPV4_BAD_HDR);
 	if (len < off + (uint32_t)(ip[0] & 0xf) * 4)
 		return drop(reason, ACIS_DROP_IPV4_TRUNC);
-	return classify_local_ipv4(cfg, f, len, pi, reason);
+	return classify_local_ipv4(cfg, f, len, hw, pi, reason);
 }
 
 int

@@ -123,6 +123,7 @@ test_minimal_file_gets_documented_port_defaults(void **state)
 	assert_int_equal(pl.ports[0].txd, 1024);
 	assert_int_equal(pl.ports[0].mtu, 0);
 	assert_int_equal(pl.ports[0].promisc, 1);
+	assert_int_equal(pl.ports[0].rx_checksum, 1);
 }
 
 static void
@@ -503,7 +504,7 @@ test_unknown_port_key_is_an_error_listing_expected_keys(void **state)
 	(void)state;
 	expect_error(SWITCH PORT_P0 "rx = 4\n", 6,
 		     "unknown key 'rx' in [port p0] (expected one of: dev "
-		     "rxd txd mtu promisc xdp_steer)");
+		     "rxd txd mtu promisc xdp_steer rx_checksum)");
 }
 
 static void
@@ -1037,6 +1038,10 @@ test_fault_and_control_sections(void **state)
 	assert_int_equal(pl.ctrl_nets[0].mask, htonl(0xff000000u));
 	assert_int_equal(pl.ctrl_nets[1].mask, 0xffffffffu);
 	assert_int_equal(pl.ctrl_ports, 2);
+	load_ok(SWITCH PORT_P0 "rx_checksum = off\n");
+	assert_int_equal(pl.ports[0].rx_checksum, 0);
+	expect_error(SWITCH PORT_P0 "rx_checksum = hw\n", 6,
+		     "rx_checksum: expected on or off, found 'hw'");
 	load_ok(SWITCH "[port x]\ndev = net_af_xdp0,iface=eth1\nxdp_steer = on\n");
 	assert_int_equal(pl.ports[0].xdp_steer, 1);
 	expect_error(SWITCH PORT_P0 "xdp_steer = on\n", 6,

@@ -770,6 +770,54 @@ test_classify_drops_bad_ipv4_checksum_to_switch(void **state)
 	expect_drop(len, "ipv4_bad_checksum");
 }
 
+/* A checksum the port verified and found good is not verified again (a
+ * frame whose checksum is wrong but flagged good shows it); every other
+ * check still holds, and only the named checksum is spared. */
+static void
+test_classify_hw_verdict_spares_only_the_checksum_it_names(void **state)
+{
+	struct acis_classify_cfg c = sw_cfg();
+	uint32_t len;
+
+	(void)state;
+	len = build_udp(f);
+	f[len - 1] ^= 0x10; /* UDP checksum now wrong */
+	assert_int_equal(acis_pkt_classify_hw(&c, f, len, ACIS_HW_L4_CSUM_OK,
+					      &pi, &reason), ACIS_CLASS_ACIS);
+	assert_int_equal(pi.payload_len, spec.plen);
+	assert_int_equal(acis_pkt_classify_hw(&c, f, len, ACIS_HW_IP_CSUM_OK,
+					      &pi, &reason), ACIS_CLASS_DROP);
+	assert_string_equal(acis_drop_name(reason), "udp_bad_checksum");
+	assert_int_equal(acis_pkt_classify_hw(&c, f, len, 0, &pi, &reason),
+			 ACIS_CLASS_DROP);
+
+	len = build_udp(f);
+	f[ACIS_ETH_HLEN + 10] ^= 0x40; /* IPv4 header checksum now wrong */
+	assert_int_equal(acis_pkt_classify_hw(&c, f, len, ACIS_HW_IP_CSUM_OK,
+					      &pi, &reason), ACIS_CLASS_ACIS);
+	assert_int_equal(acis_pkt_classify_hw(&c, f, len, ACIS_HW_L4_CSUM_OK,
+					      &pi, &reason), ACIS_CLASS_DROP);
+	assert_string_equal(acis_drop_name(reason), "ipv4_bad_checksum");
+
+	/* a good verdict does not excuse a bad length */
+	len = build_udp(f);
+	wr16(f + ACIS_ETH_HLEN + 20 + 4, (uint16_t)(len - ACIS_ETH_HLEN));
+	assert_int_equal(acis_pkt_classify_hw(&c, f, len,
+					      ACIS_HW_IP_CSUM_OK |
+					      ACIS_HW_L4_CSUM_OK, &pi, &reason),
+			 ACIS_CLASS_DROP);
+	assert_string_equal(acis_drop_name(reason), "udp_bad_length");
+
+	/* nor spare ICMP's checksum (a port's L4 verdict is for UDP/TCP) */
+	len = build_icmp(f, 8);
+	f[len - 1] ^= 0x01;
+	assert_int_equal(acis_pkt_classify_hw(&c, f, len,
+					      ACIS_HW_IP_CSUM_OK |
+					      ACIS_HW_L4_CSUM_OK, &pi, &reason),
+			 ACIS_CLASS_DROP);
+	assert_string_equal(acis_drop_name(reason), "icmp_malformed");
+}
+
 static void
 test_classify_drops_total_length_beyond_frame_as_ipv4_bad_length(
 	void **state)
@@ -1714,6 +1762,7 @@ main(void)
 		T(test_classify_sends_broadcast_icmp_echo_to_switch_ip_to_icmp),
 		T(test_classify_drops_icmp_echo_reply_to_switch_as_local_unsupported),
 		T(test_classify_drops_icmp_with_bad_checksum_as_icmp_malformed),
+		T(test_classify_hw_verdict_spares_only_the_checksum_it_names),
 		T(test_classify_drops_icmp_shorter_than_8_bytes_as_icmp_malformed),
 		T(test_classify_drops_tcp_to_switch_as_local_unsupported),
 		T(test_classify_drops_bad_ipv4_checksum_to_switch),

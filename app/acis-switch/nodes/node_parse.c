@@ -197,8 +197,10 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			port = g_sw.port_index[m->port];
 			prefetch_ahead(&objs[done], i, n, d.pk.mac);
 			cls = acis_pkt_classify_k(&g_sw.ccfg, &d.pk, eth,
-						  rte_pktmbuf_data_len(m), &pi,
-						  &reason);
+						  rte_pktmbuf_data_len(m),
+						  acis_hw_csum(&lc->stats, m,
+							       port),
+						  &pi, &reason);
 			meta = acis_meta(m);
 			meta->pi = pi;
 			meta->drop_reason = reason;
