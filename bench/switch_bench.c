@@ -10,7 +10,7 @@
  *                [--inflight N] [--io] [--memif] [--csv FILE]
  *   switch_bench [EAL options] -- agg [--ranks P] [--payload B]
  *                [--chunks C] [--workers W] [--round-mb M] [--rounds R]
- *                [--csv FILE]
+ *                [--nic-checksums] [--csv FILE]
  *
  * fwd: L2 forwarding between two ports wired back to back (what port 0
  * sends, port 1 receives, and the other way), two stations A on port 0
@@ -33,7 +33,11 @@
  * r1; ...) over fresh copies of the same contributions, the same payload
  * bytes in the same order, on the same worker lcores. The first result
  * of every round is checked bit for bit against that sum. Reports
- * contribution Gb/s per worker lcore for both and their ratio.
+ * contribution Gb/s per worker lcore for both and their ratio. With
+ * --nic-checksums the frames arrive as from a NIC that verified their
+ * checksums on receive (marked good, on ports taken to verify them), so
+ * the switch does not verify them again; otherwise it verifies each UDP
+ * checksum in software, as on ports without the offload.
  *
  * The lcores the switch runs on are the EAL's lcores after the main one:
  * give the EAL -l or --lcores accordingly (the main lcore only samples).
@@ -533,6 +537,7 @@ fwd_run(const struct fwd_opts *o)
 struct agg_opts {
 	unsigned int ranks, payload, chunks, workers, rounds;
 	double round_mb;
+	int nic_csum; /* frames arrive with the port's "checksums good" */
 };
 
 struct agg_run {
@@ -813,6 +818,9 @@ fresh_copy(struct agg_run *a, struct rte_mbuf *m)
 
 	if (c == NULL)
 		die("contribution pool empty");
+	if (a->o->nic_csum)
+		c->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+			       RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 	return c;
 }
 
@@ -1156,6 +1164,8 @@ agg_run(const struct agg_opts *o)
 				p, a.ports[p].ethdev);
 	lcore_sections(text + len, 65536 - len, nw, P);
 	switch_start(text);
+	if (o->nic_csum) /* ring ports standing for NICs that verify them */
+		g_sw.csum_ip_ports = g_sw.csum_l4_ports = (1u << P) - 1;
 	free(text);
 	agg_join(&a);
 	agg_build(&a);
@@ -1187,22 +1197,25 @@ agg_run(const struct agg_opts *o)
 	sw_med = sw[o->rounds / 2];
 	ce_med = ce[o->rounds / 2];
 	printf("allreduce float32 sum, %u ranks, %5u B payload, %u chunks, "
-	       "%u worker%s: switch %7.2f Gb/s per core, ceiling %7.2f, "
-	       "ratio %.2f (best of %u rounds of %u collectives; medians "
-	       "%.2f, %.2f; %" PRIu64 " held for rank order)\n", P, L, C,
-	       nw, nw > 1 ? "s" : "", sw_best, ce_best, sw_best / ce_best,
-	       o->rounds, a.n_coll, sw_med, ce_med, cs.held_total);
+	       "%u worker%s, checksums %s: switch %7.2f Gb/s per core, "
+	       "ceiling %7.2f, ratio %.2f (best of %u rounds of %u "
+	       "collectives; medians %.2f, %.2f; %" PRIu64 " held for rank "
+	       "order)\n", P, L, C, nw, nw > 1 ? "s" : "",
+	       o->nic_csum ? "by the NIC" : "in software", sw_best, ce_best,
+	       sw_best / ce_best, o->rounds, a.n_coll, sw_med, ce_med,
+	       cs.held_total);
 	csv_open("ranks,payload_bytes,chunks,workers,rounds,collectives,"
 		 "round_bytes,switch_gbps_core,ceiling_gbps_core,ratio,"
 		 "switch_gbps_core_median,ceiling_gbps_core_median,"
-		 "switch_mpps_core,held");
+		 "switch_mpps_core,held,checksums");
 	if (B.csv != NULL) {
 		fprintf(B.csv, "%u,%u,%u,%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.4f,"
-			"%.3f,%.3f,%.4f,%" PRIu64 "\n", P, L, C, nw,
+			"%.3f,%.3f,%.4f,%" PRIu64 ",%s\n", P, L, C, nw,
 			o->rounds, a.n_coll,
 			(uint64_t)a.n_coll * C * P * L, sw_best, ce_best,
 			sw_best / ce_best, sw_med, ce_med,
-			sw_best * 1e3 / 8 / L, cs.held_total);
+			sw_best * 1e3 / 8 / L, cs.held_total,
+			o->nic_csum ? "nic" : "software");
 		fclose(B.csv);
 	}
 
@@ -1241,7 +1254,8 @@ usage(FILE *f)
 		"[--payload B] [--chunks C]\n"
 		"                                         [--workers W] "
 		"[--round-mb M] [--rounds R]\n"
-		"                                         [--csv FILE]\n"
+		"                                         [--nic-checksums] "
+		"[--csv FILE]\n"
 		"The switch runs on the EAL lcores after the main one.\n");
 }
 
@@ -1274,6 +1288,7 @@ main(int argc, char **argv)
 		{"round-mb", required_argument, NULL, 'm'},
 		{"rounds", required_argument, NULL, 'r'},
 		{"csv", required_argument, NULL, 'c'},
+		{"nic-checksums", no_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1343,6 +1358,9 @@ main(int argc, char **argv)
 			break;
 		case 'c':
 			B.csv_path = optarg;
+			break;
+		case 'k':
+			ao.nic_csum = 1;
 			break;
 		case 'h':
 			usage(stdout);

@@ -6,9 +6,12 @@
 # same run (bench/switch_bench agg; doc/benchmarks.md says how).
 #
 #   scripts/bench/agg.sh [-o DIR] [-P "4 8"] [-L "256 512 ... 8192"]
-#                        [-w "1"] [-r ROUNDS] [-m ROUND_MB]
+#                        [-w "1"] [-k "sw"] [-r ROUNDS] [-m ROUND_MB]
 #
-# -w "1 2" measures one and two worker lcores (scaling). Contribution Gb/s
+# -w "1 2" measures one and two worker lcores (scaling). -k "sw nic"
+# measures the switch verifying every UDP checksum in software (sw, as on
+# ports without checksum offload) and taking a NIC's verdict instead (nic:
+# the frames arrive marked good, as from a NIC that verified them). Contribution Gb/s
 # per worker core (a round timed whole, from the workers' launch to the
 # drain that takes its last result), median of ROUNDS rounds, and the
 # ratio to the ceiling.
@@ -18,12 +21,14 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 
 OUT='' RANKS="4 8" SIZES="256 512 1024 2048 4096 8192" WORKERS=1 ROUNDS=5 MB=32
-while getopts "o:P:L:w:r:m:h" o; do
+CSUM=sw
+while getopts "o:P:L:w:k:r:m:h" o; do
 	case $o in
 	o) OUT=$OPTARG ;;
 	P) RANKS=$OPTARG ;;
 	L) SIZES=$OPTARG ;;
 	w) WORKERS=$OPTARG ;;
+	k) CSUM=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
 	m) MB=$OPTARG ;;
 	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
@@ -33,13 +38,20 @@ done
 bench_want_ints agg -P "$RANKS" 2
 bench_want_ints agg -L "$SIZES"
 bench_want_ints agg -w "$WORKERS"
+for k in $CSUM; do
+	case $k in
+	sw | nic) ;;
+	*) echo "agg: -k: sw or nic (or both: -k \"sw nic\"), found '$k'" >&2; exit 2 ;;
+	esac
+done
+[ -n "${CSUM// /}" ] || { echo "agg: -k: sw, nic or \"sw nic\"" >&2; exit 2; }
 bench_want_int agg -r "$ROUNDS"
 bench_want_int agg -m "$MB"
 [ "$(id -u)" -eq 0 ] || { echo "agg: needs root (hugepages)" >&2; exit 1; }
 SB=$ACIS_BUILD/bench/switch_bench
 [ -x "$SB" ] || { echo "agg: $SB missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }
 OUT=$(bench_outdir agg "$OUT")
-bench_runinfo "$OUT" "$0 -o $OUT -P \"$RANKS\" -L \"$SIZES\" -w \"$WORKERS\" -r $ROUNDS -m $MB"
+bench_runinfo "$OUT" "$0 -o $OUT -P \"$RANKS\" -L \"$SIZES\" -w \"$WORKERS\" -k \"$CSUM\" -r $ROUNDS -m $MB"
 # a round's templates (about ROUND_MB of contributions plus their mbufs)
 # and the fresh copies the switch or the ceiling reads
 MEM=$(bench_hugepages $(( (MB * 5 + 160) / 2 + 64 )))
@@ -57,9 +69,14 @@ rm -f "$OUT/agg.csv"
 for W in $WORKERS; do
 	for P in $RANKS; do
 		for L in $SIZES; do
-			"$SB" "${EAL[@]}" --file-prefix "ag$$" -- agg --ranks "$P" \
-				--payload "$L" --workers "$W" --rounds "$ROUNDS" \
-				--round-mb "$MB" --csv "$OUT/agg.csv" | tee -a "$OUT/log.txt"
+			for k in $CSUM; do
+				flag=()
+				[ "$k" = nic ] && flag=(--nic-checksums)
+				"$SB" "${EAL[@]}" --file-prefix "ag$$" -- agg --ranks "$P" \
+					--payload "$L" --workers "$W" --rounds "$ROUNDS" \
+					--round-mb "$MB" "${flag[@]}" --csv "$OUT/agg.csv" |
+					tee -a "$OUT/log.txt"
+			done
 		done
 	done
 done
@@ -72,13 +89,13 @@ if not rows:
 lines = ["# allreduce float32 sum through the aggregation stage; contribution Gb/s per worker core",
          "# (median of %s rounds) against a streaming sum over the same bytes on the same cores"
          % rows[0]["rounds"],
-         "%5s %8s %7s %12s %12s %7s %10s" % ("ranks", "payload", "workers", "switch", "ceiling",
-                                           "ratio", "Mcontrib/s")]
+         "%5s %8s %7s %9s %12s %12s %7s %10s" % ("ranks", "payload", "workers", "checksums",
+                                                "switch", "ceiling", "ratio", "Mcontrib/s")]
 for r in rows:
     sw, ce = float(r["switch_gbps_core_median"]), float(r["ceiling_gbps_core_median"])
-    lines.append("%5s %8s %7s %12.2f %12.2f %6.3fx %10.3f" % (
-        r["ranks"], r["payload_bytes"], r["workers"], sw, ce, sw / ce,
-        sw * 1e3 / 8 / int(r["payload_bytes"])))
+    lines.append("%5s %8s %7s %9s %12.2f %12.2f %6.3fx %10.3f" % (
+        r["ranks"], r["payload_bytes"], r["workers"], r.get("checksums", "software"), sw, ce,
+        sw / ce, sw * 1e3 / 8 / int(r["payload_bytes"])))
 open(sys.argv[2], "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

@@ -53,19 +53,29 @@ def agg(src, png):
     data = rows(src)
     workers = sorted({int(r["workers"]) for r in data})
     ranks = sorted({int(r["ranks"]) for r in data})
+    modes = [m for m in ("software", "nic")
+             if any(r.get("checksums", "software") == m for r in data)]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for P in ranks:
         for W in workers:
-            sel = sorted((int(r["payload_bytes"]), float(r["switch_gbps_core_median"]),
-                          float(r["ceiling_gbps_core_median"])) for r in data
-                         if int(r["ranks"]) == P and int(r["workers"]) == W)
-            if not sel:
-                continue
-            xs = [s[0] for s in sel]
-            tag = "%d ranks, %d worker%s" % (P, W, "s" if W > 1 else "")
-            line, = ax.plot(xs, [s[1] for s in sel], "o-", label="switch, " + tag)
-            ax.plot(xs, [s[2] for s in sel], "s--", color=line.get_color(),
-                    alpha=0.6, label="streaming sum, " + tag)
+            color = None
+            for mode in modes:
+                sel = sorted((int(r["payload_bytes"]), float(r["switch_gbps_core_median"]),
+                              float(r["ceiling_gbps_core_median"])) for r in data
+                             if int(r["ranks"]) == P and int(r["workers"]) == W
+                             and r.get("checksums", "software") == mode)
+                if not sel:
+                    continue
+                xs = [s[0] for s in sel]
+                tag = "%d ranks, %d worker%s" % (P, W, "s" if W > 1 else "")
+                sw = "switch" if len(modes) == 1 else \
+                    "switch, checksums " + ("in software" if mode == "software" else "by the NIC")
+                line, = ax.plot(xs, [s[1] for s in sel], "o-" if mode == "software" else "^-.",
+                                color=color, label=sw + ", " + tag)
+                if color is None:
+                    color = line.get_color()
+                    ax.plot(xs, [s[2] for s in sel], "s--", color=color,
+                            alpha=0.6, label="streaming sum, " + tag)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("contribution payload (bytes)")
     ax.set_ylabel("contribution Gb/s per core")
@@ -143,7 +153,7 @@ def lookaside(src, png):
 
 def scaling(agg_src, e2e_src, png):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    data = rows(agg_src)
+    data = [r for r in rows(agg_src) if r.get("checksums", "software") == "software"]
     sizes = sorted({int(r["payload_bytes"]) for r in data})
     # the smallest, a middle and the largest payload, or it is unreadable
     sizes = sorted({sizes[0], sizes[len(sizes) // 2], sizes[-1]})

@@ -76,6 +76,8 @@ expect "fwd.sh -p tap" 2 fwd.sh -p tap
 expect "fwd.sh -p ''" 2 fwd.sh -p ''
 expect "agg.sh -P 1" 2 agg.sh -P 1
 expect "agg.sh -L ''" 2 agg.sh -L ''
+expect "agg.sh -k hw" 2 agg.sh -k hw
+expect "agg.sh -k ''" 2 agg.sh -k ''
 expect "lookaside.sh -t 0" 2 lookaside.sh -t 0
 expect "scaling.sh -w two" 2 scaling.sh -w two
 expect "scaling.sh -a with no agg.csv" 2 scaling.sh -a /nonexistent/acis-agg
