@@ -138,9 +138,11 @@ la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
 static inline void
 prefetch_ahead(void **objs, uint16_t i, uint16_t n, uint64_t mac)
 {
-	if (i + 6 < n)
+	if (i + 6 < n) {
 		rte_prefetch0(rte_pktmbuf_mtod((struct rte_mbuf *)objs[i + 6],
 					       void *));
+		rte_prefetch0_write(acis_meta(objs[i + 6]));
+	}
 	if (i + 3 < n) {
 		const struct rte_mbuf *a = objs[i + 3];
 		const uint8_t *f = rte_pktmbuf_mtod(a, const uint8_t *);
