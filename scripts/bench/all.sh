@@ -22,12 +22,12 @@ mkdir -p "$OUT"
 "$D/setup.sh"
 if [ -n "${QUICK:-}" ]; then
 	"$D/fwd.sh" -o "$OUT/fwd" -s 1 -r 1
-	"$D/agg.sh" -o "$OUT/agg" -L "256 8192" -r 2 -m 16 -w "1 2"
+	"$D/agg.sh" -o "$OUT/agg" -L "256 8192" -r 2 -m 16 -w "1 2" -k "sw nic"
 	"$D/e2e.sh" -o "$OUT/e2e" -n "2 4" -i 20 -w 2 -S 65536
 	"$D/lookaside.sh" -o "$OUT/lookaside" -t 0.1
 else
 	"$D/fwd.sh" -o "$OUT/fwd"
-	"$D/agg.sh" -o "$OUT/agg" -w "1 2"
+	"$D/agg.sh" -o "$OUT/agg" -w "1 2" -k "sw nic"
 	"$D/e2e.sh" -o "$OUT/e2e" -n "2 3 4" -i 100 -w 10
 	"$D/lookaside.sh" -o "$OUT/lookaside"
 fi
