@@ -51,18 +51,33 @@ stop_switch() {
 	"$TB" down -p "$PREFIX" >/dev/null 2>&1 || true
 }
 
+# every_port_verifies WHAT: each port's rx_checksum in /acis/ports is WHAT
+every_port_verifies() {
+	local p
+	for p in h0 h1 h2 h3; do
+		check "$p verifies checksums: $1" [ "$(port_field $p rx_checksum)" = "$1" ]
+	done
+}
+
+# collectives NAME JOB acis-coll-check options...: 4 ranks, all right
+collectives() {
+	local name=$1 job=$2 ok=0; shift 2
+	acis_run_ranks "$PREFIX" 4 "$job" "$DIR" --timeout 30000 "$@" || ok=1
+	acis_rank_fails "$DIR" 4
+	check "$name: $(tail -n 1 "$DIR/rank0.log")" [ "$ok" -eq 0 ]
+}
+
+# wait_drops REASON N: until the switch counts N drops for REASON
+wait_drops() {
+	acis_wait_for 20 bash -c "[ \$(\"$ACIS_BUILD/app/acisctl/acisctl\" -f $PREFIX --raw /acis/drops | grep -o '\"$1\": *[0-9]*' | grep -o '[0-9]*\$') -ge $2 ]" || true
+}
+
 # --- rx_checksum on: the port's verdicts --------------------------------
 start_switch on
 check "h0 pings h1 over tap ports" hx h0 ping -c 2 -i 0.2 -W 2 -q 10.77.0.11
-for p in h0 h1 h2 h3; do
-	check "$p: the port verifies IPv4 and UDP checksums" \
-		[ "$(port_field $p rx_checksum)" = "ipv4,udp" ]
-done
-ok=0
-acis_run_ranks "$PREFIX" 4 301 "$DIR" --timeout 30000 \
-	--sizes 4,1000,65536,1048576 --dtypes float32,int32 || ok=1
-acis_rank_fails "$DIR" 4
-check "4 hosts, every collective, 4 B..1 MiB: $(tail -n 1 "$DIR/rank0.log")" [ "$ok" -eq 0 ]
+every_port_verifies ipv4,udp
+collectives "4 hosts, every collective, 4 B..1 MiB" 301 \
+	--sizes 4,1000,65536,1048576 --dtypes float32,int32
 for p in h0 h1 h2 h3; do
 	good=$(port_field $p rx_csum_good)
 	rx=$(port_field $p rx_pkts)
@@ -74,7 +89,7 @@ udp0=$(drops udp_bad_checksum) ip0=$(drops ipv4_bad_checksum)
 bad0=$(port_field h0 rx_csum_bad)
 bad_frames udp 5
 bad_frames ipv4 3
-acis_wait_for 20 bash -c "[ \$(\"$ACIS_BUILD/app/acisctl/acisctl\" -f $PREFIX --raw /acis/drops | grep -o '\"ipv4_bad_checksum\": *[0-9]*' | grep -o '[0-9]*$') -ge $((ip0 + 3)) ]" || true
+wait_drops ipv4_bad_checksum $((ip0 + 3))
 check "5 frames with a bad UDP checksum: the port said bad, software agreed, dropped as udp_bad_checksum" \
 	bash -c "[ $(( $(port_field h0 rx_csum_bad) - bad0 )) -eq 5 ] && [ $(( $(drops udp_bad_checksum) - udp0 )) -eq 5 ]"
 check "3 frames with a bad IPv4 header checksum dropped as ipv4_bad_checksum" \
@@ -84,20 +99,14 @@ stop_switch
 
 # --- rx_checksum off: everything verified in software ---------------------
 start_switch off
-for p in h0 h1 h2 h3; do
-	check "$p: rx_checksum off, the switch verifies in software" \
-		[ "$(port_field $p rx_checksum)" = "software" ]
-done
-ok=0
-acis_run_ranks "$PREFIX" 4 302 "$DIR" --timeout 30000 \
-	--sizes 4,65536 --dtypes float32 || ok=1
-acis_rank_fails "$DIR" 4
-check "4 hosts, every collective, verified in software: $(tail -n 1 "$DIR/rank0.log")" [ "$ok" -eq 0 ]
+every_port_verifies software
+collectives "4 hosts, every collective, verified in software" 302 \
+	--sizes 4,65536 --dtypes float32
 check "no port verdict counted" \
 	bash -c "[ $(port_field h0 rx_csum_good) -eq 0 ] && [ $(port_field h0 rx_csum_bad) -eq 0 ]"
 udp0=$(drops udp_bad_checksum)
 bad_frames udp 4
-acis_wait_for 20 bash -c "[ \$(\"$ACIS_BUILD/app/acisctl/acisctl\" -f $PREFIX --raw /acis/drops | grep -o '\"udp_bad_checksum\": *[0-9]*' | grep -o '[0-9]*$') -ge $((udp0 + 4)) ]" || true
+wait_drops udp_bad_checksum $((udp0 + 4))
 check "4 frames with a bad UDP checksum dropped in software" \
 	[ $(( $(drops udp_bad_checksum) - udp0 )) -eq 4 ]
 stop_switch
