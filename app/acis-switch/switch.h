@@ -127,8 +127,9 @@ struct acis_lcore_stats {
 	uint64_t polls;        /**< graph walks */
 	uint64_t idle_polls;   /**< walks that found no packet */
 	uint64_t rx_direct;    /**< frames the RX stage transmitted itself */
-	/* ports with RX checksum offload: UDP checksums the device found
-	 * good (not verified again) and bad (verified again, in software) */
+	/* ports with RX checksum offload, frames the parse stage classifies:
+	 * UDP checksums the device found good (not verified again) and bad
+	 * (verified again, in software) */
 	uint64_t port_csum_good[ACIS_MAX_PORTS];
 	uint64_t port_csum_bad[ACIS_MAX_PORTS];
 } __rte_cache_aligned;
