@@ -99,6 +99,24 @@ acis_coll_counter() { acis_counter "$1" /acis/collectives "$2"; }
 # A figure of the switch's DPDK heap: acis_heap PREFIX NAME (Alloc_size...)
 acis_heap() { acis_counter "$1" /eal/heap_info,0 "$2"; }
 
+# Drops a collective run may not cause: all of them but the expected
+# refusals, which are repeated chunks (duplicate), back-pressure (busy:
+# NACK BUSY, the host retries), and repeated confirmations that arrive
+# after their communicator was freed (no_comm) or their rank left the job
+# (not_member; with two workers a confirmation can overtake the LEAVE),
+# and congestion losses the protocol recovers from (handoff_full, tx_full
+# when a two-core machine is overloaded). acis_unexpected_drops PREFIX
+acis_unexpected_drops() {
+	local d=/acis/drops
+	echo $(( $(acis_counter "$1" $d total) - \
+		$(acis_counter "$1" $d acis_duplicate) - \
+		$(acis_counter "$1" $d acis_busy) - \
+		$(acis_counter "$1" $d acis_no_comm) - \
+		$(acis_counter "$1" $d acis_not_member) - \
+		$(acis_counter "$1" $d handoff_full) - \
+		$(acis_counter "$1" $d tx_full) ))
+}
+
 # Whether the switch has N aggregation slots open, as before a test
 # (acis_wait_for ... acis_slots_back PREFIX N): acis_slots_back PREFIX N
 acis_slots_back() { [ "$(acis_coll_counter "$1" slots_in_use)" -eq "$2" ]; }

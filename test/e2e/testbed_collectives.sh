@@ -82,20 +82,8 @@ check "management communicator {0,2} (id ${id:-none}): $(tail -n 1 "$DIR/rank0.l
 acis_wait_for 80 acis_slots_back "$PREFIX" 0 || true
 in_use=$(acis_coll_counter "$PREFIX" slots_in_use)
 held=$(acis_coll_counter "$PREFIX" held_now)
-# Expected refusals: repeated chunks (duplicate), back-pressure (busy:
-# NACK BUSY, the host retries), and repeated confirmations that arrive
-# after their communicator was freed (no_comm) or their rank left the job
-# (not_member; with two workers a confirmation can overtake the LEAVE),
-# and congestion losses the protocol recovers from (handoff_full, tx_full
-# when a two-core machine is overloaded). Anything else is a fault.
 acis_ctl "$PREFIX" drops | grep -v ': 0' | sed 's/^ */    /' | grep -v '^    [{}]' || true
-drops=$(( $(acis_counter "$PREFIX" /acis/drops total) - \
-	$(acis_counter "$PREFIX" /acis/drops acis_duplicate) - \
-	$(acis_counter "$PREFIX" /acis/drops acis_busy) - \
-	$(acis_counter "$PREFIX" /acis/drops acis_no_comm) - \
-	$(acis_counter "$PREFIX" /acis/drops acis_not_member) - \
-	$(acis_counter "$PREFIX" /acis/drops handoff_full) - \
-	$(acis_counter "$PREFIX" /acis/drops tx_full) ))
+drops=$(acis_unexpected_drops "$PREFIX")
 completed=$(acis_coll_counter "$PREFIX" slots_completed)
 comms=$(acis_coll_counter "$PREFIX" comms)
 check "no aggregation slot left open (got $in_use)" [ "$in_use" -eq 0 ]
