@@ -31,7 +31,8 @@ acis_cgra_fault(struct acis_cgra *m, int code, const char *fmt, ...)
 	int len;
 
 	len = snprintf(m->errmsg, sizeof(m->errmsg), "instruction %zu (%s): ",
-		       m->pc, in->op == XOP_VLE_MACC_OUT ?
+		       m->pc, in->op == XOP_VLE_MACC_OUT ||
+		       in->op == XOP_VLE_MACC_OUT_LOOP ?
 		       acis_cgra_isa_mnemonic(OP_VLE) :
 		       in->op >= OP_COUNT ? "csrrw" :
 		       acis_cgra_isa_mnemonic(in->op));
@@ -356,7 +357,7 @@ check_flow(struct loader *l, uint32_t *state)
  * when the fused kernel declines (cgra_kern_tmpl.h).
  */
 static void
-fuse(struct cgra_insn *prog, size_t n)
+fuse(struct cgra_insn *prog, size_t n, unsigned int n_vpe)
 {
 	size_t i;
 
@@ -368,6 +369,14 @@ fuse(struct cgra_insn *prog, size_t n)
 		    prog[i + 1].va == a->va && prog[i + 2].va == a->va &&
 		    prog[i + 1].vl == a->vl && prog[i + 2].vl == a->vl)
 			prog[i].op = XOP_VLE_MACC_OUT;
+		/* on one VPE, the three as the body of a loop that steps
+		 * through stream_in: add; csrrw rt, sin_left; bne back */
+		if (prog[i].op == XOP_VLE_MACC_OUT && n_vpe == 1 &&
+		    i + 5 < n && prog[i + 3].op == OP_ADD &&
+		    prog[i + 4].op == XOP_CSR_SIN_LEFT &&
+		    prog[i + 5].op == OP_BNE &&
+		    prog[i + 5].imm == (int32_t)i)
+			prog[i].op = XOP_VLE_MACC_OUT_LOOP;
 	}
 }
 
@@ -462,7 +471,7 @@ build_tables(struct acis_cgra *m, const uint32_t *w, size_t n)
 		return NULL;
 	}
 	if (!(m->cfg.flags & ACIS_CGRA_F_NOFUSE))
-		fuse(prog, n);
+		fuse(prog, n, m->cfg.n_vpe);
 	return prog;
 }
 

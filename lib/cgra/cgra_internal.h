@@ -34,6 +34,10 @@ enum {
 	 * the vle of the three (the loader's fusion; the two after it keep
 	 * their own ops, for branches that land on them) */
 	XOP_VLE_MACC_OUT,
+	/* the same three as the body of a loop that steps the vle's address
+	 * and runs until stream_in is empty (axpy's, on one VPE):
+	 *   add; csrrw rt, sin_left, x0; bne rt, x0, <the vle> */
+	XOP_VLE_MACC_OUT_LOOP,
 	XOP_COUNT
 };
 

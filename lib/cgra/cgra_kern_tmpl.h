@@ -313,6 +313,92 @@ KFN(k_vle_macc_out)(struct acis_cgra *m, const struct cgra_insn *in)
 	return 1;
 }
 
+/* o[e] = a s[e] + y[e] for e < cnt, y[e] up to vl: o is the caller's
+ * buffer, apart from stream_in (checked) and from the bank. */
+static inline __attribute__((always_inline)) void
+KFN(axpy_out)(f32u *restrict o, float a, const f32u *restrict s,
+	      const f32u *restrict y, uint32_t cnt, uint32_t vl)
+{
+	uint32_t e;
+
+	for (e = 0; e < cnt; e++)
+		o[e] = fmaf(a, s[e], y[e]);
+	for (; e < vl; e++)
+		o[e] = y[e];
+}
+
+/*
+ * XOP_VLE_MACC_OUT_LOOP: the fused three, then
+ *   add; csrrw rt, sin_left; bne rt, x0, <the vle>
+ * (axpy's loop, marked by the loader on one VPE only), whole iterations
+ * of the six in one call: no dispatch between them, the checks once per
+ * iteration, and vd written once, at the end, instead of every iteration
+ * (nothing in the loop reads it, and each iteration's load overwrites
+ * all vl elements, so only the last one's values can be seen; on one
+ * VPE they are the bytes that iteration streamed out). An iteration runs
+ * only when all of it can: the fused three's checks pass and room
+ * (instructions left in the budget after this one's vle, already counted)
+ * holds its six. Returns how many ran; *done is set when the last one's
+ * branch fell through. With none run, the caller runs the three alone,
+ * which then fault or decline as they would.
+ */
+static __attribute__((noinline)) uint32_t
+KFN(k_stream_loop)(struct acis_cgra *m, const struct cgra_insn *in,
+		   uint64_t room, int *done)
+{
+	const uint32_t vl = in[0].vl;
+	const size_t bytes = (size_t)vl * 4;
+	const unsigned int bank = in[0].bank != 0 ? in[0].bank : 1;
+	uint32_t *const x = m->x;
+	const f32u *last = NULL;
+	uint32_t it = 0, cnt, k;
+	uint64_t need = 5; /* the first vle is counted */
+
+	*done = 0;
+	if (P != 1 || m->cfg.n_vpe != 1)
+		return 0;
+	while (room >= need) {
+		const f32u *y = (const f32u *)cgra_bank_span(m, bank,
+							    x[in[0].rs1],
+							    bytes);
+		const size_t sin_bytes = m->sin_len - m->sin_pos < bytes ?
+					 m->sin_len - m->sin_pos : bytes;
+		const uintptr_t o8 = (uintptr_t)(m->sout + m->sout_pos);
+		const uintptr_t s8 = (uintptr_t)(m->sin + m->sin_pos);
+		const f32u *s;
+		f32u *o;
+		float a;
+
+		k = x[in[1].rs1];
+		if (y == NULL || k >= m->n_elems ||
+		    (k >= in[0].va && k - in[0].va < vl) ||
+		    bytes > m->sout_cap - m->sout_pos ||
+		    (o8 < s8 + sin_bytes && s8 < o8 + bytes))
+			break;
+		a = m->vrf[k];
+		o = (f32u *)(m->sout + m->sout_pos);
+		s = (const f32u *)cgra_stream_take(m, vl, &cnt);
+		KFN(axpy_out)(o, a, s, y, cnt, vl);
+		last = o;
+		m->sout_pos += bytes;
+		cgra_account(m, vl);
+		cgra_account(m, cnt);
+		cgra_account_out(m, vl);
+		x[in[3].rd] = x[in[3].rs1] + x[in[3].rs2];
+		x[in[4].rd] = (uint32_t)(m->sin_len - m->sin_pos);
+		room -= need;
+		need = 6;
+		it++;
+		if (x[in[5].rs1] == x[in[5].rs2]) {
+			*done = 1;
+			break;
+		}
+	}
+	if (last != NULL)
+		memcpy(m->vrf + in[0].va, last, bytes);
+	return it;
+}
+
 /*
  * The run loop: decoded instructions only, threaded (each instruction
  * ends with its own indirect jump to the next one's code, which predicts
@@ -375,6 +461,7 @@ KFN(execute)(struct acis_cgra *m, uint64_t *insns, uint64_t *vinsns)
 		[XOP_CSR_SIN_WORD] = &&l_sin_word,
 		[XOP_CSR_SIN_LEFT] = &&l_sin_left,
 		[XOP_VLE_MACC_OUT] = &&l_vle_macc_out,
+		[XOP_VLE_MACC_OUT_LOOP] = &&l_stream_loop,
 	};
 	const struct cgra_insn *const prog = m->prog;
 	const struct cgra_insn *in = prog;
@@ -442,6 +529,22 @@ l_streamout:
 	VECTOR(KFN(k_streamout));
 l_streamout_sin:
 	VECTOR(k_streamout_sin);
+l_stream_loop:
+	/* whole iterations of the loop; its branch, when it falls
+	 * through, leaves for the instruction after it */
+	{
+		int done;
+		uint32_t it = KFN(k_stream_loop)(m, in, budget - count, &done);
+
+		if (it != 0) {
+			count += (uint64_t)it * 6 - 1;
+			vcount += (uint64_t)it * 3;
+			if (done)
+				in += 6;
+			DISPATCH();
+		}
+	}
+	/* fall through: the three on their own */
 l_vle_macc_out:
 	/* the three count as three, and the budget may end between them */
 	if (likely(budget - count >= 2) && KFN(k_vle_macc_out)(m, in)) {

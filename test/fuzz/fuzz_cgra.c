@@ -118,7 +118,8 @@ fused(const struct acis_cgra *m)
 	size_t i;
 
 	for (i = 0; i < m->n_insns; i++)
-		if (m->prog[i].op == XOP_VLE_MACC_OUT)
+		if (m->prog[i].op == XOP_VLE_MACC_OUT ||
+		    m->prog[i].op == XOP_VLE_MACC_OUT_LOOP)
 			return 1;
 	return 0;
 }

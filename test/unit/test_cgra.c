@@ -1769,7 +1769,10 @@ test_axpy_matches_fmaf_for_any_length(void **state)
  * ending mid-chunk and mid-word, v0[x] inside vd, a branch into the
  * middle of a fused three, too little output room, a load outside the
  * bank, budgets ending between the three, stream_out at an odd address
- * and stream_out overlapping stream_in.
+ * and stream_out overlapping stream_in. On one VPE the loop around the
+ * three (add; csrrw rt, sin_left; bne back) runs as a whole: the same
+ * cases apply, stopping in any iteration, and loops whose registers
+ * overlap (a step that is the last sin_left, a v0[x] index that is).
  */
 enum { LAYOUT_APART, LAYOUT_ODD_OUT, LAYOUT_OVERLAP };
 
@@ -1782,7 +1785,7 @@ run_both(const char *src, unsigned int n_vpe, uint64_t budget,
 	struct acis_cgra_run_stats st[2];
 	size_t ol[2];
 	float y[256];
-	int rc[2], f, r, fused[2] = {0, 0};
+	int rc[2], f, r, fused[2] = {0, 0}, loops = 0;
 	unsigned int k, p;
 
 	for (f = 0; f < 2; f++) {
@@ -1804,11 +1807,16 @@ run_both(const char *src, unsigned int n_vpe, uint64_t budget,
 		/* after the load, which clears the VRFs: a per VPE */
 		for (p = 0; p < n_vpe; p++)
 			set_vrf(m[f], p, 3, 1.5f + (float)p);
-		for (k = 0; k < m[f]->n_insns; k++)
-			fused[f] += m[f]->prog[k].op == XOP_VLE_MACC_OUT;
+		for (k = 0; k < m[f]->n_insns; k++) {
+			fused[f] += m[f]->prog[k].op == XOP_VLE_MACC_OUT ||
+				    m[f]->prog[k].op == XOP_VLE_MACC_OUT_LOOP;
+			loops += m[f]->prog[k].op == XOP_VLE_MACC_OUT_LOOP;
+		}
 	}
 	assert_true(fused[0] > 0);
 	assert_int_equal(fused[1], 0);
+	/* the loop, on one VPE only */
+	assert_int_equal(loops, n_vpe == 1 ? 1 : 0);
 	/* twice: registers and VRFs carry over to the next run */
 	for (r = 0; r < 2; r++) {
 		for (f = 0; f < 2; f++) {
@@ -1849,7 +1857,8 @@ run_both(const char *src, unsigned int n_vpe, uint64_t budget,
 static void
 test_fused_sequence_runs_as_its_three_instructions(void **state)
 {
-	/* %u: v0[x]'s element; %u: the bank step; %s: the vle's bank */
+	/* %u: v0[x]'s element; %u: the bank step; %s: the vle's bank;
+	 * %s: the loop's step and sin_left registers */
 	static const char loop[] =
 		"\taddi x1, x0, %u\n"
 		"\tvsetivli x0, 24, e32, m2\n"
@@ -1857,9 +1866,7 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		"again:\tvle32.v v2, (x7)%s\n"
 		"\tvmacc.vx v2, x1, sin\n"
 		"\tstreamout.v v2\n"
-		"\tadd x7, x7, x9\n"
-		"\tcsrrw x5, sin_left, x0\n"
-		"\tbne x5, x0, again\n"
+		"%s"
 		/* the second run branches into the middle of a fused
 		 * three, the first runs it from its vle */
 		"\tbne x6, x0, mid\n"
@@ -1873,12 +1880,34 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		const char *bank;
 		unsigned int x;     /* 35: inside v2 (elements 32..55) */
 		unsigned int step;  /* bytes; 2000: the third chunk is off the bank */
+		const char *tail;   /* NULL: add x7, x7, x9; x5 = sin_left */
 	} cases[] = {
-		{1, "", 3, 96}, {1, ", b1", 3, 96}, {4, ", b2", 3, 96},
-		{3, ", b1", 3, 96}, {3, "", 3, 96}, {4, "", 3, 96},
-		{1, "", 35, 96}, {3, ", b3", 35, 96},
-		{1, "", 3, 2000}, {4, ", b1", 3, 2000},
+		{1, "", 3, 96, NULL}, {1, ", b1", 3, 96, NULL},
+		{4, ", b2", 3, 96, NULL}, {3, ", b1", 3, 96, NULL},
+		{3, "", 3, 96, NULL}, {4, "", 3, 96, NULL},
+		{1, "", 35, 96, NULL}, {3, ", b3", 35, 96, NULL},
+		{1, "", 3, 2000, NULL}, {4, ", b1", 3, 2000, NULL},
+		/* the step is the previous sin_left (x5 starts at 0) */
+		{1, "", 3, 96, "\tadd x7, x7, x5\n"
+			       "\tcsrrw x5, sin_left, x0\n"
+			       "\tbne x5, x0, again\n"},
+		/* sin_left is the step, and the branch tests another
+		 * register (zero): one iteration */
+		{1, ", b1", 3, 0, "\tadd x7, x7, x9\n"
+				  "\tcsrrw x9, sin_left, x0\n"
+				  "\tbne x5, x0, again\n"},
+		/* sin_left is v0[x]'s index, beyond the VRF at first */
+		{1, "", 3, 8, "\tadd x7, x7, x9\n"
+			      "\tcsrrw x1, sin_left, x0\n"
+			      "\tbne x1, x0, again\n"},
+		/* the branch's operands the other way round */
+		{1, "", 3, 96, "\tadd x7, x9, x7\n"
+			       "\tcsrrw x5, sin_left, x0\n"
+			       "\tbne x0, x5, again\n"},
 	};
+	static const char step_tail[] = "\tadd x7, x7, x9\n"
+					"\tcsrrw x5, sin_left, x0\n"
+					"\tbne x5, x0, again\n";
 	static const size_t lens[] = {0, 5, 60, 96, 97, 300};
 	static const size_t caps[] = {4096, 100};
 	struct acis_cgra_config bad = {.flags = 0x2};
@@ -1894,7 +1923,9 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		in[c] = (float)c * 1.25f - 33.0f;
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		snprintf(src, sizeof(src), loop, cases[c].x, cases[c].step,
-			 cases[c].bank, cases[c].bank);
+			 cases[c].bank,
+			 cases[c].tail != NULL ? cases[c].tail : step_tail,
+			 cases[c].bank);
 		for (l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
 			for (o = 0; o < sizeof(caps) / sizeof(caps[0]); o++)
 				for (layout = LAYOUT_APART;
