@@ -101,10 +101,15 @@ acis_cgra_create(const struct acis_cgra_config *cfg)
 	for (k = 1; k <= c.n_banks; k++)
 		m->bank_size[k] = c.bank_size;
 	for (k = 0; k <= c.n_banks; k++) {
-		/* calloc(0) may return NULL; a bank always has a byte */
-		m->bank[k] = calloc(1, m->bank_size[k] + 1);
-		if (m->bank[k] == NULL)
+		/* calloc(0) may return NULL; a bank always has a byte.
+		 * Aligned to a cache line, so the kernels' vector loads of
+		 * aligned addresses do not straddle two (calloc keeps a
+		 * large bank's pages untouched until used). */
+		m->bank_mem[k] = calloc(1, m->bank_size[k] + 1 + 63);
+		if (m->bank_mem[k] == NULL)
 			break;
+		m->bank[k] = (uint8_t *)(((uintptr_t)m->bank_mem[k] + 63) &
+					 ~(uintptr_t)63);
 	}
 	if (m->vrf == NULL || m->tail == NULL || k <= c.n_banks) {
 		acis_cgra_free(m);
@@ -124,7 +129,7 @@ acis_cgra_free(struct acis_cgra *m)
 	if (m == NULL)
 		return;
 	for (k = 0; k < ACIS_CGRA_MAX_BANKS; k++)
-		free(m->bank[k]);
+		free(m->bank_mem[k]);
 	free(m->vrf);
 	free(m->tail);
 	free(m->prog);

@@ -67,7 +67,8 @@ struct acis_cgra {
 	unsigned int P;           /* VPE slots per element in vrf */
 	uint32_t n_elems;         /* elements per VRF: 16 * vrf_regs */
 	float *vrf;               /* [n_elems][P] */
-	uint8_t *bank[ACIS_CGRA_MAX_BANKS];
+	uint8_t *bank[ACIS_CGRA_MAX_BANKS];      /* 64-byte aligned, in: */
+	void *bank_mem[ACIS_CGRA_MAX_BANKS];    /* what calloc gave */
 	size_t bank_size[ACIS_CGRA_MAX_BANKS];
 	uint32_t base[ACIS_CGRA_MAX_BANKS];
 	uint32_t ctrl;            /* AP_DONE and AP_READY bits */
