@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The direct path, shared by the stages that take it. A frame that only passes through the switch (acis_pkt_passing_k)
- * to a station the MAC table knows on another port needs nothing but its
- * TX port: no parse result, no metadata. The parse stage sends such frames
+ * The direct path, shared by the stages that take it (RX and parse). A
+ * frame that only passes through the switch (acis_pkt_passing_k) to a
+ * station the MAC table knows on another port needs nothing but its TX
+ * port: no parse result, no metadata. The parse stage sends such frames
  * straight to that port's TX stage; the RX stage, on an lcore that
  * forwards itself, transmits a burst's leading run of them at once, so the
  * common case of a burst of one flow never enters the graph.

@@ -357,7 +357,10 @@ check_flow(struct loader *l, uint32_t *state)
  * Fusion: sequences that a kernel does in one pass, marked on their first
  * instruction. vle32.v vd; vmacc.vx vd, x, sin; streamout.v vd (load a
  * chunk, multiply-add the stream into it, send it: axpy's loop) becomes
- * XOP_VLE_MACC_OUT. The two after it keep their ops, so a branch into the
+ * XOP_VLE_MACC_OUT; on a machine of one VPE, when the three are the body
+ * of axpy's loop (then add; csrrw rt, sin_left; bne back to the vle), it
+ * becomes XOP_VLE_MACC_OUT_LOOP, whose iterations run in one call. The
+ * instructions after the first keep their ops, so a branch into the
  * middle runs them on their own, and the run loop falls back to the vle
  * when the fused kernel declines (cgra_kern_tmpl.h).
  */

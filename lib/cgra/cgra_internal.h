@@ -34,9 +34,8 @@ enum {
 	 * the vle of the three (the loader's fusion; the two after it keep
 	 * their own ops, for branches that land on them) */
 	XOP_VLE_MACC_OUT,
-	/* the same three as the body of a loop that steps the vle's address
-	 * and runs until stream_in is empty (axpy's, on one VPE):
-	 *   add; csrrw rt, sin_left, x0; bne rt, x0, <the vle> */
+	/* the same three as the body of a loop (axpy's; on one VPE only):
+	 *   add; csrrw rt, sin_left, x0; bne back to the vle */
 	XOP_VLE_MACC_OUT_LOOP,
 	XOP_COUNT
 };
@@ -44,7 +43,8 @@ enum {
 /* One decoded instruction: no bit fields left, operands resolved. */
 struct cgra_insn {
 	uint8_t op;      /* enum cgra_op, an XOP_CSR_* for csrrw, or
-			  * XOP_VLE_MACC_OUT on the first of a fused three */
+			  * XOP_VLE_MACC_OUT(_LOOP) on the first of a fused
+			  * three */
 	uint8_t rd;      /* XSINK when the destination is x0 */
 	uint8_t rs1;
 	uint8_t rs2;
@@ -67,8 +67,8 @@ struct acis_cgra {
 	unsigned int P;           /* VPE slots per element in vrf */
 	uint32_t n_elems;         /* elements per VRF: 16 * vrf_regs */
 	float *vrf;               /* [n_elems][P] */
-	uint8_t *bank[ACIS_CGRA_MAX_BANKS];      /* 64-byte aligned, in: */
-	void *bank_mem[ACIS_CGRA_MAX_BANKS];    /* what calloc gave */
+	uint8_t *bank[ACIS_CGRA_MAX_BANKS];   /* 64-byte aligned, inside */
+	void *bank_mem[ACIS_CGRA_MAX_BANKS];  /* the allocation (freed) */
 	size_t bank_size[ACIS_CGRA_MAX_BANKS];
 	uint32_t base[ACIS_CGRA_MAX_BANKS];
 	uint32_t ctrl;            /* AP_DONE and AP_READY bits */

@@ -329,7 +329,7 @@ KFN(axpy_out)(f32u *restrict o, float a, const f32u *restrict s,
 
 /*
  * XOP_VLE_MACC_OUT_LOOP: the fused three, then
- *   add; csrrw rt, sin_left; bne rt, x0, <the vle>
+ *   add; csrrw rt, sin_left, x0; bne back to the vle
  * (axpy's loop, marked by the loader on one VPE only), whole iterations
  * of the six in one call: no dispatch between them, the checks once per
  * iteration, and vd written once, at the end, instead of every iteration

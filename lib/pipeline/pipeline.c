@@ -330,7 +330,8 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 			n = &p->ctrl_nets[p->n_ctrl_nets];
 			if (slash != NULL) {
 				*slash = '\0';
-				if (acis_conf_u32(slash + 1, &bits) != 0 || bits > 32)
+				if (acis_conf_u32(slash + 1, &bits) != 0 ||
+				    bits > 32)
 					goto bad_net;
 			}
 			if (acis_parse_ipv4(tok, &n->addr) != 0)

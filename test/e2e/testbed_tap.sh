@@ -72,10 +72,11 @@ collectives() {
 		[ "$(acis_unexpected_drops "$PREFIX")" -eq "$d0" ]
 }
 
+# drops_reach REASON N: whether the switch counts N drops for REASON
+drops_reach() { [ "$(drops "$1")" -ge "$2" ]; }
+
 # wait_drops REASON N: until the switch counts N drops for REASON
-wait_drops() {
-	acis_wait_for 20 bash -c "[ \$(\"$ACIS_BUILD/app/acisctl/acisctl\" -f $PREFIX --raw /acis/drops | grep -o '\"$1\": *[0-9]*' | grep -o '[0-9]*\$') -ge $2 ]" || true
-}
+wait_drops() { acis_wait_for 20 drops_reach "$1" "$2" || true; }
 
 # --- rx_checksum on: the port's verdicts --------------------------------
 start_switch on
