@@ -1083,7 +1083,7 @@ agg_run(const struct agg_opts *o)
 {
 	struct agg_run a;
 	unsigned int P = o->ranks, C = o->chunks, L = o->payload;
-	unsigned int nw = o->workers, p, q, k, mtu, slots, data_room;
+	unsigned int nw = o->workers, p, q, k, mtu, slots, data_room, mbufs;
 	uint64_t frames;
 	char *text;
 	size_t len = 0;
@@ -1124,6 +1124,15 @@ agg_run(const struct agg_opts *o)
 	if (slots > 4194304)
 		die("a round of %u collectives of %u chunks needs too many "
 		    "slots: use a smaller --round-mb", a.n_coll, C);
+	/* With several workers the sampler, which takes the results off
+	 * the TX rings, shares a core with a busy worker and may get to
+	 * them only every few milliseconds: room in the switch's pool and
+	 * the TX rings for a whole round's results, or answers go unsent
+	 * for want of an mbuf, the switch's timer sends them again, and the
+	 * round draws more results than it sent contributions for. */
+	mbufs = SW_MBUFS;
+	if (nw > 1 && (uint64_t)a.n_coll * C * P + 8192 > mbufs)
+		mbufs = a.n_coll * C * P + 8192;
 	B.gen++;
 	for (p = 0; p < P; p++) {
 		struct bport *bp = &a.ports[p];
@@ -1132,7 +1141,7 @@ agg_run(const struct agg_opts *o)
 		for (q = 0; q < nw; q++) {
 			bp->rx[q] = make_ring("r", p, q,
 					      (unsigned int)(frames / nw + 64));
-			bp->tx[q] = make_ring("t", p, q, SW_MBUFS);
+			bp->tx[q] = make_ring("t", p, q, mbufs);
 		}
 		make_port(bp, p);
 	}
@@ -1157,7 +1166,7 @@ agg_run(const struct agg_opts *o)
 			 * linger of a minute keeps the switch's resends (every
 			 * linger / 16) out of a throughput round. */
 			"[collective]\nslots = %u\nlinger_ms = 60000\n",
-			mtu, SW_MBUFS, slots);
+			mtu, mbufs, slots);
 	for (p = 0; p < P; p++)
 		len += snprintf(text + len, 65536 - len,
 				"[port p%u]\ndev = %s\nrxd = 128\ntxd = 128\n",

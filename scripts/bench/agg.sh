@@ -53,8 +53,14 @@ SB=$ACIS_BUILD/bench/switch_bench
 OUT=$(bench_outdir agg "$OUT")
 bench_runinfo "$OUT" "$0 -o $OUT -P \"$RANKS\" -L \"$SIZES\" -w \"$WORKERS\" -k \"$CSUM\" -r $ROUNDS -m $MB"
 # a round's templates (about ROUND_MB of contributions plus their mbufs)
-# and the fresh copies the switch or the ceiling reads
-MEM=$(bench_hugepages $(( (MB * 5 + 160) / 2 + 64 )))
+# and the fresh copies the switch or the ceiling reads; with several
+# workers, the switch's pool holds a whole round's results (switch_bench
+# says why): up to ROUND_MB / 256 B of them, about 2.4 KiB each
+PAGES=$(( (MB * 5 + 160) / 2 + 64 ))
+for w in $WORKERS; do
+	[ "$w" -le 1 ] || { PAGES=$(( PAGES + MB * 6 )); break; }
+done
+MEM=$(bench_hugepages $PAGES)
 # main lcore 0 (it samples the results) and worker lcores 1 and 2: lcore 1
 # on core 1 and, with two workers, lcore 2 on core 0 beside the sampler,
 # which sleeps 100 us between samples
