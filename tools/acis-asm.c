@@ -55,7 +55,13 @@ assemble(const char *in, const char *out_path)
 	int rc = 0;
 
 	if (acis_cgra_asm_file(in, &words, &n, err, sizeof(err)) != 0) {
+		size_t len = strlen(in);
+
 		fprintf(stderr, "%s\n", err);
+		if (len >= 4 && strcmp(in + len - 4, ".bin") == 0 &&
+		    strstr(err, "not assembler text") != NULL)
+			fprintf(stderr, "acis-asm: %s is a binary program: "
+				"acis-asm -d disassembles it\n", in);
 		return 1;
 	}
 	if (out_path == NULL)

@@ -11,8 +11,9 @@
 # values only.) The payload goes through in chunks of 128 elements, which
 # stay in the L1-sized register group v16..v23: load y's chunk, fuse in
 # a x from stream_in, stream the chunk out (the loader fuses the three
-# into one pass, and on one VPE the whole loop, doc/cgra-isa.md §10). The last chunk may be short; its
-# tail holds y and is cut off by packet_length. A chunk of 128 wastes at
+# into one pass, and on one VPE the whole loop, doc/cgra-isa.md §10).
+# The last chunk may be short; its tail holds y and is cut off by
+# packet_length. A chunk of 128 wastes at
 # most 127 elements of work on that tail, and a 1500-byte packet is
 # three chunks.
 

@@ -97,6 +97,10 @@ struct acis_cgra {
 				   * one per other instruction at the end */
 	uint64_t eops;
 	uint64_t skipped;
+	/* how often the fused paths ran (the tests check they did): the
+	 * three in one pass, and iterations of the fused loop */
+	uint64_t fused_runs;
+	uint64_t loop_iters;
 	size_t pc;                /* for fault messages */
 	uint32_t *tail;           /* zero-padded copy of a short stream end */
 

@@ -2,8 +2,9 @@
 /*
  * The run loop and the vector kernels of the machine: one instance of
  * cgra_kern_tmpl.h per VRF interleave P (1, 2, 4, 8, 16, 32), each a
- * switch over the decoded ops with the kernels inlined into it, plus what
- * does not depend on P (CSRs, streamout.v sin). acis_cgra_kern_init points
+ * threaded run loop over the decoded ops with the kernels inlined into it
+ * (the fused ones called), plus what does not depend on P (CSRs,
+ * streamout.v sin, the fused kernels' checks). acis_cgra_kern_init points
  * m->exec at the instance for the machine's P once, at creation.
  */
 #include <inttypes.h>
@@ -148,6 +149,39 @@ k_streamout_sin(struct acis_cgra *m, const struct cgra_insn *in)
 	m->sin_pos += len;
 	cgra_account_out(m, (len + 3) / 4);
 	return 0;
+}
+
+/*
+ * Can the fused three (vle32.v vd, (rs1); vmacc.vx vd, xk, sin;
+ * streamout.v vd: in[0..2], see the loader) run in one pass, streaming
+ * words * 4 bytes out? Returns the bank's chunk, or NULL when they must
+ * run on their own instead: a check of theirs would fail (so the fault
+ * names the right one), v0[x] lies in vd (the load changes it before the
+ * multiply reads it), one bank per VPE on a machine of several, or
+ * stream_in and stream_out overlap. XOP_VLE_MACC_OUT and each iteration
+ * of XOP_VLE_MACC_OUT_LOOP ask the same, so both stand for the three
+ * exactly where the three would have run.
+ */
+static inline __attribute__((always_inline)) const f32u *
+fused_chunk(struct acis_cgra *m, const struct cgra_insn *in, size_t words)
+{
+	const uint32_t vl = in[0].vl, x = m->x[in[1].rs1];
+	const size_t sin_left = m->sin_len - m->sin_pos;
+	const size_t sin_bytes = sin_left < (size_t)vl * 4 ? sin_left :
+				 (size_t)vl * 4;
+	/* the caller's buffers, compared as addresses */
+	const uintptr_t o8 = (uintptr_t)(m->sout + m->sout_pos);
+	const uintptr_t s8 = (uintptr_t)(m->sin + m->sin_pos);
+
+	if (in[0].bank == 0 && m->cfg.n_vpe != 1)
+		return NULL;
+	if (x >= m->n_elems || (x >= in[0].va && x - in[0].va < vl) ||
+	    words * 4 > m->sout_cap - m->sout_pos ||
+	    (o8 < s8 + sin_bytes && s8 < o8 + words * 4))
+		return NULL;
+	return (const f32u *)cgra_bank_span(m, in[0].bank != 0 ?
+					    in[0].bank : 1,
+					    m->x[in[0].rs1], (size_t)vl * 4);
 }
 
 #define P 1

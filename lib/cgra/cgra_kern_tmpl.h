@@ -5,8 +5,9 @@
  * or float when P is 1), BCAST(s) (s in every slot), VFMA(r, a, b, c)
  * (r = a * b + c rounded once, per slot) and KFN(name) defined.
  *
- * Each kernel is one loop over the elements of the instruction; per
- * element it handles all VPEs with one P-float vector. When P is 1 the
+ * Each kernel is one loop over the elements of the instruction (the
+ * fused loop's, one such loop per iteration); per element it handles all
+ * VPEs with one P-float vector. When P is 1 the
  * element loops are plain float loops that GCC vectorises along the
  * elements instead. Operand groups were checked by the loader; only
  * run-time addresses (banks, v0[x]) and stream_out room are checked here.
@@ -254,35 +255,20 @@ KFN(k_streamout)(struct acis_cgra *m, const struct cgra_insn *in)
  * from the bank, multiplied in from stream_in, written to the VRF and to
  * stream_out while it is in a register. The result, the VRF, the stream
  * positions and the counts are those of the three on their own. Returns 0
- * when they must run on their own instead: a check of theirs would fail
- * (so the fault names the right one), v0[x] lies in vd (the load changes
- * it before the multiply reads it), one bank per VPE on a machine of
- * several, or stream_in and stream_out overlap.
+ * when they must run on their own instead (fused_chunk says when).
  */
 static __attribute__((noinline)) int
 KFN(k_vle_macc_out)(struct acis_cgra *m, const struct cgra_insn *in)
 {
 	const uint32_t vl = in[0].vl, n = m->cfg.n_vpe;
-	const uint32_t addr = m->x[in[0].rs1], x = m->x[in[1].rs1];
+	const uint32_t x = m->x[in[1].rs1];
 	const size_t words = (size_t)vl * n;
-	const size_t sin_bytes = m->sin_len - m->sin_pos < (size_t)vl * 4 ?
-				 m->sin_len - m->sin_pos : (size_t)vl * 4;
-	/* the caller's buffers, compared as addresses */
-	const uintptr_t o8 = (uintptr_t)(m->sout + m->sout_pos);
-	const uintptr_t s8 = (uintptr_t)(m->sin + m->sin_pos);
 	float *d = m->vrf + (size_t)in[0].va * P;
-	const f32u *y, *s;
+	const f32u *y = fused_chunk(m, in, words), *s;
 	uint32_t e, cnt;
 	VT a, r;
 
-	if (in[0].bank == 0 && n != 1)
-		return 0;
-	y = (const f32u *)cgra_bank_span(m, in[0].bank != 0 ? in[0].bank : 1,
-					 addr, (size_t)vl * 4);
-	if (y == NULL || x >= m->n_elems ||
-	    (x >= in[0].va && x - in[0].va < vl) ||
-	    words * 4 > m->sout_cap - m->sout_pos ||
-	    (o8 < s8 + sin_bytes && s8 < o8 + words * 4))
+	if (y == NULL)
 		return 0;
 	a = *(const VT *)(m->vrf + (size_t)x * P);
 	s = (const f32u *)cgra_stream_take(m, vl, &cnt);
@@ -348,34 +334,22 @@ KFN(k_stream_loop)(struct acis_cgra *m, const struct cgra_insn *in,
 {
 	const uint32_t vl = in[0].vl;
 	const size_t bytes = (size_t)vl * 4;
-	const unsigned int bank = in[0].bank != 0 ? in[0].bank : 1;
 	uint32_t *const x = m->x;
 	const f32u *last = NULL;
-	uint32_t it = 0, cnt, k;
+	uint32_t it = 0, cnt;
 	uint64_t need = 5; /* the first vle is counted */
 
 	*done = 0;
 	if (P != 1 || m->cfg.n_vpe != 1)
 		return 0;
 	while (room >= need) {
-		const f32u *y = (const f32u *)cgra_bank_span(m, bank,
-							    x[in[0].rs1],
-							    bytes);
-		const size_t sin_bytes = m->sin_len - m->sin_pos < bytes ?
-					 m->sin_len - m->sin_pos : bytes;
-		const uintptr_t o8 = (uintptr_t)(m->sout + m->sout_pos);
-		const uintptr_t s8 = (uintptr_t)(m->sin + m->sin_pos);
-		const f32u *s;
+		const f32u *y = fused_chunk(m, in, vl), *s;
 		f32u *o;
 		float a;
 
-		k = x[in[1].rs1];
-		if (y == NULL || k >= m->n_elems ||
-		    (k >= in[0].va && k - in[0].va < vl) ||
-		    bytes > m->sout_cap - m->sout_pos ||
-		    (o8 < s8 + sin_bytes && s8 < o8 + bytes))
+		if (y == NULL)
 			break;
-		a = m->vrf[k];
+		a = m->vrf[x[in[1].rs1]];
 		o = (f32u *)(m->sout + m->sout_pos);
 		s = (const f32u *)cgra_stream_take(m, vl, &cnt);
 		KFN(axpy_out)(o, a, s, y, cnt, vl);
@@ -403,9 +377,9 @@ KFN(k_stream_loop)(struct acis_cgra *m, const struct cgra_insn *in,
  * The run loop: decoded instructions only, threaded (each instruction
  * ends with its own indirect jump to the next one's code, which predicts
  * better than one shared switch), scalar instructions in line, vector
- * ones through the kernels above, inlined (the fused kernel is called: in
- * line it changed how the compiler built the rest of the loop, and the
- * other kernels slowed). Every instruction but a vector one costs a
+ * ones through the kernels above, inlined (the two fused kernels are
+ * called: in line they changed how the compiler built the rest of the
+ * loop, and the other kernels slowed). Every instruction but a vector one costs a
  * cycle; those are counted at the end as count - vcount.
  *
  * csrrw, one op per CSR: rd = x0 does not read (no pop from sin_word),
@@ -537,6 +511,7 @@ l_stream_loop:
 		uint32_t it = KFN(k_stream_loop)(m, in, budget - count, &done);
 
 		if (it != 0) {
+			m->loop_iters += it;
 			count += (uint64_t)it * 6 - 1;
 			vcount += (uint64_t)it * 3;
 			if (done)
@@ -548,6 +523,7 @@ l_stream_loop:
 l_vle_macc_out:
 	/* the three count as three, and the budget may end between them */
 	if (likely(budget - count >= 2) && KFN(k_vle_macc_out)(m, in)) {
+		m->fused_runs++;
 		count += 2;
 		vcount += 3;
 		in += 3;

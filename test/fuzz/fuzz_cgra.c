@@ -126,8 +126,8 @@ fused(const struct acis_cgra *m)
 
 /* State a program finds at its first run, the same on every machine of
  * one input: each data bank starts with the payload (its first byte the
- * bank's number), each VPE's first VRF elements with the payload's words
- * plus the VPE's number, so banks and VPEs differ and v0 is not zero. */
+ * bank's number), VPE p's first VRF elements with the payload's words
+ * plus p + 1, so banks and VPEs differ and v0 is not zero. */
 static void
 seed_state(struct acis_cgra *m, const uint8_t *in, size_t in_len)
 {

@@ -1776,6 +1776,10 @@ test_axpy_matches_fmaf_for_any_length(void **state)
  */
 enum { LAYOUT_APART, LAYOUT_ODD_OUT, LAYOUT_OVERLAP };
 
+/* The fusing machine's fused_runs and loop_iters, summed over run_both's
+ * runs: the tests check the fused paths did run, not only agree. */
+static uint64_t fused_seen, loops_seen;
+
 static void
 run_both(const char *src, unsigned int n_vpe, uint64_t budget,
 	 const void *in, size_t len, size_t out_cap, int layout, int *rc_out)
@@ -1850,6 +1854,9 @@ run_both(const char *src, unsigned int n_vpe, uint64_t budget,
 						 fbits(vrf(m[1], p, k)));
 	}
 	*rc_out = rc[0];
+	fused_seen += m[0]->fused_runs;
+	loops_seen += m[0]->loop_iters;
+	assert_int_equal(m[1]->fused_runs + m[1]->loop_iters, 0);
 	acis_cgra_free(m[0]);
 	acis_cgra_free(m[1]);
 }
@@ -1858,7 +1865,8 @@ static void
 test_fused_sequence_runs_as_its_three_instructions(void **state)
 {
 	/* %u: v0[x]'s element; %u: the bank step; %s: the vle's bank;
-	 * %s: the loop's step and sin_left registers */
+	 * %s: the loop's step and sin_left registers; %s: the second vle's
+	 * bank */
 	static const char loop[] =
 		"\taddi x1, x0, %u\n"
 		"\tvsetivli x0, 24, e32, m2\n"
@@ -1878,14 +1886,17 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 	static const struct {
 		unsigned int n_vpe;
 		const char *bank;
-		unsigned int x;     /* 35: inside v2 (elements 32..55) */
-		unsigned int step;  /* bytes; 2000: the third chunk is off the bank */
+		unsigned int x;     /* 35: inside v2 (elements 32..55); 300:
+				     * beyond the VRF's 256 */
+		unsigned int step;  /* bytes; 2000: the fourth chunk is off
+				     * the bank */
 		const char *tail;   /* NULL: add x7, x7, x9; x5 = sin_left */
 	} cases[] = {
 		{1, "", 3, 96, NULL}, {1, ", b1", 3, 96, NULL},
 		{4, ", b2", 3, 96, NULL}, {3, ", b1", 3, 96, NULL},
 		{3, "", 3, 96, NULL}, {4, "", 3, 96, NULL},
 		{1, "", 35, 96, NULL}, {3, ", b3", 35, 96, NULL},
+		{1, "", 300, 96, NULL}, {4, ", b1", 300, 96, NULL},
 		{1, "", 3, 2000, NULL}, {4, ", b1", 3, 2000, NULL},
 		/* the step is the previous sin_left (x5 starts at 0) */
 		{1, "", 3, 96, "\tadd x7, x7, x5\n"
@@ -1896,7 +1907,9 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		{1, ", b1", 3, 0, "\tadd x7, x7, x9\n"
 				  "\tcsrrw x9, sin_left, x0\n"
 				  "\tbne x5, x0, again\n"},
-		/* sin_left is v0[x]'s index, beyond the VRF at first */
+		/* sin_left is v0[x]'s index: after the first chunk, inside
+		 * v2 (136 bytes: 40), beyond the VRF (400 bytes: 304) or in
+		 * neither */
 		{1, "", 3, 8, "\tadd x7, x7, x9\n"
 			      "\tcsrrw x1, sin_left, x0\n"
 			      "\tbne x1, x0, again\n"},
@@ -1908,20 +1921,22 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 	static const char step_tail[] = "\tadd x7, x7, x9\n"
 					"\tcsrrw x5, sin_left, x0\n"
 					"\tbne x5, x0, again\n";
-	static const size_t lens[] = {0, 5, 60, 96, 97, 300};
+	static const size_t lens[] = {0, 5, 60, 96, 97, 136, 300, 400};
 	static const size_t caps[] = {4096, 100};
 	struct acis_cgra_config bad = {.flags = 0x2};
 	char src[1024];
-	float in[80];
+	float in[128];
 	size_t c, l, o;
 	uint64_t b;
 	int rc, layout, fused_runs = 0;
 
 	(void)state;
 	assert_null(acis_cgra_create(&bad)); /* an unknown flag */
-	for (c = 0; c < 80; c++)
+	for (c = 0; c < 128; c++)
 		in[c] = (float)c * 1.25f - 33.0f;
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		uint64_t fused0 = fused_seen, loops0 = loops_seen;
+
 		snprintf(src, sizeof(src), loop, cases[c].x, cases[c].step,
 			 cases[c].bank,
 			 cases[c].tail != NULL ? cases[c].tail : step_tail,
@@ -1940,8 +1955,17 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		for (b = 1; b <= 40; b++)
 			run_both(src, cases[c].n_vpe, b, in, 300, 4096,
 				 LAYOUT_APART, &rc);
+		/* with v0[x] outside vd and the VRF, the fused paths ran:
+		 * the loop on one VPE, the three on several with one bank */
+		if (cases[c].x < 32 || (cases[c].x >= 56 && cases[c].x < 256)) {
+			if (cases[c].n_vpe == 1)
+				assert_true(loops_seen > loops0);
+			else if (cases[c].bank[0] != '\0')
+				assert_true(fused_seen > fused0);
+		}
 	}
 	assert_true(fused_runs > 0);
+	assert_true(fused_seen > 0 && loops_seen > 0);
 }
 
 /* ---- program files ---- */
