@@ -57,7 +57,7 @@ retire(void *obj, void (*destroy)(void *), void *arg)
 		retire_overflow++; /* leak rather than free under a reader */
 }
 
-/* A contribution's mbuf that held a slot's accumulator (acis_slot_lend),
+/* A contribution's mbuf that held a slot's accumulator (acis_agg_lend),
  * back when the slot closes; the members' result frames that still carry
  * it as their payload segment hold their own references. */
 static void
@@ -140,6 +140,7 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 			return -ENOMEM;
 		}
 		acis_agg_on_release(sh->agg, release_mbuf);
+		acis_agg_set_lend_max(sh->agg, g_sw.lend_max);
 		co->shards[lc->worker_index] = sh;
 		lc->shard = sh;
 	}
@@ -219,6 +220,8 @@ acis_coll_stats_sum(struct acis_coll_stats *out, struct acis_agg_stats *agg)
 		agg->expired += a.expired;
 		agg->lingered += a.lingered;
 		agg->stale += a.stale;
+		agg->lend_refused += a.lend_refused;
+		agg->lent += a.lent;
 		agg->in_use += a.in_use;
 		agg->capacity += a.capacity;
 		agg->high_water += a.high_water;
@@ -269,6 +272,10 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "results_sent", s.results);
 	rte_tel_data_add_dict_u64(d, "results_shared", s.results_shared);
 	rte_tel_data_add_dict_u64(d, "zero_copy_slots", s.zero_copy);
+	rte_tel_data_add_dict_u64(d, "zero_copy_refused", a.lend_refused);
+	rte_tel_data_add_dict_u64(d, "mbufs_in_slots", a.lent);
+	rte_tel_data_add_dict_u64(d, "mbufs_in_slots_max",
+				  (uint64_t)g_sw.lend_max * g_sw.n_workers);
 	rte_tel_data_add_dict_u64(d, "acks_sent", s.acks);
 	rte_tel_data_add_dict_u64(d, "nacks_sent", s.nacks);
 	rte_tel_data_add_dict_u64(d, "ctrl_acks_sent", s.ctrl_acks);

@@ -437,15 +437,20 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 			    "few for the ports' descriptors and lcore caches "
 			    "(need at least %u)", pl->path, pl->mbufs, need);
 	/* An open aggregation slot keeps its first contribution's mbuf as
-	 * its accumulator, as a held contribution keeps its own: a pool
-	 * without room for one per slot can run short while many are open
-	 * (receive queues then drop, and hosts send again). */
-	if ((uint64_t)pl->mbufs < need + (uint64_t)pl->slots * g_sw.n_workers)
-		printf("acis-switch: warning: %s: [switch] mbufs = %u leaves "
-		       "less than one mbuf per aggregation slot (%u slots x %u "
-		       "workers) beyond the ports' %u; with many slots open, "
-		       "receive queues may run short\n", pl->path, pl->mbufs,
-		       pl->slots, g_sw.n_workers, need);
+	 * its accumulator, as a held contribution keeps its own. The slots
+	 * may hold at most half the mbufs beyond the ports' (shared among
+	 * the workers), so collectives that stall cannot take the pool from
+	 * forwarding; a slot beyond that copies its first contribution into
+	 * its own memory instead. */
+	g_sw.lend_max = (pl->mbufs - need) / 2 /
+			(g_sw.n_workers != 0 ? g_sw.n_workers : 1);
+	if ((uint64_t)pl->slots > g_sw.lend_max && g_sw.n_workers != 0)
+		printf("acis-switch: warning: %s: [switch] mbufs = %u lets "
+		       "%u of each worker's %u aggregation slots keep a "
+		       "contribution's mbuf (half the %u beyond the ports' "
+		       "%u); the others copy it (raise mbufs for zero "
+		       "copy)\n", pl->path, pl->mbufs, g_sw.lend_max,
+		       pl->slots, pl->mbufs - need, need);
 	/* One segment holds a whole received frame, so stages never walk
 	 * chains (the only chained frames are answers the collective stage
 	 * builds for TX: headers, then a shared payload segment). */

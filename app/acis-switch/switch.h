@@ -197,6 +197,8 @@ struct acis_switch {
 	 * receive (RX offload on): their good verdicts are not checked again */
 	uint32_t csum_ip_ports;
 	uint32_t csum_l4_ports;
+	/** mbufs each worker's aggregation slots may keep at once */
+	uint32_t lend_max;
 	struct acis_coll_state coll;
 	volatile int quit;
 };

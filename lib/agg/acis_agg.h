@@ -85,9 +85,11 @@ struct acis_agg_stats {
 	uint64_t expired;    /**< open past the deadline: failed */
 	uint64_t lingered;   /**< done, freed by age before every member confirmed */
 	uint64_t stale;      /**< opened by a late retransmission, dropped */
+	uint64_t lend_refused; /**< buffers not taken: the lend limit held */
 	uint32_t in_use;
 	uint32_t capacity;
 	uint32_t high_water;
+	uint32_t lent;       /**< slots whose accumulator is a lent buffer */
 };
 
 /**
@@ -101,6 +103,11 @@ void acis_agg_free(struct acis_agg *a);
 /** The function that takes back a buffer lent to a slot, called when the
  * slot closes and, for slots still open, by acis_agg_free. */
 void acis_agg_on_release(struct acis_agg *a, acis_agg_release_fn fn);
+
+/** How many lent buffers the table holds at most (acis_agg_lend refuses
+ * more, so the lender's pool keeps room for the rest of its work); no
+ * limit until set. */
+void acis_agg_set_lend_max(struct acis_agg *a, uint32_t max_lent);
 
 /** The open slot for key, or NULL. */
 struct acis_slot *acis_agg_find(struct acis_agg *a,
@@ -154,13 +161,11 @@ acis_slot_mark(struct acis_slot *s, uint32_t rank)
 
 /** Let the slot's accumulator live in buf, at acc (the caller's bytes,
  * kept until the slot closes). Only on a slot that has folded nothing and
- * has no lent buffer yet; needs a release function. */
-static inline void
-acis_slot_lend(struct acis_slot *s, void *buf, uint8_t *acc)
-{
-	s->acc_buf = buf;
-	s->acc = acc;
-}
+ * has no lent buffer yet, on a table with a release function. Returns 1
+ * if the slot took buf, 0 if the table already holds its limit of lent
+ * buffers (the slot then keeps its accumulator in its own memory). */
+int acis_agg_lend(struct acis_agg *a, struct acis_slot *s, void *buf,
+		  uint8_t *acc);
 
 /** Has rank contributed? */
 static inline int

@@ -31,6 +31,7 @@ struct acis_agg {
 	struct closed *closed; /* recently closed keys, direct-mapped */
 	uint32_t closed_mask;
 	acis_agg_release_fn release; /* takes back lent accumulators */
+	uint32_t max_lent;
 	struct acis_agg_stats st;
 };
 
@@ -95,6 +96,7 @@ acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 		a->free_list[i] = n_slots - 1 - i;
 	}
 	a->n_free = n_slots;
+	a->max_lent = UINT32_MAX;
 	a->st.capacity = n_slots;
 	return a;
 }
@@ -103,8 +105,10 @@ acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 static void
 acc_home(struct acis_agg *a, struct acis_slot *s)
 {
-	if (s->acc_buf != NULL)
+	if (s->acc_buf != NULL) {
 		a->release(s->acc_buf);
+		a->st.lent--;
+	}
 	s->acc_buf = NULL;
 	s->acc = &a->accs[(size_t)s->index * a->acc_bytes];
 }
@@ -113,6 +117,26 @@ void
 acis_agg_on_release(struct acis_agg *a, acis_agg_release_fn fn)
 {
 	a->release = fn;
+}
+
+void
+acis_agg_set_lend_max(struct acis_agg *a, uint32_t max_lent)
+{
+	a->max_lent = max_lent;
+}
+
+int
+acis_agg_lend(struct acis_agg *a, struct acis_slot *s, void *buf,
+	      uint8_t *acc)
+{
+	if (a->release == NULL || a->st.lent >= a->max_lent) {
+		a->st.lend_refused++;
+		return 0;
+	}
+	s->acc_buf = buf;
+	s->acc = acc;
+	a->st.lent++;
+	return 1;
 }
 
 void

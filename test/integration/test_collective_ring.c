@@ -849,7 +849,8 @@ test_duplicated_shared_results_keep_their_payload(void **state)
 				expect_payload(r, want, sizeof(want));
 			}
 		}
-		assert_true(chained_frames() - chained >= WORLD);
+		/* both copies chain the one payload segment */
+		assert_int_equal(chained_frames() - chained, 2 * WORLD);
 	}
 	for (p = 0; p < NPORTS; p++) {
 		snprintf(cmd, sizeof(cmd), "p%u,off", p);
@@ -887,6 +888,63 @@ test_allreduce_int32_sum_wraps_in_every_arrival_order(void **state)
 	assert_true(wrapped > 0);
 	start(LINGER);
 	allreduce_in_every_order(&o, bufs, want);
+	finish();
+}
+
+/* With a worker's slots holding their share of the pool (here one mbuf),
+ * a slot opened beyond it keeps its first contribution in its own memory
+ * instead: the results are the same, the copies are counted, and every
+ * mbuf comes back. */
+static void
+test_slots_beyond_their_share_of_the_pool_copy(void **state)
+{
+	enum { N = 3 * CHUNK / 4 };
+	static int32_t in[WORLD][N], want[N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	struct acis_coll_stats cs;
+	struct acis_agg_stats as;
+	uint32_t world, c, cpr = (uint32_t)chunks_per_block(&o);
+	unsigned int i, r, p;
+
+	(void)state;
+	assert_int_equal(cpr, 3);
+	for (i = 0; i < N; i++) {
+		want[i] = 0;
+		for (r = 0; r < WORLD; r++) {
+			in[r][i] = (int32_t)(i * 7) - (int32_t)(r * 1000);
+			want[i] += in[r][i];
+		}
+	}
+	start(LINGER);
+	assert_non_null(g_sw.coll.shards[0]);
+	acis_agg_set_lend_max(g_sw.coll.shards[0]->agg, 1);
+	world = join_all();
+	/* rank 0 opens the three slots: the first keeps its mbuf */
+	for (r = 0; r < WORLD; r++)
+		for (c = 0; c < cpr; c++)
+			contribute(r, &o, world, r, 0, c, in[r]);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++)
+		for (c = 0; c < cpr; c++) {
+			const struct reply *rp = one(p, ACIS_T_RESULT, c);
+
+			expect_result_hdr(rp, &o, world, 0, c, p);
+			expect_payload(rp, (const uint8_t *)want + c * CHUNK,
+				       (uint16_t)RTE_MIN((uint32_t)CHUNK,
+						sizeof(want) - c * CHUNK));
+		}
+	acis_coll_stats_sum(&cs, &as);
+	assert_int_equal(cs.zero_copy, 1);
+	assert_int_equal(as.lend_refused, cpr - 1);
+	assert_int_equal(as.lent, 1);
+	for (p = 0; p < WORLD; p++)
+		confirm(p, &o, world, p, 0, cpr);
+	run();
+	assert_int_equal(slot_stats().in_use, 0);
+	acis_coll_stats_sum(&cs, &as);
+	assert_int_equal(as.lent, 0);
 	finish();
 }
 
@@ -1970,6 +2028,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_join_with_another_world_size_is_refused_size_mismatch, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_allreduce_int32_sum_wraps_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_slots_beyond_their_share_of_the_pool_copy, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float16_sum_is_rounded_once_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float64_min_gives_the_same_bits_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_duplicate_contribution_is_dropped_and_not_added_twice, teardown),

@@ -126,22 +126,36 @@ release(void *buf)
 static void
 test_a_lent_accumulator_is_released_once_when_its_slot_closes(void **state)
 {
-	struct acis_agg *a = acis_agg_create(2, 64, 64);
-	uint8_t buf1[64], buf2[64];
-	struct acis_slot *s, *t;
+	struct acis_agg *a = acis_agg_create(4, 64, 64);
+	uint8_t buf1[64], buf2[64], buf3[64];
+	struct acis_slot *s, *t, *u;
+	struct acis_agg_stats st;
 	uint8_t *home;
 
 	(void)state;
 	n_released = 0;
+	/* no release function: nothing is taken */
+	s = acis_agg_open(a, &(struct acis_slot_key){1, 9, 0}, 4);
+	home = s->acc;
+	assert_int_equal(acis_agg_lend(a, s, buf1, buf1), 0);
+	assert_ptr_equal(s->acc, home);
+	assert_null(s->acc_buf);
+	acis_agg_close(a, s, ACIS_SLOT_ABORTED);
+	/* at most two lent at once */
 	acis_agg_on_release(a, release);
+	acis_agg_set_lend_max(a, 2);
 	s = acis_agg_open(a, &(struct acis_slot_key){1, 0, 0}, 4);
 	home = s->acc;
-	acis_slot_lend(s, buf1, buf1 + 3);
+	assert_int_equal(acis_agg_lend(a, s, buf1, buf1 + 3), 1);
 	assert_ptr_equal(s->acc, buf1 + 3);
 	assert_ptr_equal(s->acc_buf, buf1);
+	acis_agg_get_stats(a, &st);
+	assert_int_equal(st.lent, 1);
 	acis_agg_close(a, s, ACIS_SLOT_DELIVERED);
 	assert_int_equal(n_released, 1);
 	assert_ptr_equal(released[0], buf1);
+	acis_agg_get_stats(a, &st);
+	assert_int_equal(st.lent, 0);
 	/* the slot comes back with its own accumulator and nothing lent */
 	t = acis_agg_open(a, &(struct acis_slot_key){1, 1, 0}, 4);
 	assert_ptr_equal(t, s);
@@ -149,14 +163,31 @@ test_a_lent_accumulator_is_released_once_when_its_slot_closes(void **state)
 	assert_null(t->acc_buf);
 	acis_agg_close(a, t, ACIS_SLOT_ABORTED);
 	assert_int_equal(n_released, 1);
-	/* open slots holding lent buffers when the table goes */
+	/* two lent, the third refused and left in its own memory */
 	s = acis_agg_open(a, &(struct acis_slot_key){1, 2, 0}, 4);
-	acis_slot_lend(s, buf2, buf2);
+	assert_int_equal(acis_agg_lend(a, s, buf2, buf2), 1);
 	t = acis_agg_open(a, &(struct acis_slot_key){1, 2, 1}, 4);
-	assert_non_null(t);
-	acis_agg_free(a);
+	assert_int_equal(acis_agg_lend(a, t, buf3, buf3), 1);
+	u = acis_agg_open(a, &(struct acis_slot_key){1, 2, 2}, 4);
+	home = u->acc;
+	assert_int_equal(acis_agg_lend(a, u, buf1, buf1), 0);
+	assert_ptr_equal(u->acc, home);
+	assert_null(u->acc_buf);
+	acis_agg_get_stats(a, &st);
+	assert_int_equal(st.lent, 2);
+	assert_int_equal(st.lend_refused, 2);
+	/* one back, and the limit has room again */
+	acis_agg_close(a, t, ACIS_SLOT_DELIVERED);
 	assert_int_equal(n_released, 2);
-	assert_ptr_equal(released[1], buf2);
+	assert_ptr_equal(released[1], buf3);
+	acis_agg_close(a, u, ACIS_SLOT_ABORTED);
+	u = acis_agg_open(a, &(struct acis_slot_key){1, 3, 0}, 4);
+	assert_int_equal(acis_agg_lend(a, u, buf1, buf1), 1);
+	/* open slots holding lent buffers when the table goes */
+	acis_agg_free(a);
+	assert_int_equal(n_released, 4);
+	assert_true((released[2] == buf2 && released[3] == buf1) ||
+		    (released[2] == buf1 && released[3] == buf2));
 }
 
 /* --- open, find, close --------------------------------------------------- */

@@ -616,19 +616,20 @@ payload_of(struct rte_mbuf *m)
  * instead of a copy in the pool: the payload becomes the mbuf's only data,
  * so answers chain it behind their headers as it is (emit_shared), and the
  * slot gives it back when it closes. Only a direct, unshared, one-segment
- * mbuf. 1 if lent: the slot owns m.
+ * mbuf, and while the worker's slots hold fewer than their share of the
+ * pool (acis_agg_lend). 1 if lent: the slot owns m.
  */
 static int
 lend(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m,
      const uint8_t *src)
 {
 	if (m->nb_segs != 1 || !RTE_MBUF_DIRECT(m) ||
-	    rte_mbuf_refcnt_read(m) != 1)
+	    rte_mbuf_refcnt_read(m) != 1 ||
+	    !acis_agg_lend(x->lc->shard->agg, s, m, (uint8_t *)(uintptr_t)src))
 		return 0;
 	m->data_off += (uint16_t)(src - rte_pktmbuf_mtod(m, const uint8_t *));
 	m->data_len = s->payload_len;
 	m->pkt_len = s->payload_len;
-	acis_slot_lend(s, m, rte_pktmbuf_mtod(m, uint8_t *));
 	x->st->zero_copy++;
 	return 1;
 }
