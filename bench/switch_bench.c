@@ -75,8 +75,9 @@
 #define OFF_ACIS 42 /* Ethernet + IPv4 + UDP */
 #define OFF_PAYLOAD (OFF_ACIS + ACIS_HDR_LEN)
 #define JOB 4242
-/* The switch's mbuf pool in agg: twice the default, so results taken off
- * the TX rings every 100 us never leave it short. (net_ring ports have no
+/* The switch's mbuf pool in agg with one worker: twice the default, so
+ * results taken off the TX rings every 100 us never leave it short (with
+ * several, agg_run sizes it for a whole round). (net_ring ports have no
  * descriptors: rxd and txd only size the pool check, so they are small.) */
 #define SW_MBUFS 32767
 

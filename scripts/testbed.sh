@@ -116,5 +116,5 @@ exec)
 	node=$1; shift
 	exec ip netns exec "$prefix-$node" "$@" ;;
 status) ip netns list | grep -E "^$prefix-" || echo "testbed $prefix: down" ;;
-*) echo "usage: $0 up|tap|down|exec|status [-n HOSTS] [-p PREFIX]" >&2; exit 2 ;;
+*) echo "usage: $0 up|tap|down|exec|status [-n HOSTS] [-p PREFIX] [-m MTU] [-t]" >&2; exit 2 ;;
 esac

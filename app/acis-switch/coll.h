@@ -38,11 +38,14 @@ struct acis_coll_stats {
 				    member served: dropped (forwarded: ACKed) */
 	uint64_t timeouts_resent; /**< NACK TIMEOUT sent again to DATA of a
 				     slot that failed at its deadline */
-	uint64_t results_shared; /**< RESULT frames whose payload segment
-				    they shared with other members' */
+	uint64_t results_shared; /**< RESULT frames that chain a payload
+				    segment they share, reference-counted,
+				    with other members' frames or the slot
+				    (instead of a copy of their own) */
 	uint64_t zero_copy;     /**< slots whose bytes stayed in a
-				    contribution's own mbuf (no copy in,
-				    none out) */
+				    contribution's own mbuf (no copy in;
+				    none out to members behind ports that
+				    send chained frames) */
 } __rte_cache_aligned;
 
 struct acis_coll_shard {

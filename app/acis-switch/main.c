@@ -20,6 +20,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "acis_conf.h"
 #include "fault.h"
 #include "lookaside.h"
 #include "switch.h"
@@ -55,18 +56,14 @@ usage(FILE *f)
 static int
 parse_uint(const char *name, const char *v, unsigned int max, unsigned int *out)
 {
-	char *end;
-	unsigned long x;
+	uint32_t x;
 
-	errno = 0;
-	x = strtoul(v, &end, 10);
-	if (errno != 0 || *end != '\0' || v[0] == '\0' || v[0] == '-' ||
-	    x > max) {
+	if (acis_conf_u32(v, &x) != 0 || x > max) {
 		fprintf(stderr, "acis-switch: %s: expected a whole number from "
 			"0 to %u, found '%s'\n", name, max, v);
 		return -1;
 	}
-	*out = (unsigned int)x;
+	*out = x;
 	return 0;
 }
 

@@ -408,10 +408,21 @@ acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
 				 ints[i].hi, value);
 			return -EINVAL;
 		}
-		if (ints[i].size == sizeof(uint64_t))
+		/* each field at its own width (hi fits it) */
+		switch (ints[i].size) {
+		case sizeof(uint64_t):
 			*(uint64_t *)((char *)f + ints[i].off) = u;
-		else
+			break;
+		case sizeof(uint32_t):
 			*(uint32_t *)((char *)f + ints[i].off) = u;
+			break;
+		case sizeof(uint16_t):
+			*(uint16_t *)((char *)f + ints[i].off) = (uint16_t)u;
+			break;
+		default:
+			*((uint8_t *)f + ints[i].off) = (uint8_t)u;
+			break;
+		}
 		return 0;
 	}
 	snprintf(err, errlen, "unknown fault key '%s' (expected one of: %s)",

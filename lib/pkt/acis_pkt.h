@@ -265,11 +265,12 @@ acis_pkt_passing(const struct acis_classify_cfg *cfg, const uint8_t *f,
 }
 
 /**
- * Parse and classify one frame: the same answer as acis_pkt_classify_full
- * for every frame (test_pkt and fuzz_pkt compare the two). Passing frames
+ * Parse and classify one frame: the same answer as acis_pkt_classify_hw
+ * with the same hw for every frame (with hw 0, acis_pkt_classify_full's;
+ * test_pkt and fuzz_pkt compare them). Passing frames
  * (acis_pkt_passing_k with k = acis_pass_key_of(cfg)), the case a switch
  * sees most, are decided inline; every other frame goes to
- * acis_pkt_classify_full.
+ * acis_pkt_classify_hw.
  */
 static inline enum acis_class
 acis_pkt_classify_k(const struct acis_classify_cfg *cfg,

@@ -54,13 +54,22 @@ OUT=$(bench_outdir agg "$OUT")
 bench_runinfo "$OUT" "$0 -o $OUT -P \"$RANKS\" -L \"$SIZES\" -w \"$WORKERS\" -k \"$CSUM\" -r $ROUNDS -m $MB"
 # a round's templates (about ROUND_MB of contributions plus their mbufs)
 # and the fresh copies the switch or the ceiling reads; with several
-# workers, the switch's pool holds a whole round's results (switch_bench
-# says why): up to ROUND_MB / 256 B of them, about 2.4 KiB each
-PAGES=$(( (MB * 5 + 160) / 2 + 64 ))
+# workers, the switch's pool grows from 32767 mbufs to a whole round's
+# results plus 8192 (switch_bench says why): ROUND_MB / L results at
+# payload L, each mbuf its data room (2 KiB, or the frame) and some 384
+# bytes of headers
+PAGES=$(( (MB * 5 + 160) / 2 + 64 )) EXTRA=0
 for w in $WORKERS; do
-	[ "$w" -le 1 ] || { PAGES=$(( PAGES + MB * 6 )); break; }
+	[ "$w" -gt 1 ] || continue
+	for L in $SIZES; do
+		n=$(( MB * 1048576 / L + 8192 - 32767 )) room=$(( L + 128 ))
+		[ "$room" -ge 2048 ] || room=2048
+		[ "$n" -le 0 ] || [ $(( n * (room + 384) / 2097152 + 1 )) -le "$EXTRA" ] ||
+			EXTRA=$(( n * (room + 384) / 2097152 + 1 ))
+	done
+	break
 done
-MEM=$(bench_hugepages $PAGES)
+MEM=$(bench_hugepages $(( PAGES + EXTRA )))
 # main lcore 0 (it samples the results) and worker lcores 1 and 2: lcore 1
 # on core 1 and, with two workers, lcore 2 on core 0 beside the sampler,
 # which sleeps 100 us between samples

@@ -18,7 +18,8 @@ hx() { "$TB" exec -p "$PREFIX" "$@"; }
 ports() { acis_ctl "$PREFIX" --raw /acis/ports; }
 # port_field PORT KEY: one field of one port in /acis/ports
 port_field() {
-	ports | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['/acis/ports']['$1']['$2'])"
+	ports | /usr/bin/python3 -c \
+		"import json,sys; print(json.load(sys.stdin)['/acis/ports']['$1']['$2'])"
 }
 drops() { acis_counter "$PREFIX" /acis/drops "$1"; }
 
@@ -31,9 +32,10 @@ from scapy.all import Ether, IP, UDP, Raw, sendp
 kind, n = sys.argv[1], int(sys.argv[2])
 udp = UDP(sport=40000, dport=47000, chksum=0x1234) if kind == "udp" \
     else UDP(sport=40000, dport=47000)
-ip = IP(src="10.77.0.10", dst="10.77.0.1", chksum=0x4321) if kind == "ipv4" \
-    else IP(src="10.77.0.10", dst="10.77.0.1")
-f = Ether(src="02:a0:00:00:00:0a", dst="02:ac:15:00:00:01") / ip / udp / Raw(b"\x01" * 64)
+ip = IP(src="10.77.0.10", dst="10.77.0.1", chksum=0x4321) \
+    if kind == "ipv4" else IP(src="10.77.0.10", dst="10.77.0.1")
+f = Ether(src="02:a0:00:00:00:0a", dst="02:ac:15:00:00:01") / ip / udp \
+    / Raw(b"\x01" * 64)
 sendp([f] * n, iface="eth0", verbose=0)
 PY
 }
@@ -55,7 +57,8 @@ stop_switch() {
 every_port_verifies() {
 	local p
 	for p in h0 h1 h2 h3; do
-		check "$p verifies checksums: $1" [ "$(port_field $p rx_checksum)" = "$1" ]
+		check "$p verifies checksums: $1" \
+			[ "$(port_field $p rx_checksum)" = "$1" ]
 	done
 }
 
@@ -96,8 +99,11 @@ bad0=$(port_field h0 rx_csum_bad)
 bad_frames udp 5
 bad_frames ipv4 3
 wait_drops ipv4_bad_checksum $((ip0 + 3))
-check "5 frames with a bad UDP checksum: the port said bad, software agreed, dropped as udp_bad_checksum" \
-	bash -c "[ $(( $(port_field h0 rx_csum_bad) - bad0 )) -eq 5 ] && [ $(( $(drops udp_bad_checksum) - udp0 )) -eq 5 ]"
+bad_h0=$(( $(port_field h0 rx_csum_bad) - bad0 ))
+bad_udp=$(( $(drops udp_bad_checksum) - udp0 ))
+what="5 frames with a bad UDP checksum: the port said bad, software agreed,"
+check "$what dropped as udp_bad_checksum ($bad_h0 said bad, $bad_udp dropped)" \
+	bash -c "[ $bad_h0 -eq 5 ] && [ $bad_udp -eq 5 ]"
 check "3 frames with a bad IPv4 header checksum dropped as ipv4_bad_checksum" \
 	[ $(( $(drops ipv4_bad_checksum) - ip0 )) -eq 3 ]
 acis_wait_for 80 acis_slots_back "$PREFIX" 0 || true
@@ -109,8 +115,11 @@ start_switch off
 every_port_verifies software
 collectives "4 hosts, every collective, verified in software" 302 \
 	--sizes 4,65536 --dtypes float32
-check "no port verdict counted" \
-	bash -c "[ $(port_field h0 rx_csum_good) -eq 0 ] && [ $(port_field h0 rx_csum_bad) -eq 0 ]"
+for p in h0 h1 h2 h3; do
+	good=$(port_field $p rx_csum_good) bad=$(port_field $p rx_csum_bad)
+	check "$p: no port verdict counted ($good good, $bad bad)" \
+		bash -c "[ $good -eq 0 ] && [ $bad -eq 0 ]"
+done
 udp0=$(drops udp_bad_checksum)
 bad_frames udp 4
 wait_drops udp_bad_checksum $((udp0 + 4))

@@ -133,8 +133,9 @@ la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
  * in (three frames later), the rest of its first 1 KiB when it is addressed
  * to the switch's MAC — the UDP checksum of a datagram to the switch reads
  * it whole, where a frame passing through is read no further than its
- * headers. The RX stage has just read every mbuf's header, not the
- * frames. */
+ * headers. The RX stage has just read every mbuf's header, and on a
+ * lcore that forwards, the Ethernet header of the frames it tried for
+ * the direct path. */
 static inline void
 prefetch_ahead(void **objs, uint16_t i, uint16_t n, uint64_t mac)
 {

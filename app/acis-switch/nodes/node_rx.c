@@ -2,7 +2,8 @@
 /*
  * acis_rx: the poll-mode source. Each lcore polls its own RX queue of each
  * port it was given, a burst at a time, straight into the parse stage's
- * stream: no copy, no per-packet work here but the port and byte counts.
+ * stream: no copy, and no per-packet work here but the port and byte
+ * counts and, on an lcore that forwards, the direct path's test.
  *
  * On an lcore that forwards itself, the burst's leading frames that take
  * the direct path (direct.h) are transmitted here, one burst per port, on
