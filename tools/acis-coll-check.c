@@ -514,11 +514,14 @@ main(int argc, char **argv)
 
 		acis_get_stats(ctx, &st);
 		printf("messages sent %llu, received %llu, retransmitted %llu, "
+		       "segmented sends %llu%s, "
 		       "faults injected: %llu dropped, %llu duplicated, "
 		       "%llu reordered\n",
 		       (unsigned long long)st.msgs_sent,
 		       (unsigned long long)st.msgs_received,
 		       (unsigned long long)st.retransmits,
+		       (unsigned long long)st.gso_sends,
+		       st.gso_refused ? " (refused by the kernel)" : "",
 		       (unsigned long long)st.faults_dropped,
 		       (unsigned long long)st.faults_duplicated,
 		       (unsigned long long)st.faults_reordered);

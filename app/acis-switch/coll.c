@@ -277,6 +277,7 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "mbufs_in_slots_max",
 				  (uint64_t)g_sw.lend_max * g_sw.n_workers);
 	rte_tel_data_add_dict_u64(d, "acks_sent", s.acks);
+	rte_tel_data_add_dict_u64(d, "ack_chunks", s.ack_chunks);
 	rte_tel_data_add_dict_u64(d, "nacks_sent", s.nacks);
 	rte_tel_data_add_dict_u64(d, "ctrl_acks_sent", s.ctrl_acks);
 	rte_tel_data_add_dict_u64(d, "blocks_forwarded", s.forwarded);

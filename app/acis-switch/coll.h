@@ -21,6 +21,8 @@ struct acis_coll_stats {
 	uint64_t ctrl;          /**< CTRL messages taken */
 	uint64_t results;       /**< RESULT frames sent */
 	uint64_t acks;          /**< ACK frames sent */
+	uint64_t ack_chunks;    /**< chunks those ACKs acknowledge (an ACK
+				    lists the chunks of a burst to one member) */
 	uint64_t nacks;         /**< NACK frames sent */
 	uint64_t ctrl_acks;     /**< CTRL_ACK frames sent */
 	uint64_t forwarded;     /**< blocks forwarded (bcast/scatter/gather) */

@@ -59,6 +59,11 @@ struct acis_config {
 	unsigned int window;     /**< chunks in flight; 0: 128 */
 	unsigned int mtu;        /**< IPv4 MTU toward the switch; 0: 1500 */
 	unsigned int rto_ms;     /**< resend an unanswered chunk after; 0: 100 */
+	/** Most messages handed to the kernel in one send that it cuts into
+	 * datagrams (UDP generic segmentation offload, UDP_SEGMENT); 0: 64;
+	 * 1: off, one send per message. Each datagram is still one whole
+	 * message, so the switch sees no difference. */
+	unsigned int gso_segs;
 	/* Fault injection (testing): each message this host sends or
 	 * receives is dropped with probability fault_drop, delivered twice
 	 * with probability fault_dup, and held back with probability
@@ -76,8 +81,8 @@ struct acis_config {
 /**
  * Defaults, then the environment: ACIS_SWITCH (ip[:port]), ACIS_JOB,
  * ACIS_RANK, ACIS_SIZE, ACIS_TIMEOUT_MS, ACIS_WINDOW, ACIS_MTU,
- * ACIS_RTO_MS, ACIS_FAULT_DROP, ACIS_FAULT_DUP, ACIS_FAULT_REORDER,
- * ACIS_FAULT_WINDOW, ACIS_FAULT_SEED.
+ * ACIS_RTO_MS, ACIS_GSO_SEGS, ACIS_FAULT_DROP, ACIS_FAULT_DUP,
+ * ACIS_FAULT_REORDER, ACIS_FAULT_WINDOW, ACIS_FAULT_SEED.
  */
 void acis_config_default(struct acis_config *cfg);
 
@@ -174,6 +179,8 @@ struct acis_client_stats {
 	uint64_t unexpected;    /**< results kept until their collective began */
 	uint64_t late_receipts; /**< answers confirmed again after finishing */
 	uint64_t send_batches, recv_batches;
+	uint64_t gso_sends;     /**< sends the kernel cut into several datagrams */
+	uint64_t gso_refused;   /**< 1 if the kernel refused to segment (then off) */
 };
 void acis_get_stats(const acis_ctx_t *ctx, struct acis_client_stats *s);
 

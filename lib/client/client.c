@@ -10,8 +10,10 @@
  * call), as in MPI. Nothing waits without a deadline.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,12 +30,21 @@
 #define CTRL_RESEND_MS 100
 #define BUSY_BACKOFF_NS 200000ull /* 200 us */
 #define RTO_MAX_MS 1000
-/* Receipts per confirmation message (fits any MTU's payload). */
+/* Receipts per confirmation message, at most; fewer when the MTU's
+ * payload holds fewer (576: 122). */
 #define RCPT_MAX 256
 /* Results that arrive before their collective was started here (the root
  * of a bcast can be ahead of us) wait in the unexpected-message queue, as
  * in MPI's UMQ; this bounds its memory. */
 #define UMQ_MAX_BYTES (256ull << 20)
+/* Generic segmentation offload: a segmented send's UDP payload fits one
+ * IPv4 datagram's length field; the kernel takes at most 64 segments on
+ * the oldest kernels that have UDP_SEGMENT (4.18). */
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#define GSO_BYTES_MAX (65535u - 20 - 8)
+#define GSO_SEGS_MAX 64
 /* Fault injection: messages held back at once, each way. */
 #define FAULT_WINDOW_MAX 64
 
@@ -126,8 +137,9 @@ struct acis_ctx {
 	struct held tx_held[FAULT_WINDOW_MAX], rx_held[FAULT_WINDOW_MAX];
 	uint8_t *held_bufs;
 	uint64_t rto_ns;
+	unsigned int gso_segs; /* 1: each message its own send */
 	struct mmsghdr tx_msgs[BATCH];
-	struct iovec tx_iov[BATCH][2];
+	struct iovec tx_iov[BATCH][2]; /* rows adjoin: a run's iovecs are one array */
 	uint8_t tx_hdr[BATCH][ACIS_HDR_LEN];
 	unsigned int tx_n;
 };
@@ -243,6 +255,7 @@ acis_config_default(struct acis_config *cfg)
 	cfg->window = (unsigned int)env_ul("ACIS_WINDOW", 0);
 	cfg->mtu = (unsigned int)env_ul("ACIS_MTU", 0);
 	cfg->rto_ms = (unsigned int)env_ul("ACIS_RTO_MS", 0);
+	cfg->gso_segs = (unsigned int)env_ul("ACIS_GSO_SEGS", 0);
 	v = getenv("ACIS_FAULT_DROP");
 	cfg->fault_drop = v ? strtod(v, NULL) : 0;
 	v = getenv("ACIS_FAULT_DUP");
@@ -324,10 +337,26 @@ release_tx(acis_ctx_t *ctx, struct mmsghdr *out, unsigned int n, int drain)
 	return n;
 }
 
+/* Whether the kernel refused a segmented send for want of support (old
+ * kernel, a route or device that cannot take it), not for a full socket
+ * or a real fault. */
 static int
-send_batch(acis_ctx_t *ctx, struct mmsghdr *msgs, unsigned int n)
+gso_refused(const struct mmsghdr *m, int err)
+{
+	return m->msg_hdr.msg_controllen != 0 &&
+	       (err == EIO || err == EINVAL || err == ENOPROTOOPT ||
+		err == EOPNOTSUPP);
+}
+
+/* Send msgs[0..n), waiting out a full socket. A segmented send the kernel
+ * refuses (gso_refused) stops the batch: *at is set to its index and 1
+ * returned, nothing after it having gone. */
+static int
+send_batch(acis_ctx_t *ctx, struct mmsghdr *msgs, unsigned int n,
+	   unsigned int *at)
 {
 	unsigned int off = 0, i;
+	int rc = ACIS_OK;
 
 	while (off < n) {
 		int k = sendmmsg(ctx->fd, &msgs[off], n - off, 0);
@@ -341,18 +370,99 @@ send_batch(acis_ctx_t *ctx, struct mmsghdr *msgs, unsigned int n)
 				poll(&p, 1, 10);
 				continue;
 			}
-			off = n;
-			for (i = 0; i < FAULT_WINDOW_MAX; i++)
-				ctx->tx_held[i].sending = 0;
-			return fail(ctx, ACIS_ERR_SYS, "sendmmsg: %s",
-				    strerror(errno));
+			if (at != NULL && gso_refused(&msgs[off], errno)) {
+				*at = off;
+				rc = 1;
+				break;
+			}
+			rc = fail(ctx, ACIS_ERR_SYS, "sendmmsg: %s",
+				  strerror(errno));
+			break;
 		}
 		ctx->st.send_batches++;
 		off += (unsigned int)k;
 	}
 	for (i = 0; i < FAULT_WINDOW_MAX; i++)
 		ctx->tx_held[i].sending = 0;
-	return ACIS_OK;
+	return rc;
+}
+
+static size_t
+msg_len(const struct msghdr *m)
+{
+	size_t len = 0, i;
+
+	for (i = 0; i < m->msg_iovlen; i++)
+		len += m->msg_iov[i].iov_len;
+	return len;
+}
+
+/*
+ * The queued messages with generic segmentation offload: each run of
+ * messages of one length (its last may be shorter) goes down the stack as
+ * one send that the kernel cuts into that run's datagrams, header and
+ * chunk each (UDP_SEGMENT), instead of one trip through the socket, IP
+ * and route per message. The datagrams are those plain sends would make.
+ * If the kernel refuses, every later message goes on its own.
+ */
+static int
+send_segmented(acis_ctx_t *ctx)
+{
+	struct mmsghdr out[BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align;
+	} cm[BATCH];
+	unsigned int first[BATCH];
+	unsigned int i = 0, n = 0, at;
+	int rc;
+
+	while (i < ctx->tx_n) {
+		const struct msghdr *m = &ctx->tx_msgs[i].msg_hdr;
+		size_t seg = msg_len(m), total = seg, prev = seg;
+		unsigned int j = i + 1;
+
+		/* a run: whole-length members, each one header and one chunk */
+		while (m->msg_iovlen == 2 && j < ctx->tx_n &&
+		       j - i < ctx->gso_segs && prev == seg) {
+			const struct msghdr *x = &ctx->tx_msgs[j].msg_hdr;
+			size_t l = msg_len(x);
+
+			if (x->msg_iovlen != 2 || l > seg ||
+			    total + l > GSO_BYTES_MAX)
+				break;
+			total += l;
+			prev = l;
+			j++;
+		}
+		out[n] = ctx->tx_msgs[i];
+		first[n] = i;
+		if (j - i > 1) {
+			struct msghdr *o = &out[n].msg_hdr;
+			struct cmsghdr *c;
+			uint16_t s = (uint16_t)seg;
+
+			o->msg_iovlen = 2 * (size_t)(j - i);
+			o->msg_control = cm[n].buf;
+			o->msg_controllen = sizeof(cm[n].buf);
+			c = CMSG_FIRSTHDR(o);
+			c->cmsg_level = SOL_UDP;
+			c->cmsg_type = UDP_SEGMENT;
+			c->cmsg_len = CMSG_LEN(sizeof(s));
+			memcpy(CMSG_DATA(c), &s, sizeof(s));
+			ctx->st.gso_sends++;
+		}
+		n++;
+		i = j;
+	}
+	rc = send_batch(ctx, out, n, &at);
+	if (rc == 1) {
+		ctx->gso_segs = 1;
+		ctx->st.gso_refused = 1;
+		rc = send_batch(ctx, &ctx->tx_msgs[first[at]],
+				ctx->tx_n - first[at], NULL);
+	}
+	return rc;
 }
 
 static int
@@ -363,7 +473,9 @@ flush(acis_ctx_t *ctx)
 	int rc;
 
 	if (!ctx->faults) {
-		rc = send_batch(ctx, ctx->tx_msgs, ctx->tx_n);
+		rc = ctx->gso_segs > 1 ? send_segmented(ctx)
+				       : send_batch(ctx, ctx->tx_msgs, ctx->tx_n,
+						    NULL);
 		ctx->tx_n = 0;
 		return rc;
 	}
@@ -387,7 +499,7 @@ flush(acis_ctx_t *ctx)
 		n = release_tx(ctx, faulty, n, 0);
 	}
 	ctx->tx_n = 0;
-	return send_batch(ctx, faulty, n);
+	return send_batch(ctx, faulty, n, NULL);
 }
 
 /* The host is about to wait: what the injector holds back goes now (a
@@ -402,7 +514,7 @@ drain_tx(acis_ctx_t *ctx)
 		return;
 	n = release_tx(ctx, out, 0, 1);
 	if (n != 0)
-		send_batch(ctx, out, n);
+		send_batch(ctx, out, n, NULL);
 }
 
 /* Queue one message: header h, payload len bytes at data (not copied:
@@ -633,7 +745,7 @@ send_receipts(acis_req_t *r)
 static void
 receipt(acis_req_t *r, uint32_t key)
 {
-	if (r->n_rcpt == RCPT_MAX)
+	if (r->n_rcpt == RCPT_MAX || 4 * (r->n_rcpt + 1) > r->ctx->chunk_size)
 		send_receipts(r);
 	r->rcpt[r->n_rcpt++] = htole32(key);
 }
@@ -868,12 +980,35 @@ umq_clear(acis_ctx_t *ctx)
 	ctx->umq_bytes = 0;
 }
 
+/* The chunks an ACK from the switch acknowledges: its `chunk`, or, with a
+ * payload, the `chunk` chunks the payload lists (little-endian uint32, as
+ * the receipts); 0 for a list of the wrong length. */
+static uint32_t
+ack_count(const struct acis_hdr *h)
+{
+	if (h->payload_len == 0)
+		return 1;
+	return h->payload_len == 4ull * h->chunk ? h->chunk : 0;
+}
+
+static uint32_t
+ack_chunk(const struct acis_hdr *h, const uint8_t *payload, uint32_t i)
+{
+	uint32_t v;
+
+	if (h->payload_len == 0)
+		return h->chunk;
+	memcpy(&v, payload + 4 * (size_t)i, 4);
+	return le32toh(v);
+}
+
 static void
 dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 	 const struct sockaddr_in *from)
 {
 	struct acis_hdr h;
 	acis_req_t *r;
+	uint32_t i, n;
 
 	if (from->sin_addr.s_addr != ctx->sw.sin_addr.s_addr ||
 	    acis_msg_parse(p, len, &h) != ACIS_E_OK) {
@@ -905,10 +1040,23 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 			return;
 		/* finished here: confirm again what the switch repeats */
 		if (c != NULL && (h.type == ACIS_T_RESULT || h.type == ACIS_T_ACK) &&
-		    (r != NULL || (int32_t)(h.seq - c->seq) < 0))
-			late_receipt(ctx, &h);
-		else
+		    (r != NULL || (int32_t)(h.seq - c->seq) < 0)) {
+			if (h.type == ACIS_T_RESULT) {
+				late_receipt(ctx, &h);
+				return;
+			}
+			n = ack_count(&h);
+			if (n == 0)
+				ctx->st.stray++;
+			for (i = 0; i < n; i++) {
+				struct acis_hdr a = h;
+
+				a.chunk = ack_chunk(&h, p + h.hdr_len, i);
+				late_receipt(ctx, &a);
+			}
+		} else {
 			ctx->st.stray++;
+		}
 		return;
 	}
 	switch (h.type) {
@@ -918,9 +1066,16 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 			ctx->st.stray++;
 		break;
 	case ACIS_T_ACK:
-		answer_send(r, send_index(r, h.chunk));
-		if (ack_from_kept_slot(r->coll, r->packed))
-			receipt(r, h.chunk);
+		n = ack_count(&h);
+		if (n == 0)
+			ctx->st.stray++;
+		for (i = 0; i < n; i++) {
+			uint32_t chunk = ack_chunk(&h, p + h.hdr_len, i);
+
+			answer_send(r, send_index(r, chunk));
+			if (ack_from_kept_slot(r->coll, r->packed))
+				receipt(r, chunk);
+		}
 		break;
 	case ACIS_T_NACK:
 		if (h.status == ACIS_S_BUSY) {
@@ -1637,7 +1792,7 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	acis_ctx_t *ctx;
 	struct acis_hdr h, reply;
 	struct sockaddr_in me;
-	int rc, i, big = 64 << 20;
+	int rc, i, big = 64 << 20, zero = 0;
 
 	if (cfg_in == NULL || out == NULL || cfg_in->switch_ip == NULL ||
 	    cfg_in->size == 0 || cfg_in->rank >= cfg_in->size)
@@ -1725,6 +1880,15 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	if (bind(ctx->fd, (struct sockaddr *)&me, sizeof(me)) != 0) {
 		rc = ACIS_ERR_SYS;
 		goto out_free;
+	}
+	/* Segmented sends, where the kernel has them (a size of 0 asks
+	 * nothing of this socket's own sends). */
+	ctx->gso_segs = ctx->cfg.gso_segs == 0 || ctx->cfg.gso_segs > GSO_SEGS_MAX
+				? GSO_SEGS_MAX : ctx->cfg.gso_segs;
+	if (ctx->gso_segs > 1 &&
+	    setsockopt(ctx->fd, SOL_UDP, UDP_SEGMENT, &zero, sizeof(zero)) != 0) {
+		ctx->gso_segs = 1;
+		ctx->st.gso_refused = 1;
 	}
 	ctrl_hdr(ctx, ACIS_CTRL_JOIN, &h);
 	h.rank = ctx->cfg.rank;

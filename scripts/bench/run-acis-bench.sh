@@ -122,6 +122,7 @@ done
 	echo "switch counters after the run:"
 	acis_ctl "$PREFIX" --raw /acis/collectives | sed 's/^/  /'
 	acis_ctl "$PREFIX" --raw /acis/drops | sed 's/^/  /'
+	acis_ctl "$PREFIX" --raw /acis/ports | sed 's/^/  /'
 } >>"$OUT/run.txt" 2>&1 || true
 
 cat "$OUT/acis-bench.txt"

@@ -32,6 +32,15 @@ export ACIS_MTU=${ACIS_MTU:-1500}
 LADDER=4,64,1000,4096,65536,1048576,4194304
 run_job "4 hosts, float32+int32, 4 B..4 MiB, split, non-blocking (MTU $ACIS_MTU)" \
 	4 101 --sizes $LADDER --dtypes float32,int32 --split --nonblocking
+# Runs of full chunks went down as segmented sends (UDP_SEGMENT), and the
+# switch listed several chunks in its ACKs.
+gso=$(sed -n 's/.*segmented sends \([0-9]*\).*/\1/p' "$DIR/rank0.log")
+check "rank 0's runs of chunks went as segmented sends (got ${gso:-none})" \
+	[ "${gso:-0}" -gt 0 ]
+acks=$(acis_coll_counter "$PREFIX" acks_sent)
+ack_chunks=$(acis_coll_counter "$PREFIX" ack_chunks)
+check "ACKs listed several chunks ($ack_chunks chunks in $acks ACKs)" \
+	[ "$ack_chunks" -gt "$acks" ]
 if [ -z "${E2E_SHORT:-}" ]; then
 	run_job "4 hosts, every other datatype" 4 102 \
 		--sizes 4,1000,65536,1048576 \

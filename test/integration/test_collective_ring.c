@@ -38,7 +38,7 @@
 #define CHUNK 1416        /* chunk_size at MTU 1500 */
 #define MAX_PAYLOAD ACIS_MAX_PAYLOAD(1500)
 #define ORDERS 24         /* arrival orders of four ranks */
-#define INBOX 64          /* frames one port may send between drains */
+#define INBOX 64          /* messages one port may send between drains */
 #define QNAN64 UINT64_C(0x7ff8000000000000)
 /* Completed slots are kept until every member confirms or this long;
  * finish() waits it out, so every test ends with no slot left. */
@@ -62,10 +62,13 @@ struct reply {
 	uint8_t payload[MAX_PAYLOAD];
 };
 
-/* What each port sent since the last drain(). */
+/* What each port sent since the last drain(): messages, an ACK that
+ * lists several chunks counted as one ACK per chunk (listed), and the
+ * frames they came in. */
 static struct {
-	unsigned int n;
+	unsigned int n, frames;
 	struct reply r[INBOX];
+	uint8_t listed[INBOX];
 } inbox[NPORTS];
 
 static struct tf_addr
@@ -269,17 +272,50 @@ decode_reply(unsigned int port, const uint8_t *f, uint32_t len,
 	memcpy(r->payload, f + ACIS_FRAME_OVERHEAD, r->h.payload_len);
 }
 
+/* Into port's inbox: a message, or the ACK of each chunk a coalesced
+ * ACK lists (`chunk` = their number, payload = little-endian uint32
+ * chunks, doc/wire-format.md). */
+static void
+take_reply(unsigned int port, const struct reply *r)
+{
+	uint32_t i, n = 1, key;
+	int list = r->h.type == ACIS_T_ACK && r->h.payload_len != 0;
+
+	if (list) {
+		n = r->h.chunk;
+		assert_true(n >= 2);
+		assert_int_equal(r->h.payload_len, 4 * n);
+	}
+	for (i = 0; i < n; i++) {
+		struct reply *d;
+
+		if (inbox[port].n == INBOX)
+			fail_msg("port %u sent more than %u messages", port,
+				 INBOX);
+		inbox[port].listed[inbox[port].n] = (uint8_t)list;
+		d = &inbox[port].r[inbox[port].n++];
+		*d = *r;
+		if (list) {
+			memcpy(&key, r->payload + 4 * i, 4);
+			d->h.chunk = rte_le_to_cpu_32(key);
+			d->h.payload_len = 0;
+		}
+	}
+}
+
 /* Read everything every port sent into the (emptied) inboxes. */
 static void
 drain(void)
 {
 	static uint8_t f[2048];
+	static struct reply one_reply;
 	struct rte_mbuf *m;
 	unsigned int p;
 	uint32_t len;
 
 	for (p = 0; p < NPORTS; p++) {
 		inbox[p].n = 0;
+		inbox[p].frames = 0;
 		while ((m = sent(p)) != NULL) {
 			/* Copy and free first: a failed check leaks nothing. */
 			len = rte_pktmbuf_pkt_len(m);
@@ -287,10 +323,9 @@ drain(void)
 			assert_int_equal(rte_pktmbuf_data_len(m), len);
 			memcpy(f, rte_pktmbuf_mtod(m, const uint8_t *), len);
 			rte_pktmbuf_free(m);
-			if (inbox[p].n == INBOX)
-				fail_msg("port %u sent more than %u frames",
-					 p, INBOX);
-			decode_reply(p, f, len, &inbox[p].r[inbox[p].n++]);
+			inbox[p].frames++;
+			decode_reply(p, f, len, &one_reply);
+			take_reply(p, &one_reply);
 		}
 	}
 }
@@ -325,7 +360,7 @@ static void
 expect_count(unsigned int port, unsigned int n)
 {
 	if (inbox[port].n != n)
-		fail_msg("port %u sent %u frame(s), expected %u", port,
+		fail_msg("port %u sent %u message(s), expected %u", port,
 			 inbox[port].n, n);
 }
 
@@ -1145,6 +1180,7 @@ test_reduce_sends_the_result_to_the_root_and_acks_to_the_others(void **state)
 			continue;
 		expect_count(p, 1);
 		expect_ack(p, &o, world, 0, 0);
+		assert_false(inbox[p].listed[0]); /* one chunk: a plain ACK */
 	}
 	finish();
 }
@@ -1282,6 +1318,18 @@ test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank(void **state)
 	expect_count(1, cpr);
 	for (c = 0; c < cpr; c++)
 		expect_ack(1, &o, world, 0, c);
+	/* the last receipts closed every chunk in one burst: one ACK frame
+	 * lists them all */
+	assert_int_equal(inbox[1].frames, 1);
+	assert_true(inbox[1].listed[0]);
+	{
+		struct acis_coll_stats cs;
+		struct acis_agg_stats as;
+
+		acis_coll_stats_sum(&cs, &as);
+		assert_int_equal(cs.acks, 1);
+		assert_int_equal(cs.ack_chunks, cpr);
+	}
 	assert_int_equal(slot_stats().in_use, 0);
 	finish();
 }
@@ -1326,8 +1374,11 @@ test_reduce_scatter_sends_each_rank_only_its_own_block(void **state)
 	for (p = 0; p < WORLD; p++) {
 		const struct reply *res;
 
-		/* two RESULTs (its block) and an ACK per other block's chunk */
+		/* two RESULTs (its block) and an ACK per other block's chunk;
+		 * the six ACKs of the burst in two frames, a 16-byte chunk
+		 * holding four chunk numbers */
 		expect_count(p, CPR + (WORLD - 1) * CPR);
+		assert_int_equal(inbox[p].frames, CPR + 2);
 		for (c = 0; c < CPR; c++) {
 			res = one(p, ACIS_T_RESULT, c);
 			expect_result_hdr(res, &o, world, 0, c, p);

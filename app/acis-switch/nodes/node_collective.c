@@ -48,7 +48,30 @@ struct cctx {
 	 * every member's frame (each its own headers). */
 	uint8_t fanout;
 	struct rte_mbuf *shared;
+	uint8_t n_ack; /* ACK batches open (ack_pend) */
 };
+
+/*
+ * ACKs of one burst, coalesced: the ACKs to one member for one request
+ * (comm, seq) go out as one ACK listing their chunks (`chunk` = count,
+ * payload = little-endian uint32 chunks, as a host's receipts), not a
+ * frame each. A scatter's root or a reduce's non-roots get one frame per
+ * burst instead of one per chunk, and the switch sends half the frames of
+ * a scatter. A batch goes when full, when its place is needed, and at the
+ * end of the burst (ack_flush); a batch of one is a plain ACK.
+ */
+#define ACK_BATCHES 8
+#define ACK_KEYS_MAX 256u
+
+struct ack_batch {
+	const struct acis_comm *c;
+	uint32_t r;
+	uint16_t n, max;
+	struct acis_hdr h; /* the first ACK's header */
+	uint32_t keys[ACK_KEYS_MAX];
+};
+
+static RTE_DEFINE_PER_LCORE(struct ack_batch, ack_pend[ACK_BATCHES]);
 
 
 static inline void
@@ -107,6 +130,70 @@ emit(struct cctx *x, const struct acis_endpoint *ep, const struct acis_hdr *h,
 		memcpy(p, src, len);
 	rte_node_enqueue_x1(x->graph, x->node, ACIS_NEXT_TX_BASE + ep->port, m);
 	return p;
+}
+
+static void
+ack_send(struct cctx *x, struct ack_batch *b)
+{
+	struct acis_hdr h = b->h;
+	uint16_t len = 0;
+
+	if (b->n == 0)
+		return;
+	if (b->n == 1) {
+		h.chunk = rte_le_to_cpu_32(b->keys[0]);
+	} else {
+		h.chunk = b->n;
+		len = (uint16_t)(4 * b->n);
+	}
+	h.payload_len = len;
+	if (emit(x, acis_comm_ep(b->c, b->r), &h, b->keys, len) != NULL) {
+		x->st->acks++;
+		x->st->ack_chunks += b->n;
+	}
+	b->n = 0;
+}
+
+/* ACK h (its chunk) to rank r of c, with the other ACKs of this burst to
+ * the same member and request. max: chunks that fit the member's frames. */
+static void
+ack_defer(struct cctx *x, const struct acis_comm *c, uint32_t r,
+	  const struct acis_hdr *h, uint32_t max)
+{
+	struct ack_batch *b = RTE_PER_LCORE(ack_pend);
+	unsigned int i;
+
+	for (i = 0; i < x->n_ack; i++)
+		if (b[i].c == c && b[i].r == r && b[i].h.seq == h->seq)
+			break;
+	if (i == x->n_ack) {
+		if (x->n_ack == ACK_BATCHES) {
+			i = 0; /* the first opened makes room */
+			ack_send(x, &b[0]);
+		} else {
+			x->n_ack++;
+		}
+		b[i].c = c;
+		b[i].r = r;
+		b[i].h = *h;
+		b[i].n = 0;
+		b[i].max = (uint16_t)RTE_MAX(1u, RTE_MIN(max, ACK_KEYS_MAX));
+	}
+	b[i].keys[b[i].n++] = rte_cpu_to_le_32(h->chunk);
+	if (b[i].n == b[i].max)
+		ack_send(x, &b[i]);
+}
+
+/* The burst's open ACK batches go now. */
+static void
+ack_flush(struct cctx *x)
+{
+	struct ack_batch *b = RTE_PER_LCORE(ack_pend);
+	unsigned int i;
+
+	for (i = 0; i < x->n_ack; i++)
+		ack_send(x, &b[i]);
+	x->n_ack = 0;
 }
 
 /*
@@ -485,8 +572,8 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 		h.type = ACIS_T_ACK;
 		h.rank = r;
 		h.chunk = chunk;
-		if (emit(x, acis_comm_ep(c, r), &h, NULL, 0) != NULL)
-			x->st->acks++;
+		h.payload_len = 0;
+		ack_defer(x, c, r, &h, s->chunk_size / 4);
 		return;
 	}
 	if (!result)
@@ -1139,6 +1226,7 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			handle_host_feedback(&x);
 			break;
 		case ACIS_T_CTRL:
+			ack_flush(&x); /* before a communicator can go */
 			handle_ctrl(&x);
 			break;
 		case ACIS_T_LOOKASIDE:
@@ -1148,6 +1236,7 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			drop(&x, x.m, ACIS_DROP_ACIS_UNEXPECTED);
 		}
 	}
+	ack_flush(&x);
 	lc->stats.stage_pkts[ACIS_STAGE_COLL] += cnt;
 	return cnt;
 }
@@ -1301,6 +1390,7 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 		if (s->forwarding && now >= s->resend_tsc)
 			resend_unconfirmed(&x, c, s, now);
 	}
+	ack_flush(&x);
 	return 0;
 }
 
