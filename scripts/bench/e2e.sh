@@ -66,10 +66,15 @@ opts=(--min-size "$MIN" --max-size "$MAX")
 
 PREFIX=be$$
 export BENCH_NETNS_PREFIX=$PREFIX
+# Open MPI's session directories, one per host: the namespaces share one
+# hostname, and daemons making the same directory at once can fail
+# ("orte_session_dir failed ... File exists").
+export BENCH_OMPI_TMP=/tmp/acis-ompi-$PREFIX
 TB=$ACIS_ROOT/scripts/testbed.sh
 cleanup() {
 	[ "$BASHPID" = "$$" ] || return 0
 	acis_e2e_cleanup "$PREFIX"
+	rm -rf "$BENCH_OMPI_TMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -107,6 +112,8 @@ run_mpi() {
 	done
 	# mpirun in h0's namespace; the agent starts the other ranks' daemons
 	# in theirs. Without yield_when_idle the ranks spin on two cores.
+	mkdir -p "$BENCH_OMPI_TMP/h0"
+	TMPDIR=$BENCH_OMPI_TMP/h0 \
 	ip netns exec "$PREFIX-h0" mpirun --allow-run-as-root -np "$P" \
 		--hostfile "$OUT/hosts-$P" --map-by node --bind-to none \
 		--mca plm_rsh_agent "$ACIS_ROOT/scripts/bench/mpi-netns-agent.sh" \
