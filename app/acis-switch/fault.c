@@ -125,8 +125,7 @@ writable(struct rte_mbuf *m)
 {
 	struct rte_mbuf *c;
 
-	if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m) &&
-	    rte_pktmbuf_is_contiguous(m))
+	if (acis_frame_plain(m))
 		return m;
 	c = rte_pktmbuf_copy(m, g_sw.pool, 0, UINT32_MAX);
 	acis_frame_free(m);

@@ -48,29 +48,54 @@ acis_meta(struct rte_mbuf *m)
 	return (struct acis_mbuf_meta *)rte_mbuf_to_priv(m);
 }
 
-/* Frees a frame. A direct, unshared, single-segment mbuf (every frame a
- * port delivers whole) goes straight back to its pool: rte_pktmbuf_free
- * first reads m->next, in the mbuf's second cache line, which nothing
- * else on the switch's path reads, so it costs a miss per frame; a single
- * segment's next is NULL by the mbuf invariant. Anything else (chains,
- * clones, shared segments) takes the general path. */
+/* A plain frame: a direct, unshared, single-segment mbuf (every frame a
+ * port delivers whole), its bytes this holder's alone. */
+static inline int
+acis_frame_plain(const struct rte_mbuf *m)
+{
+	return m->nb_segs == 1 && RTE_MBUF_DIRECT(m) &&
+	       rte_mbuf_refcnt_read(m) == 1;
+}
+
+/* Frees a frame. A plain one goes straight back to its pool:
+ * rte_pktmbuf_free first reads m->next, in the mbuf's second cache line,
+ * which nothing else on the switch's path reads, so it costs a miss per
+ * frame; a single segment's next is NULL by the mbuf invariant. Anything
+ * else (chains, clones, shared segments) takes the general path. */
 static inline void
 acis_frame_free(struct rte_mbuf *m)
 {
-	if (likely(m->nb_segs == 1 && RTE_MBUF_DIRECT(m) &&
-		   rte_mbuf_refcnt_read(m) == 1))
+	if (likely(acis_frame_plain(m)))
 		rte_mbuf_raw_free(m);
 	else
 		rte_pktmbuf_free(m);
 }
 
+/* Frees n frames: the plain ones back to their pools in bulk, a run per
+ * pool (as rte_pktmbuf_free_bulk, without reading m->next). */
 static inline void
 acis_frame_free_bulk(struct rte_mbuf **m, unsigned int n)
 {
-	unsigned int i;
+	struct rte_mempool *pool = NULL;
+	void *run[64];
+	unsigned int i, k = 0;
 
-	for (i = 0; i < n; i++)
-		acis_frame_free(m[i]);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *f = m[i];
+
+		if (unlikely(!acis_frame_plain(f))) {
+			rte_pktmbuf_free(f);
+			continue;
+		}
+		if (k == RTE_DIM(run) || (k != 0 && f->pool != pool)) {
+			rte_mempool_put_bulk(pool, run, k);
+			k = 0;
+		}
+		pool = f->pool;
+		run[k++] = f;
+	}
+	if (k != 0)
+		rte_mempool_put_bulk(pool, run, k);
 }
 
 /* Stages, for per-stage counters. */
@@ -127,9 +152,10 @@ struct acis_lcore_stats {
 	uint64_t polls;        /**< graph walks */
 	uint64_t idle_polls;   /**< walks that found no packet */
 	uint64_t rx_direct;    /**< frames the RX stage transmitted itself */
-	/* ports with RX checksum offload, frames the parse stage classifies:
-	 * UDP checksums the device found good (not verified again) and bad
-	 * (verified again, in software) */
+	/* ports with RX checksum offload, frames the parse stage classifies
+	 * (forwarded ones too): L4 (UDP or TCP) checksums the device found
+	 * good and bad; of those addressed to the switch, a good one is not
+	 * verified again, a bad one is, in software */
 	uint64_t port_csum_good[ACIS_MAX_PORTS];
 	uint64_t port_csum_bad[ACIS_MAX_PORTS];
 } __rte_cache_aligned;
@@ -207,8 +233,8 @@ extern struct acis_switch g_sw;
 
 /* The checksums port (an index) verified in hardware and found good, as
  * ACIS_HW_*_CSUM_OK bits for acis_pkt_classify_hw; 0 on ports without RX
- * checksum offload, whatever the mbuf's flags say. Counts the port's UDP
- * verdicts. */
+ * checksum offload, whatever the mbuf's flags say. Counts the port's L4
+ * verdicts (UDP or TCP, of every frame classified). */
 static inline unsigned int
 acis_hw_csum(struct acis_lcore_stats *st, const struct rte_mbuf *m,
 	     uint16_t port)

@@ -12,7 +12,7 @@
  * pool slows senders down instead of losing data.
  *
  * A slot's accumulator is its own memory in the pool, or a buffer the
- * caller lends it (acis_slot_lend): the switch lends the first
+ * caller lends it (acis_agg_lend): the switch lends the first
  * contribution's packet buffer, so that contribution is folded without a
  * copy and the result leaves the switch from the same bytes. A lent buffer
  * goes back through the table's release function when the slot closes.
@@ -166,6 +166,11 @@ acis_slot_mark(struct acis_slot *s, uint32_t rank)
  * buffers (the slot then keeps its accumulator in its own memory). */
 int acis_agg_lend(struct acis_agg *a, struct acis_slot *s, void *buf,
 		  uint8_t *acc);
+
+/** Give a slot's lent buffer back now (the slot's accumulator returns to
+ * its own memory, its bytes not kept): for a slot kept only to answer
+ * that it failed. Nothing if it holds none. */
+void acis_agg_unlend(struct acis_agg *a, struct acis_slot *s);
 
 /** Has rank contributed? */
 static inline int

@@ -114,6 +114,12 @@ acc_home(struct acis_agg *a, struct acis_slot *s)
 }
 
 void
+acis_agg_unlend(struct acis_agg *a, struct acis_slot *s)
+{
+	acc_home(a, s);
+}
+
+void
 acis_agg_on_release(struct acis_agg *a, acis_agg_release_fn fn)
 {
 	a->release = fn;

@@ -113,6 +113,7 @@ struct acis_ctx {
 	struct sockaddr_in sw;
 	struct acis_config cfg;
 	uint32_t chunk_size;
+	uint32_t rcpt_max; /* receipts a message holds: RCPT_MAX or the MTU's */
 	acis_comm_t *world;
 	acis_comm_t *comms;
 	acis_req_t *active;
@@ -450,12 +451,14 @@ send_segmented(acis_ctx_t *ctx)
 			c->cmsg_type = UDP_SEGMENT;
 			c->cmsg_len = CMSG_LEN(sizeof(s));
 			memcpy(CMSG_DATA(c), &s, sizeof(s));
-			ctx->st.gso_sends++;
 		}
 		n++;
 		i = j;
 	}
+	at = n;
 	rc = send_batch(ctx, out, n, &at);
+	for (i = 0; i < at; i++) /* those that went */
+		ctx->st.gso_sends += out[i].msg_hdr.msg_controllen != 0;
 	if (rc == 1) {
 		ctx->gso_segs = 1;
 		ctx->st.gso_refused = 1;
@@ -745,7 +748,7 @@ send_receipts(acis_req_t *r)
 static void
 receipt(acis_req_t *r, uint32_t key)
 {
-	if (r->n_rcpt == RCPT_MAX || 4 * (r->n_rcpt + 1) > r->ctx->chunk_size)
+	if (r->n_rcpt == r->ctx->rcpt_max)
 		send_receipts(r);
 	r->rcpt[r->n_rcpt++] = htole32(key);
 }
@@ -903,13 +906,37 @@ ack_from_kept_slot(unsigned int coll, int packed)
 	       (coll == ACIS_C_GATHER && packed);
 }
 
+/* The chunks an ACK from the switch acknowledges: its `chunk`, or, with a
+ * payload, the `chunk` chunks the payload lists (little-endian uint32, as
+ * the receipts); 0 for a list of the wrong length. */
+static uint32_t
+ack_count(const struct acis_hdr *h)
+{
+	if (h->payload_len == 0)
+		return 1;
+	return h->payload_len == 4ull * h->chunk ? h->chunk : 0;
+}
+
+static uint32_t
+ack_chunk(const struct acis_hdr *h, const uint8_t *payload, uint32_t i)
+{
+	uint32_t v;
+
+	if (h->payload_len == 0)
+		return h->chunk;
+	memcpy(&v, payload + 4 * (size_t)i, 4);
+	return le32toh(v);
+}
+
 /*
  * An answer for a collective this rank has already finished: the switch
  * sent it again because our confirmation was lost (a forwarded block's
- * sender waits for it). Confirm it again at once.
+ * sender waits for it). Confirm it again at once; the chunks an ACK lists
+ * (payload) are the slot keys, confirmed in one receipt of the same list.
  */
 static void
-late_receipt(acis_ctx_t *ctx, const struct acis_hdr *h)
+late_receipt(acis_ctx_t *ctx, const struct acis_hdr *h,
+	     const uint8_t *payload)
 {
 	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
 	uint64_t cpr = acis_n_chunks(h->msg_size, h->chunk_size ?
@@ -921,8 +948,9 @@ late_receipt(acis_ctx_t *ctx, const struct acis_hdr *h)
 	if (c == NULL)
 		return;
 	if (h->type == ACIS_T_ACK &&
-	    !ack_from_kept_slot(coll, (uint64_t)c->size * h->msg_size <=
-					      h->chunk_size)) {
+	    (!ack_from_kept_slot(coll, (uint64_t)c->size * h->msg_size <=
+					       h->chunk_size) ||
+	     ack_count(h) == 0)) {
 		ctx->st.stray++;
 		return;
 	}
@@ -943,9 +971,15 @@ late_receipt(acis_ctx_t *ctx, const struct acis_hdr *h)
 	a.rank = c->rank;
 	a.chunk = 1;
 	a.payload_len = 4;
-	if (queue_msg(ctx, &a, &ctx->late_key, 4) == ACIS_OK)
+	if (h->type == ACIS_T_ACK && h->payload_len != 0) { /* a list */
+		a.chunk = h->chunk;
+		a.payload_len = h->payload_len;
+	} else {
+		payload = (const uint8_t *)&ctx->late_key;
+	}
+	if (queue_msg(ctx, &a, payload, a.payload_len) == ACIS_OK)
 		flush(ctx);
-	ctx->st.late_receipts++;
+	ctx->st.late_receipts += a.chunk;
 }
 
 /* A request just started: hand it what came early, in arrival order. */
@@ -978,28 +1012,6 @@ umq_clear(acis_ctx_t *ctx)
 		free(u);
 	}
 	ctx->umq_bytes = 0;
-}
-
-/* The chunks an ACK from the switch acknowledges: its `chunk`, or, with a
- * payload, the `chunk` chunks the payload lists (little-endian uint32, as
- * the receipts); 0 for a list of the wrong length. */
-static uint32_t
-ack_count(const struct acis_hdr *h)
-{
-	if (h->payload_len == 0)
-		return 1;
-	return h->payload_len == 4ull * h->chunk ? h->chunk : 0;
-}
-
-static uint32_t
-ack_chunk(const struct acis_hdr *h, const uint8_t *payload, uint32_t i)
-{
-	uint32_t v;
-
-	if (h->payload_len == 0)
-		return h->chunk;
-	memcpy(&v, payload + 4 * (size_t)i, 4);
-	return le32toh(v);
 }
 
 static void
@@ -1040,23 +1052,10 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 			return;
 		/* finished here: confirm again what the switch repeats */
 		if (c != NULL && (h.type == ACIS_T_RESULT || h.type == ACIS_T_ACK) &&
-		    (r != NULL || (int32_t)(h.seq - c->seq) < 0)) {
-			if (h.type == ACIS_T_RESULT) {
-				late_receipt(ctx, &h);
-				return;
-			}
-			n = ack_count(&h);
-			if (n == 0)
-				ctx->st.stray++;
-			for (i = 0; i < n; i++) {
-				struct acis_hdr a = h;
-
-				a.chunk = ack_chunk(&h, p + h.hdr_len, i);
-				late_receipt(ctx, &a);
-			}
-		} else {
+		    (r != NULL || (int32_t)(h.seq - c->seq) < 0))
+			late_receipt(ctx, &h, p + h.hdr_len);
+		else
 			ctx->st.stray++;
-		}
 		return;
 	}
 	switch (h.type) {
@@ -1826,6 +1825,8 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 		return ACIS_ERR_INVAL;
 	}
 	ctx->chunk_size = ACIS_MAX_PAYLOAD(ctx->cfg.mtu) & ~7u;
+	ctx->rcpt_max = ctx->chunk_size / 4 < RCPT_MAX ? ctx->chunk_size / 4
+						       : RCPT_MAX;
 	ctx->rx_bufs = malloc((size_t)BATCH * RX_BUF);
 	if (ctx->cfg.fault_reorder > 0)
 		ctx->held_bufs = malloc((size_t)2 * FAULT_WINDOW_MAX * RX_BUF);

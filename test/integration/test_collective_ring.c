@@ -1999,6 +1999,7 @@ test_missing_rank_fails_the_slot_at_the_deadline_naming_it(void **state)
 	contribute(3, &o, world, 3, 0, 0, in[3]);
 	run_quiet();
 	assert_int_equal(coll_stats().held, 1);
+	assert_int_equal(slot_stats().lent, 1); /* rank 0's frame */
 	run_for(50);
 	drain();
 	for (p = 0; p < WORLD; p++) {
@@ -2014,6 +2015,7 @@ test_missing_rank_fails_the_slot_at_the_deadline_naming_it(void **state)
 		assert_int_equal(missing, 2);
 	}
 	assert_int_equal(coll_stats().held, 0);
+	assert_int_equal(slot_stats().lent, 0); /* failed: nothing to keep */
 	/* the failed slot is kept to say so again: rank 0 lost its NACK and
 	 * repeats, and the late rank 2 hears it too */
 	contribute(0, &o, world, 0, 0, 0, in[0]);

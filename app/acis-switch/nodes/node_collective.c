@@ -252,8 +252,10 @@ answer(struct cctx *x, const struct acis_endpoint *ep, uint8_t type,
 	h.contributors = 0;
 	if (emit(x, ep, &h, NULL, 0) == NULL)
 		return;
-	if (type == ACIS_T_ACK)
+	if (type == ACIS_T_ACK) {
 		x->st->acks++;
+		x->st->ack_chunks++;
+	}
 	else if (type == ACIS_T_NACK)
 		x->st->nacks++;
 	else
@@ -710,8 +712,7 @@ static int
 lend(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m,
      const uint8_t *src)
 {
-	if (m->nb_segs != 1 || !RTE_MBUF_DIRECT(m) ||
-	    rte_mbuf_refcnt_read(m) != 1 ||
+	if (!acis_frame_plain(m) ||
 	    !acis_agg_lend(x->lc->shard->agg, s, m, (uint8_t *)(uintptr_t)src))
 		return 0;
 	m->data_off += (uint16_t)(src - rte_pktmbuf_mtod(m, const uint8_t *));
@@ -1383,6 +1384,8 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				continue;
 			}
 			expire(&x, c, s);
+			/* kept only to say so again: its bytes go now */
+			acis_agg_unlend(agg, s);
 			s->failed = 1;
 			s->done_tsc = now;
 			continue;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * acis_drop: the one place packets die. Counts each under the reason the
- * stage that rejected it recorded, then frees the vector in bulk.
+ * stage that rejected it recorded, then frees the vector in bulk
+ * (acis_frame_free_bulk).
  */
 #include "../switch.h"
 
