@@ -15,8 +15,10 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_bus.h>
 #include <rte_cycles.h>
@@ -25,6 +27,8 @@
 #include <rte_graph.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_mempool.h>
 
 #include "acis_xdp.h"
 #include "fault.h"
@@ -60,6 +64,129 @@ acis_errf(char *err, size_t len, int rc, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 	return rc < 0 ? rc : -EINVAL;
+}
+
+/* Whether a port's device is one of DPDK's virtual devices ("net_...":
+ * AF_XDP, AF_PACKET, ring, memif, null, tap, pcap, ...), which move frames
+ * with the CPU; any other (a PCI address, an ethdev named on the EAL's
+ * command line) may be a NIC that reads and writes mbufs by DMA. */
+static int
+port_virtual(const struct acis_port_cfg *pc)
+{
+	return strncmp(pc->dev, "net_", 4) == 0;
+}
+
+static int
+port_af_xdp(const struct acis_port_cfg *pc)
+{
+	return strncmp(pc->dev, "net_af_xdp", 10) == 0;
+}
+
+/*
+ * The switch's pool of mbufs, as rte_pktmbuf_pool_create makes it, but
+ * with its objects laid end to end when no port needs them contiguous in
+ * I/O addresses (every port virtual, or I/O addresses are virtual ones):
+ * an AF_XDP port of DPDK 22.11 registers the pool with the kernel as
+ * UMEM, its size reckoned as objects end to end, and an object pushed to
+ * the next hugepage (as a pool whose objects must not cross pages lays
+ * them) lies beyond that size at the pool's end, where the kernel takes
+ * its frames for invalid descriptors and drops them, counted nowhere the
+ * PMD reports (check_umem).
+ */
+static struct rte_mempool *
+pool_create(uint32_t n, uint32_t cache, uint16_t data_room)
+{
+	const struct acis_pipeline *pl = g_sw.pl;
+	struct rte_pktmbuf_pool_private priv = {
+		.mbuf_data_room_size = data_room,
+		.mbuf_priv_size = ACIS_MBUF_PRIV_SIZE,
+	};
+	unsigned int flags = 0, i;
+	struct rte_mempool *mp;
+	int contig = rte_eal_iova_mode() != RTE_IOVA_VA;
+
+	for (i = 0; i < pl->n_ports && contig; i++)
+		if (!port_virtual(&pl->ports[i]))
+			break;
+	if ((!contig || i == pl->n_ports))
+		flags |= RTE_MEMPOOL_F_NO_IOVA_CONTIG;
+	mp = rte_mempool_create_empty("acis_mbufs", n,
+				      sizeof(struct rte_mbuf) +
+				      ACIS_MBUF_PRIV_SIZE + data_room,
+				      cache, sizeof(priv),
+				      (int)rte_socket_id(), flags);
+	if (mp == NULL)
+		return NULL;
+	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(),
+				       NULL) != 0)
+		goto fail;
+	rte_pktmbuf_pool_init(mp, &priv);
+	if (rte_mempool_populate_default(mp) < 0)
+		goto fail;
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+fail:
+	rte_mempool_free(mp);
+	if (rte_errno == 0)
+		rte_errno = ENOMEM;
+	return NULL;
+}
+
+struct umem_span {
+	uintptr_t lo, hi; /* the UMEM an AF_XDP port registers */
+	uint32_t outside;
+};
+
+static void
+umem_obj(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
+{
+	struct umem_span *u = arg;
+	const struct rte_mbuf *m = obj;
+	uintptr_t end = (uintptr_t)m->buf_addr + m->buf_len;
+
+	RTE_SET_USED(mp);
+	RTE_SET_USED(idx);
+	if ((uintptr_t)m->buf_addr < u->lo || end > u->hi)
+		u->outside++;
+}
+
+/*
+ * With an AF_XDP port, every mbuf's buffer must lie in the UMEM the PMD
+ * registers: from the page of the pool's first memory chunk, as many
+ * bytes as the pool's objects end to end. A frame sent from a buffer
+ * outside it is dropped by the kernel as an invalid descriptor (and its
+ * mbuf never comes back); pool_create lays the pool out so none is.
+ */
+static int
+check_umem(char *err, size_t len)
+{
+	const struct acis_pipeline *pl = g_sw.pl;
+	struct rte_mempool *mp = g_sw.pool;
+	struct rte_mempool_memhdr *mh = STAILQ_FIRST(&mp->mem_list);
+	struct umem_span u = {0};
+	unsigned int i;
+
+	for (i = 0; i < pl->n_ports; i++)
+		if (port_af_xdp(&pl->ports[i]))
+			break;
+	if (i == pl->n_ports || mh == NULL)
+		return 0;
+	u.lo = (uintptr_t)mh->addr & ~((uintptr_t)getpagesize() - 1);
+	u.hi = (uintptr_t)mh->addr + (uintptr_t)mp->populated_size *
+		rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL);
+	rte_mempool_obj_iter(mp, umem_obj, &u);
+	if (u.outside != 0)
+		return errf(err, len, -EINVAL, "%s:%d: [port %s]: %u of the "
+			    "pool's %u mbufs lie outside the UMEM an AF_XDP "
+			    "port registers (objects end to end from the first "
+			    "of the pool's %u memory chunks%s); the kernel "
+			    "would drop frames sent from them", pl->path,
+			    pl->ports[i].line, pl->ports[i].name, u.outside,
+			    mp->populated_size, mp->nb_mem_chunks,
+			    mp->flags & RTE_MEMPOOL_F_NO_IOVA_CONTIG ? "" :
+			    ", kept within hugepages for the ports that may "
+			    "use DMA: run with --iova-mode=va");
+	return 0;
 }
 
 /* Find or create the ethdev a [port] names. */
@@ -454,18 +581,19 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	/* One segment holds a whole received frame, so stages never walk
 	 * chains (the only chained frames are answers the collective stage
 	 * builds for TX: headers, then a shared payload segment). */
-	g_sw.pool = rte_pktmbuf_pool_create("acis_mbufs", pl->mbufs,
+	g_sw.pool = pool_create(pl->mbufs,
 			RTE_MIN(pl->mbuf_cache, (uint32_t)RTE_MEMPOOL_CACHE_MAX_SIZE),
-			ACIS_MBUF_PRIV_SIZE,
 			(uint16_t)(RTE_MAX(RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM,
 						   max_frame), pl->mbuf_size) +
-				   RTE_PKTMBUF_HEADROOM),
-			(int)rte_socket_id());
+				   RTE_PKTMBUF_HEADROOM));
 	if (g_sw.pool == NULL)
 		return errf(err, len, -rte_errno, "cannot create a pool of %u "
 			    "mbufs: %s (reserve more hugepages or lower "
 			    "[switch] mbufs)", pl->mbufs,
 			    rte_strerror(rte_errno));
+	rc = check_umem(err, len);
+	if (rc != 0)
+		return rc;
 	g_sw.l2 = acis_l2_create(pl->table_size, pl->age);
 	if (g_sw.l2 == NULL)
 		return errf(err, len, -ENOMEM, "cannot create the L2 table");

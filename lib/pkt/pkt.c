@@ -146,6 +146,22 @@ acis_pkt_swap(uint8_t *f, uint16_t l3_off, uint16_t l4_off)
 		swap_bytes(f + l4_off, f + l4_off + 2, 2);
 }
 
+/* The checksum of the 20-byte header acis_udp4_headers writes, from its
+ * fields (total length, addresses in host order) rather than read back
+ * from the frame: a read of bytes just stored as smaller pieces waits
+ * until they reach the cache, and a frame's buffer fresh from the pool
+ * is often not in it yet. */
+static inline uint16_t
+ip4_csum20(uint16_t tot_len, uint32_t sip, uint32_t dip)
+{
+	uint32_t s = 0x4500u + tot_len + 0x4000u + (64u << 8 | ACIS_IPPROTO_UDP) +
+		     (sip >> 16) + (sip & 0xffff) + (dip >> 16) + (dip & 0xffff);
+
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
 void
 acis_udp4_headers(uint8_t *f, const uint8_t dmac[6], const uint8_t smac[6],
 		  uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
@@ -153,22 +169,22 @@ acis_udp4_headers(uint8_t *f, const uint8_t dmac[6], const uint8_t smac[6],
 {
 	uint8_t *ip = f + ACIS_ETH_HLEN;
 	uint8_t *udp = ip + ACIS_IPV4_MIN_HLEN;
+	uint16_t tot = (uint16_t)(ACIS_IPV4_MIN_HLEN + ACIS_UDP_HLEN +
+				  payload_len);
 
 	memcpy(f, dmac, 6);
 	memcpy(f + 6, smac, 6);
 	wr16(f + 12, ACIS_ETHERTYPE_IPV4);
 	ip[0] = 0x45;
 	ip[1] = 0;
-	wr16(ip + 2, (uint16_t)(ACIS_IPV4_MIN_HLEN + ACIS_UDP_HLEN +
-				payload_len));
+	wr16(ip + 2, tot);
 	wr16(ip + 4, 0);
 	wr16(ip + 6, 0x4000); /* DF */
 	ip[8] = 64;
 	ip[9] = ACIS_IPPROTO_UDP;
-	wr16(ip + 10, 0);
 	memcpy(ip + 12, &sip, 4);
 	memcpy(ip + 16, &dip, 4);
-	wr16(ip + 10, acis_csum(ip, ACIS_IPV4_MIN_HLEN));
+	wr16(ip + 10, ip4_csum20(tot, ntohl(sip), ntohl(dip)));
 	wr16(udp, sport);
 	wr16(udp + 2, dport);
 	wr16(udp + 4, (uint16_t)(ACIS_UDP_HLEN + payload_len));

@@ -48,6 +48,11 @@ struct cctx {
 	 * every member's frame (each its own headers). */
 	uint8_t fanout;
 	struct rte_mbuf *shared;
+	/* References to the shared payload a fanout takes at once, before
+	 * its frames are built (prepay), and those not yet used (paid): one
+	 * update, a plain store while the completion holds the only one,
+	 * instead of an atomic one per member behind the frames' stores. */
+	uint32_t prepay, paid;
 	uint8_t n_ack; /* ACK batches open (ack_pend) */
 };
 
@@ -227,10 +232,18 @@ emit_shared(struct cctx *x, const struct acis_endpoint *ep,
 	}
 	if (seg == NULL)
 		seg = x->shared;
+	if (x->prepay != 0) {
+		rte_mbuf_refcnt_update(seg, (int16_t)x->prepay);
+		x->paid = x->prepay;
+		x->prepay = 0;
+	}
 	m = frame_to(x, ep, h, 0, len);
 	if (unlikely(m == NULL))
 		return -1;
-	rte_mbuf_refcnt_update(seg, 1);
+	if (x->paid != 0)
+		x->paid--;
+	else
+		rte_mbuf_refcnt_update(seg, 1);
 	m->next = seg;
 	m->nb_segs = 2;
 	m->pkt_len += len;
@@ -643,8 +656,17 @@ complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 	s->done_tsc = rte_rdtsc();
 	s->resend_tsc = s->done_tsc + g_sw.coll.resend_tsc;
 	x->fanout = fanout_ok(c, s);
+	/* every member's frame chains the payload (fanout_ok); the count
+	 * within the 16-bit reference count */
+	x->prepay = x->fanout && s->size < UINT16_MAX / 2 ? s->size : 0;
 	for (r = 0; r < s->size; r++)
 		send_answer(x, c, s, r, &first);
+	x->prepay = 0;
+	if (x->paid != 0) { /* frames not built for want of an mbuf */
+		rte_mbuf_refcnt_update(s->acc_buf != NULL ? s->acc_buf :
+				       x->shared, -(int16_t)x->paid);
+		x->paid = 0;
+	}
 	if (x->shared != NULL) {
 		acis_frame_free(x->shared); /* the members' frames hold it */
 		x->shared = NULL;
