@@ -11,6 +11,7 @@
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
+#include "acis_xdp.h"
 #include "switch.h"
 
 void
@@ -121,6 +122,25 @@ tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* An AF_XDP port's sockets as the kernel counts them: what it refused
+ * or could not deliver, which the PMD's counters do not show. */
+static void
+tel_xsk(struct rte_tel_data *p, const struct acis_port_rt *pr)
+{
+	struct acis_xsk_stats x;
+
+	acis_xdp_socket_stats(pr->xsk, pr->n_xsk, &x);
+	rte_tel_data_add_dict_u64(p, "xsk_sockets", x.sockets);
+	rte_tel_data_add_dict_u64(p, "xsk_rx_dropped", x.rx_dropped);
+	rte_tel_data_add_dict_u64(p, "xsk_rx_invalid_descs",
+				  x.rx_invalid_descs);
+	rte_tel_data_add_dict_u64(p, "xsk_tx_invalid_descs",
+				  x.tx_invalid_descs);
+	rte_tel_data_add_dict_u64(p, "xsk_rx_ring_full", x.rx_ring_full);
+	rte_tel_data_add_dict_u64(p, "xsk_fill_ring_empty", x.fill_ring_empty);
+	rte_tel_data_add_dict_u64(p, "xsk_tx_ring_empty", x.tx_ring_empty);
+}
+
 static int
 tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -164,6 +184,8 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(p, "eth_ierrors", es.ierrors);
 		rte_tel_data_add_dict_u64(p, "eth_oerrors", es.oerrors);
 		rte_tel_data_add_dict_u64(p, "eth_rx_nombuf", es.rx_nombuf);
+		if (g_sw.ports[i].n_xsk != 0)
+			tel_xsk(p, &g_sw.ports[i]);
 		rte_tel_data_add_dict_container(d, g_sw.pl->ports[i].name, p, 0);
 	}
 	return 0;

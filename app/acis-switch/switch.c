@@ -13,6 +13,7 @@
 #undef RTE_LIBRTE_GRAPH_STATS
 
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,37 @@ port_af_xdp(const struct acis_port_cfg *pc)
  * its frames for invalid descriptors and drops them, counted nowhere the
  * PMD reports (check_umem).
  */
+/* The interface a port's devargs name (iface=...): 1 if named. */
+static int
+dev_iface(const struct acis_port_cfg *pc, char *ifname, size_t len)
+{
+	const char *ifa = strstr(pc->dev, "iface=");
+
+	if (ifa == NULL)
+		return 0;
+	ifa += 6;
+	snprintf(ifname, len, "%.*s", (int)strcspn(ifa, ","), ifa);
+	return 1;
+}
+
+/* The AF_XDP sockets that came with port pr (those not among the n
+ * before it started), for its kernel counters (/acis/ports). */
+static void
+own_xsks(struct acis_port_rt *pr, const struct acis_xsk_ref *before, int n)
+{
+	struct acis_xsk_ref now[64];
+	int k = acis_xdp_sockets(now, (int)RTE_DIM(now)), i, j;
+
+	pr->n_xsk = 0;
+	for (i = 0; i < RTE_MIN(k, (int)RTE_DIM(now)); i++) {
+		for (j = 0; j < RTE_MIN(n, 64); j++)
+			if (before[j].ino == now[i].ino)
+				break;
+		if (j == RTE_MIN(n, 64) && pr->n_xsk < ACIS_PORT_XSK_MAX)
+			pr->xsk[pr->n_xsk++] = now[i];
+	}
+}
+
 static struct rte_mempool *
 pool_create(uint32_t n, uint32_t cache, uint16_t data_room)
 {
@@ -108,7 +140,7 @@ pool_create(uint32_t n, uint32_t cache, uint16_t data_room)
 	for (i = 0; i < pl->n_ports && contig; i++)
 		if (!port_virtual(&pl->ports[i]))
 			break;
-	if ((!contig || i == pl->n_ports))
+	if (!contig || i == pl->n_ports)
 		flags |= RTE_MEMPOOL_F_NO_IOVA_CONTIG;
 	mp = rte_mempool_create_empty("acis_mbufs", n,
 				      sizeof(struct rte_mbuf) +
@@ -230,8 +262,12 @@ setup_port(unsigned int idx, char *err, size_t len)
 	uint16_t rxd = pc->rxd, txd = pc->txd, q;
 	uint16_t mtu = pc->mtu ? pc->mtu : pl->mtu;
 	struct acis_port_cfg steer;
-	int rc;
+	char ifname[IF_NAMESIZE + 1];
+	struct acis_xsk_ref before[64];
+	int rc, n_before = 0;
 
+	if (port_af_xdp(pc))
+		n_before = acis_xdp_sockets(before, (int)RTE_DIM(before));
 	if (pc->xdp_steer && strstr(pc->dev, "xdp_prog=") == NULL) {
 		/* Our steering program instead of the PMD's catch-all. */
 		steer = *pc;
@@ -328,14 +364,14 @@ setup_port(unsigned int idx, char *err, size_t len)
 	if (rc != 0)
 		return errf(err, len, rc, "%s:%d: [port %s]: start failed: %s",
 			    pl->path, pc->line, pc->name, rte_strerror(-rc));
+	if (port_af_xdp(pc))
+		own_xsks(pr, before, n_before);
 	if (pc->xdp_steer) {
 		struct acis_xdp_steer cfg = {.udp_port = pl->udp_port,
 					     .ipv4 = pl->ip};
-		const char *ifa = strstr(pc->dev, "iface=") + 6;
-		char ifname[64], why[256];
+		char why[256];
 
-		snprintf(ifname, sizeof(ifname), "%.*s",
-			 (int)strcspn(ifa, ","), ifa);
+		dev_iface(pc, ifname, sizeof(ifname));
 		memcpy(cfg.mac, pl->mac, 6);
 		if (acis_xdp_steer_configure(ifname, &cfg, NULL, why,
 					     sizeof(why)) != 0)

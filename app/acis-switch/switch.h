@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "acis_xdp.h"
 #include "acis_l2.h"
 #include "coll.h"
 #include "acis_pipeline.h"
@@ -191,11 +192,16 @@ struct acis_lcore_ctx {
 	struct acis_lcore_stats stats;
 } __rte_cache_aligned;
 
+#define ACIS_PORT_XSK_MAX 16
+
 struct acis_port_rt {
 	uint16_t port_id;
 	uint16_t n_rxq;
 	uint16_t n_txq;
 	uint8_t resolved; /**< port_id is ours to stop and close */
+	/** AF_XDP: the sockets the PMD made for this port (one a queue) */
+	struct acis_xsk_ref xsk[ACIS_PORT_XSK_MAX];
+	uint16_t n_xsk;
 	char ethdev_name[RTE_ETH_NAME_MAX_LEN];
 };
 

@@ -59,6 +59,39 @@ int acis_xdp_steer_configure(const char *ifname,
 int acis_xdp_steer_stats(const char *ifname, struct acis_xdp_steer_stats *st,
 			 char *err, size_t errlen);
 
+/* The kernel's counters of AF_XDP sockets (XDP_STATISTICS), summed over
+ * them. DPDK's af_xdp PMD reports only rx_dropped of these (as imissed);
+ * the others are where the kernel counts frames it refused or could not
+ * deliver. */
+struct acis_xsk_stats {
+	uint32_t sockets;          /**< sockets read */
+	uint64_t rx_dropped;       /**< received, no room for them */
+	uint64_t rx_invalid_descs; /**< fill ring entries refused */
+	uint64_t tx_invalid_descs; /**< TX descriptors refused: not sent */
+	uint64_t rx_ring_full;     /**< dropped: the RX ring was full */
+	uint64_t fill_ring_empty;  /**< the fill ring had no buffer */
+	uint64_t tx_ring_empty;    /**< wakeups that found nothing to send */
+};
+
+/* One AF_XDP socket of this process: its descriptor and the socket's
+ * inode, so a descriptor closed and reused is not read for it. */
+struct acis_xsk_ref {
+	int fd;
+	uint64_t ino;
+};
+
+/**
+ * This process's AF_XDP sockets (an AF_XDP socket has no address that
+ * names its interface: the caller tells them apart by when they were
+ * made, e.g. before and after it starts a port). Fills up to max refs and
+ * returns how many there are, or -1 when /proc/self/fd cannot be read.
+ */
+int acis_xdp_sockets(struct acis_xsk_ref *refs, int max);
+
+/** Sum the counters of n sockets; returns how many could be read. */
+int acis_xdp_socket_stats(const struct acis_xsk_ref *refs, int n,
+			  struct acis_xsk_stats *st);
+
 /**
  * Path of the steering program's object file: $ACIS_XDP_STEER_OBJ if set,
  * else the build tree's if it exists (running from the build tree), else

@@ -8,12 +8,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
+#include <linux/if_xdp.h>
 
 #include "acis_steer.h"
 #include "acis_xdp.h"
@@ -212,4 +215,72 @@ acis_xdp_steer_stats(const char *ifname, struct acis_xdp_steer_stats *st,
 	st->kernel = sum[ACIS_STEER_CNT_KERNEL];
 	st->no_socket = sum[ACIS_STEER_CNT_NO_SOCKET];
 	return 0;
+}
+
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+
+static int
+xsk_read(int fd, struct xdp_statistics *xs)
+{
+	socklen_t l = sizeof(*xs);
+
+	memset(xs, 0, sizeof(*xs));
+	return getsockopt(fd, SOL_XDP, XDP_STATISTICS, xs, &l);
+}
+
+int
+acis_xdp_sockets(struct acis_xsk_ref *refs, int max)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		struct xdp_statistics xs;
+		struct stat sb;
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end != '\0' || fd < 0 || fd == dirfd(d) ||
+		    fstat((int)fd, &sb) != 0 || !S_ISSOCK(sb.st_mode) ||
+		    xsk_read((int)fd, &xs) != 0)
+			continue;
+		if (n < max) {
+			refs[n].fd = (int)fd;
+			refs[n].ino = (uint64_t)sb.st_ino;
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int
+acis_xdp_socket_stats(const struct acis_xsk_ref *refs, int n,
+		      struct acis_xsk_stats *st)
+{
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < n; i++) {
+		struct xdp_statistics xs;
+		struct stat sb;
+
+		if (fstat(refs[i].fd, &sb) != 0 ||
+		    (uint64_t)sb.st_ino != refs[i].ino ||
+		    xsk_read(refs[i].fd, &xs) != 0)
+			continue;
+		st->sockets++;
+		st->rx_dropped += xs.rx_dropped;
+		st->rx_invalid_descs += xs.rx_invalid_descs;
+		st->tx_invalid_descs += xs.tx_invalid_descs;
+		st->rx_ring_full += xs.rx_ring_full;
+		st->fill_ring_empty += xs.rx_fill_ring_empty_descs;
+		st->tx_ring_empty += xs.tx_ring_empty_descs;
+	}
+	return (int)st->sockets;
 }

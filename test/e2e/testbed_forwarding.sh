@@ -40,6 +40,21 @@ check "all four hosts learned (got $learned)" [ "$learned" -ge 4 ]
 check "nothing dropped (got $drops)" [ "$drops" -eq 0 ]
 check "MAC table shows h0 learned on port h0" \
 	bash -c "'$ACIS_BUILD/app/acisctl/acisctl' -f $PREFIX l2 | grep -q '02:a0:00:00:00:0a h0 learned'"
+if grep -q '^dev *= *net_af_xdp' "$PIPELINE"; then
+	# the kernel's counters of the ports' AF_XDP sockets: one socket a
+	# port, and no descriptor refused (a buffer outside the UMEM)
+	check "AF_XDP ports show their sockets' kernel counters, none refused" \
+		bash -c "'$ACIS_BUILD/app/acisctl/acisctl' -f $PREFIX --raw /acis/ports |
+		python3 -c '
+import json, sys
+ports = json.load(sys.stdin)[\"/acis/ports\"]
+for name, p in ports.items():
+    print(name, p[\"xsk_sockets\"], p[\"xsk_tx_invalid_descs\"],
+          p[\"xsk_rx_invalid_descs\"], p[\"xsk_rx_dropped\"])
+    assert p[\"xsk_sockets\"] == p[\"rx_queues\"], name
+    assert p[\"xsk_tx_invalid_descs\"] == 0 and p[\"xsk_rx_invalid_descs\"] == 0, name
+'"
+fi
 check "dpdk-telemetry.py lists /acis commands" \
 	bash -c "echo / | dpdk-telemetry.py -f $PREFIX | grep -q /acis/ports"
 
