@@ -10,7 +10,7 @@
  *                [--inflight N] [--io] [--memif] [--csv FILE]
  *   switch_bench [EAL options] -- agg [--ranks P] [--payload B]
  *                [--chunks C] [--workers W] [--round-mb M] [--rounds R]
- *                [--nic-checksums] [--csv FILE]
+ *                [--nic-checksums] [--free-on-main] [--csv FILE]
  *
  * fwd: L2 forwarding between two ports wired back to back (what port 0
  * sends, port 1 receives, and the other way), two stations A on port 0
@@ -37,7 +37,13 @@
  * --nic-checksums the frames arrive as from a NIC that verified their
  * checksums on receive (marked good, on ports taken to verify them), so
  * the switch does not verify them again; otherwise it verifies each UDP
- * checksum in software, as on ports without the offload.
+ * checksum in software, as on ports without the offload. The main lcore
+ * takes the results off the TX rings as a NIC's transmit side reads them,
+ * and hands them back to the worker that sent them, which frees them the
+ * next time it transmits on that queue (a TX callback), as a NIC's driver
+ * frees the frames its NIC has sent; with --free-on-main the main lcore
+ * frees them itself, and the worker's pool gets back mbufs last written
+ * by the other core.
  *
  * The lcores the switch runs on are the EAL's lcores after the main one:
  * give the EAL -l or --lcores accordingly (the main lcore only samples).
@@ -539,6 +545,7 @@ struct agg_opts {
 	unsigned int ranks, payload, chunks, workers, rounds;
 	double round_mb;
 	int nic_csum; /* frames arrive with the port's "checksums good" */
+	int free_on_main; /* results freed by the sampler, not the worker */
 };
 
 struct agg_run {
@@ -562,6 +569,9 @@ struct agg_run {
 	struct rte_mbuf **copies;  /* a list's copies on their way in */
 	struct rte_mbuf **ccopy;   /* the ceiling's copies of contrib */
 	float *acc[MAX_Q];
+	/* TX queue q's sent frames, back to the worker that sends on it */
+	struct rte_ring *done[MAX_Q];
+	const struct rte_eth_rxtx_callback *done_cb[MAX_PORTS][MAX_Q];
 	double ceil_sec[MAX_Q];
 	unsigned int ceil_lo[MAX_Q], ceil_hi[MAX_Q];
 };
@@ -882,6 +892,53 @@ agg_confirm(struct agg_run *a, unsigned int round)
 /* Take what the switch sent so far, as a NIC's transmit side would, and
  * free it; check that every frame is a result and that the one of
  * collective 0 chunk 0 is the rank-order sum. Returns the frames taken. */
+/*
+ * Frames a TX queue has sent: to the worker that sends on queue q, which
+ * frees them on its next transmit there (tx_complete), as a NIC's driver
+ * frees what its NIC has sent; or freed here (--free-on-main).
+ */
+static void
+tx_done(struct agg_run *a, unsigned int q, struct rte_mbuf **m, unsigned int k)
+{
+	unsigned int put = 0;
+
+	if (!a->o->free_on_main)
+		put = rte_ring_sp_enqueue_burst(a->done[q], (void **)m, k, NULL);
+	if (put < k)
+		rte_pktmbuf_free_bulk(m + put, k - put);
+}
+
+/* The TX callback of every (port, queue q): free what queue q has sent,
+ * on the lcore that sends on it, before sending more. */
+static uint16_t
+tx_complete(uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
+	    uint16_t n, void *arg)
+{
+	void *done[64];
+	unsigned int k = rte_ring_sc_dequeue_burst(arg, done, RTE_DIM(done),
+						   NULL);
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(pkts);
+	if (k != 0)
+		rte_pktmbuf_free_bulk((struct rte_mbuf **)done, k);
+	return n;
+}
+
+/* What the workers left in the completion rings at a round's end. */
+static void
+done_flush(struct agg_run *a)
+{
+	void *x[64];
+	unsigned int q, k;
+
+	for (q = 0; q < a->o->workers; q++)
+		while ((k = rte_ring_dequeue_burst(a->done[q], x, RTE_DIM(x),
+						   NULL)) != 0)
+			rte_pktmbuf_free_bulk((struct rte_mbuf **)x, k);
+}
+
 static uint64_t
 agg_drain(struct agg_run *a, unsigned int round, int *checked)
 {
@@ -920,7 +977,7 @@ agg_drain(struct agg_run *a, unsigned int round, int *checked)
 						    "rank-order sum", round);
 					*checked = 1;
 				}
-				rte_pktmbuf_free_bulk(m, k);
+				tx_done(a, q, m, k);
 				n += k;
 			}
 	return n;
@@ -1063,6 +1120,7 @@ agg_round(struct agg_run *a, unsigned int round)
 	}
 	sec = tsc_sec(rte_rdtsc() - t0);
 	lcores_stop();
+	done_flush(a);
 	if (n != total || !checked)
 		die("round %u: %" PRIu64 " results (want %" PRIu64 ")%s; %s",
 		    round, n, total, checked ? "" :
@@ -1176,6 +1234,24 @@ agg_run(const struct agg_opts *o)
 	switch_start(text);
 	if (o->nic_csum) /* ring ports standing for NICs that verify them */
 		g_sw.csum_ip_ports = g_sw.csum_l4_ports = (1u << P) - 1;
+	for (q = 0; q < nw; q++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "done%u_%u", B.gen, q);
+		a.done[q] = rte_ring_create(name, rte_align32pow2(mbufs + 1),
+					    (int)rte_socket_id(),
+					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (a.done[q] == NULL)
+			die("ring %s: %s", name, rte_strerror(rte_errno));
+		for (p = 0; p < P; p++) {
+			a.done_cb[p][q] = rte_eth_add_tx_callback(
+				a.ports[p].port_id, (uint16_t)q, tx_complete,
+				a.done[q]);
+			if (a.done_cb[p][q] == NULL)
+				die("TX callback on port %u queue %u: %s", p,
+				    q, rte_strerror(rte_errno));
+		}
+	}
 	free(text);
 	agg_join(&a);
 	agg_build(&a);
@@ -1210,26 +1286,30 @@ agg_run(const struct agg_opts *o)
 	       "%u worker%s, checksums %s: switch %7.2f Gb/s per core, "
 	       "ceiling %7.2f, ratio %.2f (best of %u rounds of %u "
 	       "collectives; medians %.2f, %.2f; %" PRIu64 " held for rank "
-	       "order)\n", P, L, C, nw, nw > 1 ? "s" : "",
+	       "order; results freed by %s)\n", P, L, C, nw, nw > 1 ? "s" : "",
 	       o->nic_csum ? "by the NIC" : "in software", sw_best, ce_best,
 	       sw_best / ce_best, o->rounds, a.n_coll, sw_med, ce_med,
-	       cs.held_total);
+	       cs.held_total, o->free_on_main ? "the main lcore" : "the worker");
 	csv_open("ranks,payload_bytes,chunks,workers,rounds,collectives,"
 		 "round_bytes,switch_gbps_core,ceiling_gbps_core,ratio,"
 		 "switch_gbps_core_median,ceiling_gbps_core_median,"
-		 "switch_mpps_core,held,checksums");
+		 "switch_mpps_core,held,checksums,freed_by");
 	if (B.csv != NULL) {
 		fprintf(B.csv, "%u,%u,%u,%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.4f,"
-			"%.3f,%.3f,%.4f,%" PRIu64 ",%s\n", P, L, C, nw,
+			"%.3f,%.3f,%.4f,%" PRIu64 ",%s,%s\n", P, L, C, nw,
 			o->rounds, a.n_coll,
 			(uint64_t)a.n_coll * C * P * L, sw_best, ce_best,
 			sw_best / ce_best, sw_med, ce_med,
 			sw_best * 1e3 / 8 / L, cs.held_total,
-			o->nic_csum ? "nic" : "software");
+			o->nic_csum ? "nic" : "software",
+			o->free_on_main ? "main" : "worker");
 		fclose(B.csv);
 	}
 
+	/* the ports are closed: their callbacks went with them */
 	acis_switch_fini();
+	for (q = 0; q < nw; q++)
+		rte_ring_free(a.done[q]);
 	for (p = 0; p < P; p++) {
 		free_port_rings(&a.ports[p]);
 		for (q = 0; q < nw; q++) {
@@ -1265,7 +1345,7 @@ usage(FILE *f)
 		"                                         [--workers W] "
 		"[--round-mb M] [--rounds R]\n"
 		"                                         [--nic-checksums] "
-		"[--csv FILE]\n"
+		"[--free-on-main] [--csv FILE]\n"
 		"The switch runs on the EAL lcores after the main one.\n");
 }
 
@@ -1299,6 +1379,7 @@ main(int argc, char **argv)
 		{"rounds", required_argument, NULL, 'r'},
 		{"csv", required_argument, NULL, 'c'},
 		{"nic-checksums", no_argument, NULL, 'k'},
+		{"free-on-main", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1371,6 +1452,9 @@ main(int argc, char **argv)
 			break;
 		case 'k':
 			ao.nic_csum = 1;
+			break;
+		case 'F':
+			ao.free_on_main = 1;
 			break;
 		case 'h':
 			usage(stdout);
