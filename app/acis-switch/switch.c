@@ -109,18 +109,21 @@ dev_iface(const struct acis_port_cfg *pc, char *ifname, size_t len)
 
 /* The AF_XDP sockets that came with port pr (those not among the n
  * before it started), for its kernel counters (/acis/ports). */
+#define XSK_SCAN_MAX 1024 /* AF_XDP sockets looked at: 32 ports' queues */
+
 static void
 own_xsks(struct acis_port_rt *pr, const struct acis_xsk_ref *before, int n)
 {
-	struct acis_xsk_ref now[64];
-	int k = acis_xdp_sockets(now, (int)RTE_DIM(now)), i, j;
+	struct acis_xsk_ref now[XSK_SCAN_MAX];
+	int k = acis_xdp_sockets(now, XSK_SCAN_MAX), i, j;
 
+	n = RTE_MIN(n, XSK_SCAN_MAX);
 	pr->n_xsk = 0;
-	for (i = 0; i < RTE_MIN(k, (int)RTE_DIM(now)); i++) {
-		for (j = 0; j < RTE_MIN(n, 64); j++)
+	for (i = 0; i < RTE_MIN(k, XSK_SCAN_MAX); i++) {
+		for (j = 0; j < n; j++)
 			if (before[j].ino == now[i].ino)
 				break;
-		if (j == RTE_MIN(n, 64) && pr->n_xsk < ACIS_PORT_XSK_MAX)
+		if (j >= n && pr->n_xsk < ACIS_PORT_XSK_MAX)
 			pr->xsk[pr->n_xsk++] = now[i];
 	}
 }
@@ -263,7 +266,7 @@ setup_port(unsigned int idx, char *err, size_t len)
 	uint16_t mtu = pc->mtu ? pc->mtu : pl->mtu;
 	struct acis_port_cfg steer;
 	char ifname[IF_NAMESIZE + 1];
-	struct acis_xsk_ref before[64];
+	struct acis_xsk_ref before[XSK_SCAN_MAX];
 	int rc, n_before = 0;
 
 	if (port_af_xdp(pc))
