@@ -571,7 +571,6 @@ struct agg_run {
 	float *acc[MAX_Q];
 	/* TX queue q's sent frames, back to the worker that sends on it */
 	struct rte_ring *done[MAX_Q];
-	const struct rte_eth_rxtx_callback *done_cb[MAX_PORTS][MAX_Q];
 	double ceil_sec[MAX_Q];
 	unsigned int ceil_lo[MAX_Q], ceil_hi[MAX_Q];
 };
@@ -889,9 +888,6 @@ agg_confirm(struct agg_run *a, unsigned int round)
 		    round, as.in_use);
 }
 
-/* Take what the switch sent so far, as a NIC's transmit side would, and
- * free it; check that every frame is a result and that the one of
- * collective 0 chunk 0 is the rank-order sum. Returns the frames taken. */
 /*
  * Frames a TX queue has sent: to the worker that sends on queue q, which
  * frees them on its next transmit there (tx_complete), as a NIC's driver
@@ -939,6 +935,10 @@ done_flush(struct agg_run *a)
 			rte_pktmbuf_free_bulk((struct rte_mbuf **)x, k);
 }
 
+/* Take what the switch sent so far, as a NIC's transmit side would, and
+ * give it back (tx_done); check that every frame is a result and that the
+ * one of collective 0 chunk 0 is the rank-order sum. Returns the frames
+ * taken. */
 static uint64_t
 agg_drain(struct agg_run *a, unsigned int round, int *checked)
 {
@@ -1243,14 +1243,12 @@ agg_run(const struct agg_opts *o)
 					    RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (a.done[q] == NULL)
 			die("ring %s: %s", name, rte_strerror(rte_errno));
-		for (p = 0; p < P; p++) {
-			a.done_cb[p][q] = rte_eth_add_tx_callback(
-				a.ports[p].port_id, (uint16_t)q, tx_complete,
-				a.done[q]);
-			if (a.done_cb[p][q] == NULL)
+		for (p = 0; p < P; p++)
+			if (rte_eth_add_tx_callback(a.ports[p].port_id,
+						    (uint16_t)q, tx_complete,
+						    a.done[q]) == NULL)
 				die("TX callback on port %u queue %u: %s", p,
 				    q, rte_strerror(rte_errno));
-		}
 	}
 	free(text);
 	agg_join(&a);
@@ -1306,7 +1304,7 @@ agg_run(const struct agg_opts *o)
 		fclose(B.csv);
 	}
 
-	/* the ports are closed: their callbacks went with them */
+	/* the ports stopped and closed: no TX callback runs again */
 	acis_switch_fini();
 	for (q = 0; q < nw; q++)
 		rte_ring_free(a.done[q]);

@@ -16,7 +16,6 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,23 +76,6 @@ port_virtual(const struct acis_port_cfg *pc)
 	return strncmp(pc->dev, "net_", 4) == 0;
 }
 
-static int
-port_af_xdp(const struct acis_port_cfg *pc)
-{
-	return strncmp(pc->dev, "net_af_xdp", 10) == 0;
-}
-
-/*
- * The switch's pool of mbufs, as rte_pktmbuf_pool_create makes it, but
- * with its objects laid end to end when no port needs them contiguous in
- * I/O addresses (every port virtual, or I/O addresses are virtual ones):
- * an AF_XDP port of DPDK 22.11 registers the pool with the kernel as
- * UMEM, its size reckoned as objects end to end, and an object pushed to
- * the next hugepage (as a pool whose objects must not cross pages lays
- * them) lies beyond that size at the pool's end, where the kernel takes
- * its frames for invalid descriptors and drops them, counted nowhere the
- * PMD reports (check_umem).
- */
 /* The interface a port's devargs name (iface=...): 1 if named. */
 static int
 dev_iface(const struct acis_port_cfg *pc, char *ifname, size_t len)
@@ -107,10 +89,10 @@ dev_iface(const struct acis_port_cfg *pc, char *ifname, size_t len)
 	return 1;
 }
 
-/* The AF_XDP sockets that came with port pr (those not among the n
- * before it started), for its kernel counters (/acis/ports). */
 #define XSK_SCAN_MAX 1024 /* AF_XDP sockets looked at: 32 ports' queues */
 
+/* The AF_XDP sockets that came with port pr (those not among the n
+ * before it started), for its kernel counters (/acis/ports). */
 static void
 own_xsks(struct acis_port_rt *pr, const struct acis_xsk_ref *before, int n)
 {
@@ -128,28 +110,50 @@ own_xsks(struct acis_port_rt *pr, const struct acis_xsk_ref *before, int n)
 	}
 }
 
+/* Whether the pool's objects must each be contiguous in I/O addresses:
+ * only for a port that may use DMA, and only when I/O addresses are
+ * physical ones (with --iova-mode=va, virtually contiguous is enough). */
+static int
+pool_iova_contig(void)
+{
+	const struct acis_pipeline *pl = g_sw.pl;
+	unsigned int i;
+
+	if (rte_eal_iova_mode() == RTE_IOVA_VA)
+		return 0;
+	for (i = 0; i < pl->n_ports; i++)
+		if (!port_virtual(&pl->ports[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The switch's pool of mbufs, as rte_pktmbuf_pool_create makes it (which
+ * takes no mempool flags), but with its objects laid end to end unless
+ * they must be contiguous in I/O addresses (pool_iova_contig): an AF_XDP
+ * port of DPDK 22.11 registers the pool with the kernel as UMEM, its size
+ * reckoned as objects end to end, and an object pushed to the next
+ * hugepage (as a pool whose objects must not cross pages lays them) lies
+ * beyond that size at the pool's end, where the kernel takes its frames
+ * for invalid descriptors and drops them, counted nowhere the PMD reports
+ * (check_umem).
+ */
 static struct rte_mempool *
 pool_create(uint32_t n, uint32_t cache, uint16_t data_room)
 {
-	const struct acis_pipeline *pl = g_sw.pl;
 	struct rte_pktmbuf_pool_private priv = {
 		.mbuf_data_room_size = data_room,
 		.mbuf_priv_size = ACIS_MBUF_PRIV_SIZE,
 	};
-	unsigned int flags = 0, i;
 	struct rte_mempool *mp;
-	int contig = rte_eal_iova_mode() != RTE_IOVA_VA;
 
-	for (i = 0; i < pl->n_ports && contig; i++)
-		if (!port_virtual(&pl->ports[i]))
-			break;
-	if (!contig || i == pl->n_ports)
-		flags |= RTE_MEMPOOL_F_NO_IOVA_CONTIG;
 	mp = rte_mempool_create_empty("acis_mbufs", n,
 				      sizeof(struct rte_mbuf) +
 				      ACIS_MBUF_PRIV_SIZE + data_room,
 				      cache, sizeof(priv),
-				      (int)rte_socket_id(), flags);
+				      (int)rte_socket_id(),
+				      pool_iova_contig() ? 0 :
+				      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
 	if (mp == NULL)
 		return NULL;
 	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(),
@@ -202,7 +206,7 @@ check_umem(char *err, size_t len)
 	unsigned int i;
 
 	for (i = 0; i < pl->n_ports; i++)
-		if (port_af_xdp(&pl->ports[i]))
+		if (acis_pipeline_port_af_xdp(&pl->ports[i]))
 			break;
 	if (i == pl->n_ports || mh == NULL)
 		return 0;
@@ -269,7 +273,7 @@ setup_port(unsigned int idx, char *err, size_t len)
 	struct acis_xsk_ref before[XSK_SCAN_MAX];
 	int rc, n_before = 0;
 
-	if (port_af_xdp(pc))
+	if (acis_pipeline_port_af_xdp(pc))
 		n_before = acis_xdp_sockets(before, (int)RTE_DIM(before));
 	if (pc->xdp_steer && strstr(pc->dev, "xdp_prog=") == NULL) {
 		/* Our steering program instead of the PMD's catch-all. */
@@ -367,14 +371,18 @@ setup_port(unsigned int idx, char *err, size_t len)
 	if (rc != 0)
 		return errf(err, len, rc, "%s:%d: [port %s]: start failed: %s",
 			    pl->path, pc->line, pc->name, rte_strerror(-rc));
-	if (port_af_xdp(pc))
+	if (acis_pipeline_port_af_xdp(pc))
 		own_xsks(pr, before, n_before);
 	if (pc->xdp_steer) {
 		struct acis_xdp_steer cfg = {.udp_port = pl->udp_port,
 					     .ipv4 = pl->ip};
 		char why[256];
 
-		dev_iface(pc, ifname, sizeof(ifname));
+		/* the pipeline reader made sure of the iface */
+		if (!dev_iface(pc, ifname, sizeof(ifname)))
+			return errf(err, len, -EINVAL, "%s:%d: [port %s]: "
+				    "xdp_steer: no iface= in dev", pl->path,
+				    pc->dev_line, pc->name);
 		memcpy(cfg.mac, pl->mac, 6);
 		if (acis_xdp_steer_configure(ifname, &cfg, NULL, why,
 					     sizeof(why)) != 0)

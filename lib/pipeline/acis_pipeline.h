@@ -215,6 +215,9 @@ int acis_pipeline_port_index(const struct acis_pipeline *p, const char *name);
 /** Number of lcores with the worker role (the TX queues each port needs). */
 unsigned int acis_pipeline_n_workers(const struct acis_pipeline *p);
 
+/** Whether a port is an AF_XDP device (dev = net_af_xdpN,...). */
+int acis_pipeline_port_af_xdp(const struct acis_port_cfg *pc);
+
 /** Number of lcores that poll a port (the RX queues it needs). */
 unsigned int acis_pipeline_port_rx_queues(const struct acis_pipeline *p,
 					  unsigned int port);

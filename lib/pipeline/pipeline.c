@@ -819,7 +819,7 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 		return rc;
 	if ((rc = get_bool(c, s, "rx_checksum", &pc->rx_checksum)) != 0)
 		return rc;
-	if (pc->xdp_steer && (strncmp(pc->dev, "net_af_xdp", 10) != 0 ||
+	if (pc->xdp_steer && (!acis_pipeline_port_af_xdp(pc) ||
 			      strstr(pc->dev, "iface=") == NULL)) {
 		e = acis_conf_get(s, "xdp_steer", NULL);
 		return fail(c, e->line, "xdp_steer: only for AF_XDP ports (dev "
@@ -916,6 +916,12 @@ acis_pipeline_n_workers(const struct acis_pipeline *p)
 		if (p->lcores[i].roles & ACIS_ROLE_WORKER)
 			n++;
 	return n;
+}
+
+int
+acis_pipeline_port_af_xdp(const struct acis_port_cfg *pc)
+{
+	return strncmp(pc->dev, "net_af_xdp", 10) == 0;
 }
 
 unsigned int

@@ -48,11 +48,12 @@ struct cctx {
 	 * every member's frame (each its own headers). */
 	uint8_t fanout;
 	struct rte_mbuf *shared;
-	/* References to the shared payload a fanout takes at once, before
-	 * its frames are built (prepay), and those not yet used (paid): one
-	 * update, a plain store while the completion holds the only one,
-	 * instead of an atomic one per member behind the frames' stores. */
-	uint32_t prepay, paid;
+	/* The fanout's frames built so far: they take their references to
+	 * the shared payload in one update once all are built, a plain store
+	 * while the completion holds the only one (the frames leave only when
+	 * the walk reaches the TX stage), instead of an atomic update per
+	 * member behind each frame's stores. */
+	uint32_t chained;
 	uint8_t n_ack; /* ACK batches open (ack_pend) */
 };
 
@@ -201,6 +202,10 @@ ack_flush(struct cctx *x)
 	x->n_ack = 0;
 }
 
+/* Members whose frames may chain one payload segment: its references fit
+ * its 16-bit reference count, and a fanout's in one signed update. */
+#define SHARE_MAX INT16_MAX
+
 /*
  * A RESULT to endpoint ep that carries a shared payload: the headers in a
  * frame of their own, the payload segment chained after them and
@@ -232,16 +237,11 @@ emit_shared(struct cctx *x, const struct acis_endpoint *ep,
 	}
 	if (seg == NULL)
 		seg = x->shared;
-	if (x->prepay != 0) {
-		rte_mbuf_refcnt_update(seg, (int16_t)x->prepay);
-		x->paid = x->prepay;
-		x->prepay = 0;
-	}
 	m = frame_to(x, ep, h, 0, len);
 	if (unlikely(m == NULL))
 		return -1;
-	if (x->paid != 0)
-		x->paid--;
+	if (x->fanout)
+		x->chained++;
 	else
 		rte_mbuf_refcnt_update(seg, 1);
 	m->next = seg;
@@ -598,7 +598,7 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	h.chunk = chunk;
 	h.payload_len = len;
 	if (len != 0 && (x->fanout ||
-			 (s->acc_buf != NULL &&
+			 (s->acc_buf != NULL && s->size <= SHARE_MAX &&
 			  (g_sw.chain_ports >> acis_comm_ep(c, r)->port & 1)))) {
 		if (emit_shared(x, acis_comm_ep(c, r), &h, s, len, reduced) == 0) {
 			x->st->results++;
@@ -625,15 +625,16 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 
 /* Whether a completion's answers can share one payload segment: the
  * completions that send every member the same bytes (allreduce, packed
- * allgather), to two or more members, all behind ports that send chained
- * frames. (A bcast block is forwarded, not completed: handle_forward.) */
+ * allgather), to two or more members (at most SHARE_MAX), all behind
+ * ports that send chained frames. (A bcast block is forwarded, not
+ * completed: handle_forward.) */
 static int
 fanout_ok(const struct acis_comm *c, const struct acis_slot *s)
 {
 	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
 	uint32_t r;
 
-	if (s->size < 2 ||
+	if (s->size < 2 || s->size > SHARE_MAX ||
 	    !(coll == ACIS_C_ALLREDUCE ||
 	      (coll == ACIS_C_ALLGATHER &&
 	       is_packed(coll, s->size, s->msg_size, s->chunk_size))))
@@ -656,16 +657,12 @@ complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 	s->done_tsc = rte_rdtsc();
 	s->resend_tsc = s->done_tsc + g_sw.coll.resend_tsc;
 	x->fanout = fanout_ok(c, s);
-	/* every member's frame chains the payload (fanout_ok); the count
-	 * within the 16-bit reference count */
-	x->prepay = x->fanout && s->size < UINT16_MAX / 2 ? s->size : 0;
 	for (r = 0; r < s->size; r++)
 		send_answer(x, c, s, r, &first);
-	x->prepay = 0;
-	if (x->paid != 0) { /* frames not built for want of an mbuf */
+	if (x->chained != 0) { /* every member's frame chains the payload */
 		rte_mbuf_refcnt_update(s->acc_buf != NULL ? s->acc_buf :
-				       x->shared, -(int16_t)x->paid);
-		x->paid = 0;
+				       x->shared, (int16_t)x->chained);
+		x->chained = 0;
 	}
 	if (x->shared != NULL) {
 		acis_frame_free(x->shared); /* the members' frames hold it */
