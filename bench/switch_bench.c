@@ -39,8 +39,9 @@
  * the switch does not verify them again; otherwise it verifies each UDP
  * checksum in software, as on ports without the offload. The main lcore
  * takes the results off the TX rings as a NIC's transmit side reads them
- * (their bytes, never their rte_mbuf: nic_frame), and hands them back to the worker that sent them, which frees them the
- * next time it transmits on that queue (a TX callback), as a NIC's driver
+ * (their bytes, never their rte_mbuf: nic_frame), and hands them back to
+ * the worker that sent them, which frees them the next time it
+ * transmits on that queue (a TX callback), as a NIC's driver
  * frees the frames its NIC has sent; with --free-on-main the main lcore
  * frees them itself, and the worker's pool gets back mbufs last written
  * by the other core.
@@ -940,18 +941,19 @@ done_flush(struct agg_run *a)
  * address its driver wrote into the descriptor, never in the rte_mbuf,
  * which the NIC does not read. The switch builds every result in a
  * direct mbuf of its pool, its headers at the default headroom (frame_to:
- * alloc and append), so that address follows from the mbuf's own; the
- * frame agg_drain checks each round is found through the rte_mbuf too,
- * and the two must agree. (Reading each frame's rte_mbuf here would share
- * its first line with this lcore, and the worker's free of it would wait
- * to take the line back, a wait no NIC causes: 14-15 % of the switch's
- * rate at 256 B to 2 KiB.)
+ * alloc and append), so that address follows from the mbuf's address and
+ * its pool's layout (rte_mbuf_buf_addr reads neither the mbuf nor its
+ * pool pointer); the frame agg_drain checks each round is found through
+ * the rte_mbuf too, and the two must agree. (Reading each frame's
+ * rte_mbuf here would share its first line with this lcore, and the
+ * worker's free of it would wait to take the line back, a wait no NIC
+ * causes: up to 15 % of the switch's rate, at 256 B to 2 KiB.)
  */
 static const uint8_t *
-nic_frame(const struct rte_mbuf *m)
+nic_frame(struct rte_mbuf *m)
 {
-	return (const uint8_t *)m + sizeof(struct rte_mbuf) +
-	       ACIS_MBUF_PRIV_SIZE + RTE_PKTMBUF_HEADROOM;
+	return (const uint8_t *)rte_mbuf_buf_addr(m, g_sw.pool) +
+	       RTE_PKTMBUF_HEADROOM;
 }
 
 /* Take what the switch sent so far, as a NIC's transmit side would (it
