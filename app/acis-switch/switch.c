@@ -13,6 +13,7 @@
 #undef RTE_LIBRTE_GRAPH_STATS
 
 #include <errno.h>
+#include <linux/if_packet.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -258,6 +259,60 @@ resolve_port(const struct acis_port_cfg *pc, uint16_t *port_id, char *err,
 	return 0;
 }
 
+/* where the kernel puts a frame in an AF_PACKET ring slot (TPACKET_V2) */
+#define AF_PACKET_HDR ((unsigned int)TPACKET_ALIGN(TPACKET2_HDRLEN))
+
+/* The room an AF_PACKET port's ring slot leaves a frame: its framesz=
+ * (the PMD's default 2048) less the packet header the kernel writes
+ * before the frame. */
+static unsigned int
+af_packet_frame_room(const char *dev)
+{
+	const char *p = strstr(dev, ",framesz=");
+	unsigned long fs = p != NULL ? strtoul(p + 9, NULL, 0) : 2048;
+
+	return fs > AF_PACKET_HDR ? (unsigned int)(fs - AF_PACKET_HDR) : 0;
+}
+
+/*
+ * A port whose driver refused the MTU (rc, not -ENOTSUP: a driver with no
+ * MTU to set passes frames of any length). DPDK 22.11's AF_PACKET driver
+ * refuses every MTU above 1500 whatever its ring holds, so its ring slot
+ * decides; AF_XDP's limit is its UMEM frame, real: both are errors when
+ * the frame does not fit, since the frames it cannot hold would be
+ * truncated or dropped and every collective sized to the MTU would time
+ * out with nothing said. Any other driver is warned about.
+ */
+static int
+check_mtu(const struct acis_port_cfg *pc, const struct rte_eth_dev_info *info,
+	  uint16_t mtu, int rc, char *err, size_t len)
+{
+	const struct acis_pipeline *pl = g_sw.pl;
+	unsigned int frame = mtu + RTE_ETHER_HDR_LEN + 8, room;
+
+	if (strcmp(info->driver_name, "net_af_packet") == 0) {
+		room = af_packet_frame_room(pc->dev);
+		if (room >= frame)
+			return 0;
+		return errf(err, len, -EINVAL, "%s:%d: [port %s]: MTU %u: "
+			    "the AF_PACKET ring's slots hold frames of %u "
+			    "bytes, not %u; give dev framesz=%u or more and "
+			    "blocksz= a multiple of the page size at least as "
+			    "large (pipelines/testbed-jumbo.ini)", pl->path,
+			    pc->dev_line, pc->name, mtu, room, frame,
+			    RTE_ALIGN_CEIL(frame + AF_PACKET_HDR, 1024u));
+	}
+	if (acis_pipeline_port_af_xdp(pc))
+		return errf(err, len, rc, "%s:%d: [port %s]: MTU %u: the "
+			    "AF_XDP port refuses it (%s): its frames are at "
+			    "most %u bytes", pl->path, pc->line, pc->name, mtu,
+			    rte_strerror(-rc), info->max_rx_pktlen);
+	printf("acis-switch: warning: [port %s]: %s refuses MTU %u (%s): "
+	       "frames longer than %u bytes may be lost on it\n", pc->name,
+	       info->driver_name, mtu, rte_strerror(-rc), info->max_rx_pktlen);
+	return 0;
+}
+
 static int
 setup_port(unsigned int idx, char *err, size_t len)
 {
@@ -363,10 +418,11 @@ setup_port(unsigned int idx, char *err, size_t len)
 				    pc->name, q, rte_strerror(-rc));
 	}
 	rc = rte_eth_dev_set_mtu(pr->port_id, mtu);
-	if (rc != 0 && rc != -ENOTSUP)
-		printf("acis-switch: warning: [port %s]: cannot set MTU %u: "
-		       "%s; frames up to %u bytes are accepted anyway\n",
-		       pc->name, mtu, rte_strerror(-rc), pl->mtu);
+	if (rc != 0 && rc != -ENOTSUP) {
+		rc = check_mtu(pc, &info, mtu, rc, err, len);
+		if (rc != 0)
+			return rc;
+	}
 	rc = rte_eth_dev_start(pr->port_id);
 	if (rc != 0)
 		return errf(err, len, rc, "%s:%d: [port %s]: start failed: %s",

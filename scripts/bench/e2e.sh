@@ -6,7 +6,7 @@
 # on MPI: bench/acis_over_mpi.c), sizes 4 B to 4 MiB.
 #
 #   scripts/bench/e2e.sh [-o DIR] [-n "4"] [-i ITER] [-w WARMUP] [-c COLLS]
-#                        [-s MIN] [-S MAX] [-t MS] [-p PIPELINE]
+#                        [-s MIN] [-S MAX] [-t MS] [-m MTU] [-p PIPELINE]
 #
 # -n "2 3 4" runs each host count in turn (scaling). One testbed per host
 # count, under a prefix of its own; acis-switch runs on it throughout
@@ -16,15 +16,18 @@
 # both (doc/acis-bench.md); the ratio is Open MPI's avg latency over the
 # switch's: above 1, the switch is faster. Writes DIR/e2e.csv,
 # acis-P.{txt,csv}, mpi-P.{txt,csv}, table.txt, e2e.png, run.txt.
+# -m sets the testbed's MTU (veths, libacis, the switch; default 1500, or
+# ACIS_MTU); above 1500 the switch runs pipelines/testbed-jumbo.ini unless
+# -p names another: AF_PACKET's ring needs slots a jumbo frame fits in.
 # Needs root and Debian's openmpi-bin and libopenmpi-dev.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 
-OUT='' HOSTS_LIST=4 ITER='' WARM='' MIN=4 MAX=4194304 TIMEOUT=30000
+OUT='' HOSTS_LIST=4 ITER='' WARM='' MIN=4 MAX=4194304 TIMEOUT=30000 MTU=${ACIS_MTU:-1500}
 COLLS=allreduce,reduce,bcast,scatter,gather,allgather,reduce_scatter,barrier
-PIPELINE=$ACIS_ROOT/pipelines/testbed-af_packet.ini
-while getopts "o:n:i:w:c:s:S:t:p:h" o; do
+PIPELINE=''
+while getopts "o:n:i:w:c:s:S:t:m:p:h" o; do
 	case $o in
 	o) OUT=$OPTARG ;;
 	n) HOSTS_LIST=$OPTARG ;;
@@ -34,6 +37,7 @@ while getopts "o:n:i:w:c:s:S:t:p:h" o; do
 	s) MIN=$OPTARG ;;
 	S) MAX=$OPTARG ;;
 	t) TIMEOUT=$OPTARG ;;
+	m) MTU=$OPTARG ;;
 	p) PIPELINE=$OPTARG ;;
 	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
@@ -45,13 +49,21 @@ bench_want_ints e2e -n "$HOSTS_LIST"
 bench_want_int e2e -s "$MIN"
 bench_want_int e2e -S "$MAX" "$MIN"
 bench_want_int e2e -t "$TIMEOUT"
+bench_want_int e2e -m "$MTU" 576
+[ "$MTU" -le 9000 ] || { echo "e2e: -m $MTU: want an MTU from 576 to 9000 (libacis's range)" >&2; exit 2; }
+if [ -z "$PIPELINE" ]; then
+	PIPELINE=$ACIS_ROOT/pipelines/testbed-af_packet.ini
+	[ "$MTU" -le 1500 ] || PIPELINE=$ACIS_ROOT/pipelines/testbed-jumbo.ini
+fi
+# the hosts' libacis and the switch's pipeline file read it
+export ACIS_MTU=$MTU
 [ "$(id -u)" -eq 0 ] || { echo "e2e: needs root (namespaces)" >&2; exit 1; }
 BENCH=$ACIS_BUILD/tools/acis-bench
 [ -x "$BENCH" ] || { echo "e2e: $BENCH missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }
 command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
 	{ echo "e2e: needs openmpi-bin and libopenmpi-dev (scripts/bench/setup.sh)" >&2; exit 1; }
 OUT=$(bench_outdir e2e "$OUT")
-bench_runinfo "$OUT" "$0 -o $OUT -n \"$HOSTS_LIST\"${ITER:+ -i $ITER}${WARM:+ -w $WARM} -c $COLLS -s $MIN -S $MAX -t $TIMEOUT -p $PIPELINE"
+bench_runinfo "$OUT" "$0 -o $OUT -n \"$HOSTS_LIST\"${ITER:+ -i $ITER}${WARM:+ -w $WARM} -c $COLLS -s $MIN -S $MAX -t $TIMEOUT -m $MTU -p $PIPELINE"
 echo "mpi:       $(mpirun --version 2>&1 | head -1)" >>"$OUT/run.txt"
 
 # the same benchmark source, on MPI
@@ -143,8 +155,8 @@ keep_part() {
 rc=0
 for P in $HOSTS_LIST; do
 	N=$((P > 4 ? P : 4)) # the testbed pipelines name four ports
-	acis_log "$P hosts: testbed $PREFIX, switch on $(basename "$PIPELINE")"
-	"$TB" up -n "$N" -p "$PREFIX" -m "${ACIS_MTU:-1500}" >/dev/null
+	acis_log "$P hosts: testbed $PREFIX, MTU $MTU, switch on $(basename "$PIPELINE")"
+	"$TB" up -n "$N" -p "$PREFIX" -m "$MTU" >/dev/null
 	acis_switch_start "$PREFIX" "$PIPELINE" "$OUT/switch-$P.log"
 	rm -f "$OUT/acis-$P".* "$OUT/mpi-$P".*
 	# collective by collective, the switch then Open MPI, so that what

@@ -47,6 +47,21 @@ EOI
 expect "a device that cannot be probed is named with its line" 1 \
 	"dev.ini:5: dev: cannot probe 'net_af_packet0,iface=acis-no-such-if'" -- "${EAL[@]}" -- -p "$D/dev.ini"
 
+# DPDK's AF_PACKET driver refuses any MTU above 1500 whatever its ring
+# holds: its ring's slots decide, and frames they cannot hold would be
+# lost without a word (every collective sized to the MTU timing out)
+cat >"$D/jumbo.ini" <<EOI
+[switch]
+mac = 02:ac:15:00:00:01
+ip = 10.77.0.1
+mtu = 9000
+[port a]
+dev = net_af_packet0,iface=lo
+EOI
+expect "an AF_PACKET ring too small for the MTU is named with its line and the fix" 1 \
+	"jumbo.ini:6: \[port a\]: MTU 9000: the AF_PACKET ring's slots hold frames of 1984 bytes, not 9022; give dev framesz=9216 or more" \
+	-- "${EAL[@]}" -- -p "$D/jumbo.ini"
+
 cat >"$D/mac.ini" <<EOI
 [switch]
 mac = 02:ac:15:00:00

@@ -180,9 +180,7 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			struct rte_mbuf *m;
 			struct acis_mbuf_meta *meta;
 			const uint8_t *eth;
-			struct acis_pkt_info pi;
 			enum acis_class cls;
-			uint8_t reason;
 			uint16_t port;
 
 			if (!via_l2) {
@@ -199,14 +197,16 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			eth = rte_pktmbuf_mtod(m, const uint8_t *);
 			port = g_sw.port_index[m->port];
 			prefetch_ahead(&objs[done], i, n, d.pk.mac);
+			/* straight into the metadata (its line prefetched for
+			 * writing): a copy would read back the classifier's
+			 * narrow stores as wide loads, which the store buffer
+			 * cannot forward */
+			meta = acis_meta(m);
 			cls = acis_pkt_classify_k(&g_sw.ccfg, &d.pk, eth,
 						  rte_pktmbuf_data_len(m),
 						  acis_hw_csum(&lc->stats, m,
 							       port),
-						  &pi, &reason);
-			meta = acis_meta(m);
-			meta->pi = pi;
-			meta->drop_reason = reason;
+						  &meta->pi, &meta->drop_reason);
 			meta->in_port = port;
 			if (unlikely(g_la.fpga_ports & (1u << port)) &&
 			    (cls = fpga_frame(meta, eth,
