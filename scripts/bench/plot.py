@@ -11,6 +11,7 @@
 Each figure's title says what it measured; run.txt beside it says where.
 """
 import csv
+import os
 import statistics
 import sys
 
@@ -127,7 +128,10 @@ def e2e(src, png):
     for j in range(n, nrows * cols):
         axes[j // cols][j % cols].axis("off")
     P = data[0]["ranks"] if data else "?"
-    fig.suptitle("End to end on the namespace testbed, %s hosts: acis switch vs Open MPI" % P)
+    # e2e.sh exports the testbed's MTU
+    mtu = os.environ.get("ACIS_MTU")
+    fig.suptitle("End to end on the namespace testbed, %s hosts%s: acis switch vs Open MPI"
+                 % (P, ", MTU " + mtu if mtu else ""))
     fig.tight_layout()
     fig.savefig(png, dpi=100)
 
