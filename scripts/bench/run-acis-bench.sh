@@ -16,7 +16,8 @@
 #   -c COLLS     collectives (default all); -s, -S smallest and largest
 #                size in bytes (default 4 and 4194304); -d datatype
 #   -t MS        libacis timeout per call (default 30000)
-#   -p PIPELINE  switch pipeline (default pipelines/testbed-af_packet.ini)
+#   -p PIPELINE  switch pipeline (default pipelines/testbed-af_packet.ini;
+#                testbed-jumbo.ini when ACIS_MTU is above 1500)
 #
 # DIR gets acis-bench.txt (the table), acis-bench.csv, acis-bench.json,
 # run.txt (machine, command, switch lcores and counters), switch.log and
@@ -29,7 +30,7 @@ source "$(dirname "$0")/common.sh"
 P=4
 OUT=/tmp/acis-bench-$(date +%Y%m%d-%H%M%S)
 ITER='' WARM='' COLLS='' MIN=4 MAX=4194304 DTYPE=float32 TIMEOUT=30000
-PIPELINE=$ACIS_ROOT/pipelines/testbed-af_packet.ini
+PIPELINE=''
 while getopts "n:o:i:w:c:s:S:d:t:p:h" o; do
 	case $o in
 	n) P=$OPTARG ;;
@@ -47,6 +48,12 @@ while getopts "n:o:i:w:c:s:S:d:t:p:h" o; do
 	esac
 done
 shift $((OPTIND - 1))
+bench_want_int run-acis-bench ACIS_MTU "${ACIS_MTU:-1500}" 576
+# above MTU 1500 the AF_PACKET ring needs slots a jumbo frame fits in
+if [ -z "$PIPELINE" ]; then
+	PIPELINE=$ACIS_ROOT/pipelines/testbed-af_packet.ini
+	[ "${ACIS_MTU:-1500}" -le 1500 ] || PIPELINE=$ACIS_ROOT/pipelines/testbed-jumbo.ini
+fi
 bench_want_int run-acis-bench -n "$P"
 [ -z "$ITER" ] || bench_want_int run-acis-bench -i "$ITER"
 [ -z "$WARM" ] || bench_want_int run-acis-bench -w "$WARM" 0
