@@ -77,16 +77,19 @@ port_virtual(const struct acis_port_cfg *pc)
 	return strncmp(pc->dev, "net_", 4) == 0;
 }
 
-/* The interface a port's devargs name (iface=...): 1 if named. */
+/* The value of one of a port's devargs (",key=value"): 1 if given. */
 static int
-dev_iface(const struct acis_port_cfg *pc, char *ifname, size_t len)
+dev_arg(const struct acis_port_cfg *pc, const char *key, char *val, size_t len)
 {
-	const char *ifa = strstr(pc->dev, "iface=");
+	char pat[32];
+	const char *v;
 
-	if (ifa == NULL)
+	snprintf(pat, sizeof(pat), ",%s=", key);
+	v = strstr(pc->dev, pat);
+	if (v == NULL)
 		return 0;
-	ifa += 6;
-	snprintf(ifname, len, "%.*s", (int)strcspn(ifa, ","), ifa);
+	v += strlen(pat);
+	snprintf(val, len, "%.*s", (int)strcspn(v, ","), v);
 	return 1;
 }
 
@@ -266,10 +269,11 @@ resolve_port(const struct acis_port_cfg *pc, uint16_t *port_id, char *err,
  * (the PMD's default 2048) less the packet header the kernel writes
  * before the frame. */
 static unsigned int
-af_packet_frame_room(const char *dev)
+af_packet_frame_room(const struct acis_port_cfg *pc)
 {
-	const char *p = strstr(dev, ",framesz=");
-	unsigned long fs = p != NULL ? strtoul(p + 9, NULL, 0) : 2048;
+	char v[16];
+	unsigned long fs = dev_arg(pc, "framesz", v, sizeof(v)) ?
+			   strtoul(v, NULL, 0) : 2048;
 
 	return fs > AF_PACKET_HDR ? (unsigned int)(fs - AF_PACKET_HDR) : 0;
 }
@@ -291,7 +295,7 @@ check_mtu(const struct acis_port_cfg *pc, const struct rte_eth_dev_info *info,
 	unsigned int frame = mtu + RTE_ETHER_HDR_LEN + 8, room;
 
 	if (strcmp(info->driver_name, "net_af_packet") == 0) {
-		room = af_packet_frame_room(pc->dev);
+		room = af_packet_frame_room(pc);
 		if (room >= frame)
 			return 0;
 		return errf(err, len, -EINVAL, "%s:%d: [port %s]: MTU %u: "
@@ -435,7 +439,7 @@ setup_port(unsigned int idx, char *err, size_t len)
 		char why[256];
 
 		/* the pipeline reader made sure of the iface */
-		if (!dev_iface(pc, ifname, sizeof(ifname)))
+		if (!dev_arg(pc, "iface", ifname, sizeof(ifname)))
 			return errf(err, len, -EINVAL, "%s:%d: [port %s]: "
 				    "xdp_steer: no iface= in dev", pl->path,
 				    pc->dev_line, pc->name);

@@ -40,6 +40,21 @@ bench_want_secs() {
 	fi
 }
 
+# bench_testbed_mtu SCRIPT OPTION MTU: the testbed's MTU, within libacis's
+# range (576-9000); with PIPELINE empty, sets it to the testbed pipeline
+# for that MTU: above 1500 the jumbo one, whose AF_PACKET ring slots hold
+# a jumbo frame (the plain one's do not, and the switch refuses it).
+bench_testbed_mtu() {
+	bench_want_int "$1" "$2" "$3" 576
+	if [ "$3" -gt 9000 ]; then
+		echo "$1: $2 $3: want an MTU from 576 to 9000 (libacis's range)" >&2
+		exit 2
+	fi
+	[ -z "$PIPELINE" ] || return 0
+	PIPELINE=$ACIS_ROOT/pipelines/testbed-af_packet.ini
+	[ "$3" -le 1500 ] || PIPELINE=$ACIS_ROOT/pipelines/testbed-jumbo.ini
+}
+
 # Results directory: -o DIR, or /tmp/acis-bench-NAME-DATE.
 bench_outdir() {
 	local name=$1 dir=$2

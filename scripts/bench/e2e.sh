@@ -49,12 +49,7 @@ bench_want_ints e2e -n "$HOSTS_LIST"
 bench_want_int e2e -s "$MIN"
 bench_want_int e2e -S "$MAX" "$MIN"
 bench_want_int e2e -t "$TIMEOUT"
-bench_want_int e2e -m "$MTU" 576
-[ "$MTU" -le 9000 ] || { echo "e2e: -m $MTU: want an MTU from 576 to 9000 (libacis's range)" >&2; exit 2; }
-if [ -z "$PIPELINE" ]; then
-	PIPELINE=$ACIS_ROOT/pipelines/testbed-af_packet.ini
-	[ "$MTU" -le 1500 ] || PIPELINE=$ACIS_ROOT/pipelines/testbed-jumbo.ini
-fi
+bench_testbed_mtu e2e -m "$MTU"
 # the hosts' libacis and the switch's pipeline file read it
 export ACIS_MTU=$MTU
 [ "$(id -u)" -eq 0 ] || { echo "e2e: needs root (namespaces)" >&2; exit 1; }

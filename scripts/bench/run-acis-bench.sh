@@ -48,12 +48,7 @@ while getopts "n:o:i:w:c:s:S:d:t:p:h" o; do
 	esac
 done
 shift $((OPTIND - 1))
-bench_want_int run-acis-bench ACIS_MTU "${ACIS_MTU:-1500}" 576
-# above MTU 1500 the AF_PACKET ring needs slots a jumbo frame fits in
-if [ -z "$PIPELINE" ]; then
-	PIPELINE=$ACIS_ROOT/pipelines/testbed-af_packet.ini
-	[ "${ACIS_MTU:-1500}" -le 1500 ] || PIPELINE=$ACIS_ROOT/pipelines/testbed-jumbo.ini
-fi
+bench_testbed_mtu run-acis-bench ACIS_MTU "${ACIS_MTU:-1500}"
 bench_want_int run-acis-bench -n "$P"
 [ -z "$ITER" ] || bench_want_int run-acis-bench -i "$ITER"
 [ -z "$WARM" ] || bench_want_int run-acis-bench -w "$WARM" 0
