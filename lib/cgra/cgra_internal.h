@@ -101,6 +101,7 @@ struct acis_cgra {
 	 * three in one pass, and iterations of the fused loop */
 	uint64_t fused_runs;
 	uint64_t loop_iters;
+	uint64_t whole_loops;     /* loops run whole (stream_loop_whole) */
 	size_t pc;                /* for fault messages */
 	uint32_t *tail;           /* zero-padded copy of a short stream end */
 

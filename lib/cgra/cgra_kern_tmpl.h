@@ -314,6 +314,79 @@ KFN(axpy_out)(f32u *restrict o, float a, const f32u *restrict s,
 }
 
 /*
+ * All iterations of XOP_VLE_MACC_OUT_LOOP (below) in one pass, when they
+ * are one axpy over contiguous memory: the add steps the vle's address
+ * register by exactly one chunk (vl words), the branch leaves when
+ * sin_left is zero, and no register the loop writes is read by it
+ * otherwise (the step, v0[x]'s index). The loop then runs until stream_in
+ * is empty: n = ceil(sin_left / chunk) iterations, one if it already is,
+ * over y[0, n vl) from the address register, stream_in whole, stream_out
+ * n vl words. It runs only when all n can (budget room, the bank, output
+ * room, no overlap of stream_in and stream_out, stream_in whole words);
+ * otherwise returns 0 and the loop goes iteration by iteration. Registers,
+ * streams, VRF (vd: the last chunk) and counts end as after the n.
+ */
+static __attribute__((noinline)) uint32_t
+KFN(stream_loop_whole)(struct acis_cgra *m, const struct cgra_insn *in,
+		       uint64_t room)
+{
+	const uint32_t vl = in[0].vl, ra = in[0].rs1, rt = in[4].rd;
+	const uint32_t rs = in[3].rs1 == ra ? in[3].rs2 : in[3].rs1;
+	const uint32_t rx = in[1].rs1;
+	const size_t chunk = (size_t)vl * 4;
+	const size_t left = m->sin_len - m->sin_pos;
+	uint32_t *const x = m->x;
+	size_t n, words, bytes, body;
+	uintptr_t o8, s8;
+	const f32u *y;
+	float *const d = m->vrf + in[0].va;
+	f32u *o;
+	float a;
+
+	if (in[3].rd != ra || (in[3].rs1 != ra && in[3].rs2 != ra) ||
+	    rs == ra || rs == rt || x[rs] != chunk || rt == XSINK ||
+	    rt == ra || rx == ra || rx == rt ||
+	    !((in[5].rs1 == rt && in[5].rs2 == 0) ||
+	      (in[5].rs1 == 0 && in[5].rs2 == rt)) ||
+	    left % 4 != 0 || x[rx] >= m->n_elems ||
+	    (x[rx] >= in[0].va && x[rx] - in[0].va < vl))
+		return 0;
+	/* n = ceil(left / chunk), at least 1, without a division */
+	for (n = 1, bytes = chunk; bytes < left; n++)
+		bytes += chunk;
+	if (room < 6 * n - 1 || bytes > m->sout_cap - m->sout_pos)
+		return 0;
+	o8 = (uintptr_t)(m->sout + m->sout_pos);
+	s8 = (uintptr_t)(m->sin + m->sin_pos);
+	if (o8 < s8 + left && s8 < o8 + bytes)
+		return 0;
+	y = (const f32u *)cgra_bank_span(m, in[0].bank != 0 ? in[0].bank : 1,
+					 x[ra], bytes);
+	if (y == NULL)
+		return 0;
+	words = left / 4;
+	body = (n - 1) * vl;
+	a = m->vrf[x[rx]];
+	o = (f32u *)o8;
+	KFN(axpy_out)(o, a, (const f32u *)s8, y, (uint32_t)words,
+		      (uint32_t)(bytes / 4));
+	memcpy(d, o + body, chunk);
+	/* per iteration a vle and a streamout of vl, a vmacc of vl, the
+	 * last one's of what was left (cgra_account, cgra_account_out) */
+	m->cycles += 3 * n * (1 + (vl + ACIS_CGRA_LANES - 1) /
+			      ACIS_CGRA_LANES) -
+		     (vl + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES +
+		     (words - body + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES;
+	m->eops += 2 * bytes / 4 + words;
+	m->sin_pos = m->sin_len;
+	m->sout_pos += bytes;
+	x[ra] += (uint32_t)bytes;
+	x[rt] = 0;
+	m->whole_loops++;
+	return (uint32_t)n;
+}
+
+/*
  * XOP_VLE_MACC_OUT_LOOP: the fused three, then
  *   add; csrrw rt, sin_left, x0; bne back to the vle
  * (axpy's loop, marked by the loader on one VPE only), whole iterations
@@ -342,6 +415,11 @@ KFN(k_stream_loop)(struct acis_cgra *m, const struct cgra_insn *in,
 	*done = 0;
 	if (P != 1 || m->cfg.n_vpe != 1)
 		return 0;
+	it = KFN(stream_loop_whole)(m, in, room);
+	if (it != 0) {
+		*done = 1;
+		return it;
+	}
 	while (room >= need) {
 		const f32u *y = fused_chunk(m, in, vl), *s;
 		f32u *o;

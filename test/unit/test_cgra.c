@@ -1778,7 +1778,7 @@ enum { LAYOUT_APART, LAYOUT_ODD_OUT, LAYOUT_OVERLAP };
 
 /* The fusing machine's fused_runs and loop_iters, summed over run_both's
  * runs: the tests check the fused paths did run, not only agree. */
-static uint64_t fused_seen, loops_seen;
+static uint64_t fused_seen, loops_seen, whole_seen;
 
 static void
 run_both(const char *src, unsigned int n_vpe, uint64_t budget,
@@ -1856,7 +1856,9 @@ run_both(const char *src, unsigned int n_vpe, uint64_t budget,
 	*rc_out = rc[0];
 	fused_seen += m[0]->fused_runs;
 	loops_seen += m[0]->loop_iters;
-	assert_int_equal(m[1]->fused_runs + m[1]->loop_iters, 0);
+	whole_seen += m[0]->whole_loops;
+	assert_int_equal(m[1]->fused_runs + m[1]->loop_iters +
+			 m[1]->whole_loops, 0);
 	acis_cgra_free(m[0]);
 	acis_cgra_free(m[1]);
 }
@@ -1891,8 +1893,10 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		unsigned int step;  /* bytes; 2000: the fourth chunk is off
 				     * the bank */
 		const char *tail;   /* NULL: add x7, x7, x9; x5 = sin_left */
+		int whole;          /* the loop may run whole: one axpy over
+				     * contiguous y (stream_loop_whole) */
 	} cases[] = {
-		{1, "", 3, 96, NULL}, {1, ", b1", 3, 96, NULL},
+		{1, "", 3, 96, NULL, 1}, {1, ", b1", 3, 96, NULL, 1},
 		{4, ", b2", 3, 96, NULL}, {3, ", b1", 3, 96, NULL},
 		{3, "", 3, 96, NULL}, {4, "", 3, 96, NULL},
 		{1, "", 35, 96, NULL}, {3, ", b3", 35, 96, NULL},
@@ -1916,7 +1920,7 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		/* the branch's operands the other way round */
 		{1, "", 3, 96, "\tadd x7, x9, x7\n"
 			       "\tcsrrw x5, sin_left, x0\n"
-			       "\tbne x0, x5, again\n"},
+			       "\tbne x0, x5, again\n", 1},
 	};
 	static const char step_tail[] = "\tadd x7, x7, x9\n"
 					"\tcsrrw x5, sin_left, x0\n"
@@ -1936,6 +1940,7 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		in[c] = (float)c * 1.25f - 33.0f;
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		uint64_t fused0 = fused_seen, loops0 = loops_seen;
+		uint64_t whole0 = whole_seen;
 
 		snprintf(src, sizeof(src), loop, cases[c].x, cases[c].step,
 			 cases[c].bank,
@@ -1955,6 +1960,11 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		for (b = 1; b <= 40; b++)
 			run_both(src, cases[c].n_vpe, b, in, 300, 4096,
 				 LAYOUT_APART, &rc);
+		/* the whole loop ran where it may, and only there */
+		if (cases[c].whole)
+			assert_true(whole_seen > whole0);
+		else
+			assert_int_equal(whole_seen, whole0);
 		/* with v0[x] outside vd and the VRF, the fused paths ran:
 		 * the loop on one VPE, the three on several with one bank */
 		if (cases[c].x < 32 || (cases[c].x >= 56 && cases[c].x < 256)) {
@@ -1965,7 +1975,7 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 		}
 	}
 	assert_true(fused_runs > 0);
-	assert_true(fused_seen > 0 && loops_seen > 0);
+	assert_true(fused_seen > 0 && loops_seen > 0 && whole_seen > 0);
 }
 
 /* ---- program files ---- */
