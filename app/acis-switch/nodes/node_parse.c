@@ -130,11 +130,14 @@ la_select(struct acis_mbuf_meta *meta, const uint8_t *eth)
 }
 
 /* Read the frames ahead: frame i + 6's first line; and once that line is
- * in (three frames later), the rest of its first 1 KiB when it is addressed
+ * in (three frames later), the rest of its first 4 KiB when it is addressed
  * to the switch's MAC — the UDP checksum of a datagram to the switch reads
  * it whole, where a frame passing through is read no further than its
- * headers. The RX stage has just read every mbuf's header, and on a
- * lcore that forwards, the Ethernet header of the frames it tried for
+ * headers. Every line it touches: a frame need not start at a line's
+ * start (in the switch's pool the mbuf, its metadata and the headroom
+ * put it mid-line), so its last bytes may lie a line beyond the last
+ * 64-byte step. The RX stage has just read every mbuf's header, and on
+ * a lcore that forwards, the Ethernet header of the frames it tried for
  * the direct path. */
 static inline void
 prefetch_ahead(void **objs, uint16_t i, uint16_t n, uint64_t mac)
@@ -147,12 +150,14 @@ prefetch_ahead(void **objs, uint16_t i, uint16_t n, uint64_t mac)
 	if (i + 3 < n) {
 		const struct rte_mbuf *a = objs[i + 3];
 		const uint8_t *f = rte_pktmbuf_mtod(a, const uint8_t *);
-		uint32_t k, len = RTE_MIN(a->data_len, 1024u);
+		uint32_t k, len = RTE_MIN(a->data_len, 4096u);
 
-		if (len > RTE_CACHE_LINE_SIZE && acis_mac48(f) == mac)
+		if (len > RTE_CACHE_LINE_SIZE && acis_mac48(f) == mac) {
 			for (k = RTE_CACHE_LINE_SIZE; k < len;
 			     k += RTE_CACHE_LINE_SIZE)
 				rte_prefetch0(f + k);
+			rte_prefetch0(f + len - 1);
+		}
 	}
 }
 
