@@ -318,8 +318,10 @@ KFN(axpy_out)(f32u *restrict o, float a, const f32u *restrict s,
  * are one axpy over contiguous memory: the add steps the vle's address
  * register by exactly one chunk (vl words), the branch leaves when
  * sin_left is zero, and no register the loop writes is read by it
- * otherwise (the step, v0[x]'s index). The loop then runs until stream_in
- * is empty: n = ceil(sin_left / chunk) iterations, one if it already is,
+ * otherwise (the step, v0[x]'s index); and VL is not 0 (then no
+ * iteration takes anything from stream_in, and only the budget ends the
+ * loop). The loop then runs until stream_in is empty:
+ * n = ceil(sin_left / chunk) iterations, one if it already is,
  * over y[0, n vl) from the address register, stream_in whole, stream_out
  * n vl words. It runs only when all n can (budget room, the bank, output
  * room, no overlap of stream_in and stream_out, stream_in whole words);
@@ -343,7 +345,8 @@ KFN(stream_loop_whole)(struct acis_cgra *m, const struct cgra_insn *in,
 	f32u *o;
 	float a;
 
-	if (in[3].rd != ra || (in[3].rs1 != ra && in[3].rs2 != ra) ||
+	if (vl == 0 || in[3].rd != ra ||
+	    (in[3].rs1 != ra && in[3].rs2 != ra) ||
 	    rs == ra || rs == rt || x[rs] != chunk || rt == XSINK ||
 	    rt == ra || rx == ra || rx == rt ||
 	    !((in[5].rs1 == rt && in[5].rs2 == 0) ||

@@ -1974,6 +1974,23 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 				assert_true(fused_seen > fused0);
 		}
 	}
+	/* VL 0 (AVL 0 is allowed): no iteration takes anything from
+	 * stream_in, so the loop ends only with the budget, and never runs
+	 * whole, though its step (x9 = 0) is one chunk of none */
+	{
+		uint64_t whole0 = whole_seen;
+
+		run_both("\tvsetivli x0, 0, e32, m2\n"
+			 "again:\tvle32.v v2, (x7)\n"
+			 "\tvmacc.vx v2, x1, sin\n"
+			 "\tstreamout.v v2\n"
+			 "\tadd x7, x7, x9\n"
+			 "\tcsrrw x5, sin_left, x0\n"
+			 "\tbne x5, x0, again\n"
+			 "\twfi\n", 1, 200, in, 96, 4096, LAYOUT_APART, &rc);
+		assert_int_equal(rc, ACIS_CGRA_E_BUDGET);
+		assert_int_equal(whole_seen, whole0);
+	}
 	assert_true(fused_runs > 0);
 	assert_true(fused_seen > 0 && loops_seen > 0 && whole_seen > 0);
 }
