@@ -67,6 +67,14 @@ acis_errf(char *err, size_t len, int rc, const char *fmt, ...)
 	return rc < 0 ? rc : -EINVAL;
 }
 
+/* The longest frame an MTU admits: the IPv4 packet behind an Ethernet
+ * header and up to two VLAN tags (no FCS: DPDK delivers frames without). */
+static uint32_t
+mtu_frame(uint32_t mtu)
+{
+	return mtu + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN;
+}
+
 /* Whether a port's device is one of DPDK's virtual devices ("net_...":
  * AF_XDP, AF_PACKET, ring, memif, null, tap, pcap, ...), which move frames
  * with the CPU; any other (a PCI address, an ethdev named on the EAL's
@@ -292,7 +300,7 @@ check_mtu(const struct acis_port_cfg *pc, const struct rte_eth_dev_info *info,
 	  uint16_t mtu, int rc, char *err, size_t len)
 {
 	const struct acis_pipeline *pl = g_sw.pl;
-	unsigned int frame = mtu + RTE_ETHER_HDR_LEN + 8, room;
+	unsigned int frame = mtu_frame(mtu), room;
 
 	if (strcmp(info->driver_name, "net_af_packet") == 0) {
 		room = af_packet_frame_room(pc);
@@ -333,7 +341,9 @@ setup_port(unsigned int idx, char *err, size_t len)
 	int rc, n_before = 0;
 
 	if (acis_pipeline_port_af_xdp(pc))
-		n_before = acis_xdp_sockets(before, (int)RTE_DIM(before));
+		/* none known when /proc/self/fd cannot be read (-1) */
+		n_before = RTE_MAX(acis_xdp_sockets(before,
+						    (int)RTE_DIM(before)), 0);
 	if (pc->xdp_steer && strstr(pc->dev, "xdp_prog=") == NULL) {
 		/* Our steering program instead of the PMD's catch-all. */
 		steer = *pc;
@@ -634,7 +644,7 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 {
 	unsigned int i;
 	uint32_t need;
-	uint32_t max_frame = (uint32_t)pl->mtu + RTE_ETHER_HDR_LEN + 8;
+	uint32_t max_frame = mtu_frame(pl->mtu);
 	int rc;
 
 	memset(&g_sw, 0, sizeof(g_sw));
@@ -648,8 +658,7 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	g_sw.ccfg.udp_port = pl->udp_port;
 	for (i = 0; i < pl->n_ports; i++)
 		if (pl->ports[i].mtu > pl->mtu)
-			max_frame = (uint32_t)pl->ports[i].mtu +
-				    RTE_ETHER_HDR_LEN + 8;
+			max_frame = mtu_frame(pl->ports[i].mtu);
 	g_sw.ccfg.max_frame = max_frame;
 	g_sw.ctrl_restricted = pl->n_ctrl_nets != 0 || pl->ctrl_ports != 0;
 	for (i = 0; i < pl->n_lookaside; i++)

@@ -156,11 +156,19 @@ cgra_bank_span(struct acis_cgra *m, unsigned int k, uint32_t addr,
 	return m->bank[k] + off;
 }
 
+/* Cycles of a vector instruction over n elements: one to issue, one per
+ * ACIS_CGRA_LANES of them. */
+static inline uint64_t
+cgra_cycles(uint64_t n)
+{
+	return 1 + (n + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES;
+}
+
 /* Cost of a stream_out of words 32-bit words. */
 static inline void
 cgra_account_out(struct acis_cgra *m, uint64_t words)
 {
-	m->cycles += 1 + (words + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES;
+	m->cycles += cgra_cycles(words);
 	m->eops += words;
 }
 
@@ -168,7 +176,7 @@ cgra_account_out(struct acis_cgra *m, uint64_t words)
 static inline void
 cgra_account(struct acis_cgra *m, uint64_t n)
 {
-	m->cycles += 1 + (n + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES;
+	m->cycles += cgra_cycles(n);
 	m->eops += n * m->cfg.n_vpe;
 }
 

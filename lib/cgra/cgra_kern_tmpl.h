@@ -374,13 +374,11 @@ KFN(stream_loop_whole)(struct acis_cgra *m, const struct cgra_insn *in,
 	KFN(axpy_out)(o, a, (const f32u *)s8, y, (uint32_t)words,
 		      (uint32_t)(bytes / 4));
 	memcpy(d, o + body, chunk);
-	/* per iteration a vle and a streamout of vl, a vmacc of vl, the
-	 * last one's of what was left (cgra_account, cgra_account_out) */
-	m->cycles += 3 * n * (1 + (vl + ACIS_CGRA_LANES - 1) /
-			      ACIS_CGRA_LANES) -
-		     (vl + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES +
-		     (words - body + ACIS_CGRA_LANES - 1) / ACIS_CGRA_LANES;
-	m->eops += 2 * bytes / 4 + words;
+	/* as cgra_account and cgra_account_out would count them: per
+	 * iteration a vle and a streamout of vl and a vmacc of vl, the last
+	 * iteration's vmacc of what was left */
+	m->cycles += (3 * n - 1) * cgra_cycles(vl) + cgra_cycles(words - body);
+	m->eops += 2 * n * vl + words;
 	m->sin_pos = m->sin_len;
 	m->sout_pos += bytes;
 	x[ra] += (uint32_t)bytes;
