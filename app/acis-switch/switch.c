@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +38,9 @@
 #include "switch.h"
 
 #define errf acis_errf
+
+/* The timer slack of an lcore that sleeps when idle (--idle-sleep). */
+#define ACIS_IDLE_SLACK_NS 1000u
 
 struct acis_switch g_sw;
 struct acis_lcore_ctx *acis_creating_lcore;
@@ -763,6 +767,15 @@ acis_switch_run_lcore(void *arg)
 
 	if (lc->graph == NULL)
 		return 0;
+	/* A thread's timer slack (50 us by default) is added to every sleep:
+	 * nanosleep(50 us) lasted 130 us on a KVM guest, 88 us with a slack
+	 * of 1 us. The sleep is the switch's wake-up latency when traffic
+	 * resumes, so it should last what --idle-sleep asked. */
+	if (g_sw.idle_sleep_us != 0 &&
+	    prctl(PR_SET_TIMERSLACK, (unsigned long)ACIS_IDLE_SLACK_NS, 0, 0, 0) != 0)
+		printf("acis-switch: warning: lcore %u: cannot set the timer "
+		       "slack to %u ns (%s); its idle sleeps last longer\n",
+		       lc->lcore_id, ACIS_IDLE_SLACK_NS, strerror(errno));
 	acis_coll_online(lc);
 	while (!g_sw.quit) {
 		lc->last_rx = 0;
