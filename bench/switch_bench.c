@@ -7,7 +7,7 @@
  * same cores.
  *
  *   switch_bench [EAL options] -- fwd [--frame B] [--seconds S]
- *                [--inflight N] [--io] [--memif] [--csv FILE]
+ *                [--inflight N] [--flows F] [--io] [--memif] [--csv FILE]
  *   switch_bench [EAL options] -- agg [--ranks P] [--payload B]
  *                [--chunks C] [--workers W] [--round-mb M] [--rounds R]
  *                [--nic-checksums] [--free-on-main] [--csv FILE]
@@ -17,7 +17,11 @@
  * and B on port 1 (static entries), N frames of B bytes in flight each
  * way. Every frame is forwarded by the switch (a burst of one flow is
  * sent by the RX stage itself, the direct path) and comes back round the
- * wire, as in testpmd's --tx-first loop. With --io, a plain
+ * wire, as in testpmd's --tx-first loop. With --flows F, F pairs of
+ * stations (A_j on port 0, B_j on port 1, all static) take turns frame
+ * by frame, so no two frames in a row are of one flow: the switch's
+ * memory of the last header misses on every frame and each takes the
+ * L2 decision (the worst case of a mix of flows). With --io, a plain
  * rx_burst/tx_burst loop (testpmd's io forwarding) on the same ports
  * instead of the switch. With --memif, the two ports are net_memif ports
  * of this process connected to each other instead of net_ring ports, so
@@ -280,6 +284,7 @@ struct fwd_opts {
 	unsigned int frame;
 	double seconds;
 	unsigned int inflight;
+	unsigned int flows; /* station pairs, taking turns frame by frame */
 	int io;
 	int memif; /* net_memif ports wired to each other, not net_ring */
 };
@@ -408,12 +413,10 @@ fwd_tx_total(const struct bport *ports)
 static void
 fwd_run(const struct fwd_opts *o)
 {
-	static const uint8_t mac_a[6] = {0x02, 0xa0, 0, 0, 0, 0x0a};
-	static const uint8_t mac_b[6] = {0x02, 0xa0, 0, 0, 0, 0x0b};
 	struct bport ports[2];
 	struct rte_mempool *mp;
 	struct rte_ring *w[2];
-	char text[4096];
+	char text[8192];
 	struct rte_mbuf **m;
 	unsigned int i, k, n = o->inflight;
 	uint64_t t0, t1, c0, c1;
@@ -445,6 +448,9 @@ fwd_run(const struct fwd_opts *o)
 		die("no memory for %u frames", 2 * n);
 	for (i = 0; i < 2 * n; i++) {
 		int ab = i < n; /* A->B, else B->A */
+		unsigned int j = i % o->flows;
+		uint8_t mac_a[6] = {0x02, 0xa0, 0, 0, (uint8_t)j, 0x0a};
+		uint8_t mac_b[6] = {0x02, 0xa0, 0, 0, (uint8_t)j, 0x0b};
 		uint8_t *f = (uint8_t *)rte_pktmbuf_append(m[i],
 							   (uint16_t)o->frame);
 
@@ -469,9 +475,12 @@ fwd_run(const struct fwd_opts *o)
 		len = snprintf(text, sizeof(text),
 			       "[switch]\nmac = " SW_MAC "\nip = " SW_IP_STR
 			       "\nmtu = 1500\nburst = 32\nmbufs = 8191\n"
-			       "[l2]\nlearning = on\nflood = on\n"
-			       "static = 02:a0:00:00:00:0a p0\n"
-			       "static = 02:a0:00:00:00:0b p1\n");
+			       "[l2]\nlearning = on\nflood = on\n");
+		for (i = 0; i < o->flows; i++)
+			len += snprintf(text + len, sizeof(text) - len,
+					"static = 02:a0:00:00:%02x:0a p0\n"
+					"static = 02:a0:00:00:%02x:0b p1\n",
+					i, i);
 		for (i = 0; i < 2; i++)
 			len += snprintf(text + len, sizeof(text) - len,
 					"[port p%u]\ndev = %s\nrxd = 1024\n"
@@ -507,14 +516,16 @@ fwd_run(const struct fwd_opts *o)
 			die("the switch dropped or flooded frames: the run "
 			    "does not measure forwarding");
 	}
-	printf("%-12s %-5s %6u B  %5u in flight each way  %8.3f Mpps on 1 "
-	       "lcore (%.2f s)\n", o->io ? "io loop" : "acis-switch",
-	       o->memif ? "memif" : "ring", o->frame, n, mpps, sec);
-	csv_open("dut,ports,frame_bytes,inflight,lcores,seconds,packets,mpps");
+	printf("%-12s %-5s %6u B  %5u in flight each way  %2u flow%s  %8.3f "
+	       "Mpps on 1 lcore (%.2f s)\n", o->io ? "io loop" : "acis-switch",
+	       o->memif ? "memif" : "ring", o->frame, n, o->flows,
+	       o->flows == 1 ? " " : "s", mpps, sec);
+	csv_open("dut,ports,frame_bytes,inflight,flows,lcores,seconds,packets,"
+		 "mpps");
 	if (B.csv != NULL) {
-		fprintf(B.csv, "%s,%s,%u,%u,1,%.3f,%" PRIu64 ",%.4f\n",
+		fprintf(B.csv, "%s,%s,%u,%u,%u,1,%.3f,%" PRIu64 ",%.4f\n",
 			o->io ? "io-loop" : "acis-switch",
-			o->memif ? "memif" : "ring", o->frame, n, sec,
+			o->memif ? "memif" : "ring", o->frame, n, o->flows, sec,
 			c1 - c0, mpps);
 		fclose(B.csv);
 	}
@@ -1361,8 +1372,8 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: switch_bench [EAL options] -- fwd [--frame B] "
 		"[--seconds S] [--inflight N]\n"
-		"                                         [--io] [--memif] "
-		"[--csv FILE]\n"
+		"                                         [--flows F] [--io] "
+		"[--memif] [--csv FILE]\n"
 		"       switch_bench [EAL options] -- agg [--ranks P] "
 		"[--payload B] [--chunks C]\n"
 		"                                         [--workers W] "
@@ -1392,6 +1403,7 @@ main(int argc, char **argv)
 		{"frame", required_argument, NULL, 'f'},
 		{"seconds", required_argument, NULL, 's'},
 		{"inflight", required_argument, NULL, 'n'},
+		{"flows", required_argument, NULL, 'W'},
 		{"io", no_argument, NULL, 'i'},
 		{"memif", no_argument, NULL, 'M'},
 		{"ranks", required_argument, NULL, 'P'},
@@ -1406,7 +1418,8 @@ main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct fwd_opts fo = {.frame = 64, .seconds = 2, .inflight = 256};
+	struct fwd_opts fo = {.frame = 64, .seconds = 2, .inflight = 256,
+			      .flows = 1};
 	struct agg_opts ao = {.ranks = 4, .payload = 1024, .chunks = 16,
 			      .workers = 1, .rounds = 5, .round_mb = 32};
 	const char *mode;
@@ -1440,6 +1453,11 @@ main(int argc, char **argv)
 		case 'n':
 			fo.inflight = (unsigned int)num("inflight", optarg, 1,
 							2048);
+			break;
+		case 'W':
+			fo.flows = (unsigned int)num("flows", optarg, 1, 64);
+			if (fo.flows != num("flows", optarg, 1, 64))
+				die("--flows %s: want a whole number", optarg);
 			break;
 		case 'i':
 			fo.io = 1;

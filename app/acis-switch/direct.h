@@ -15,20 +15,24 @@
 #include "switch.h"
 
 /*
- * The last frame the direct path sent: its first 14 bytes (the Ethernet
- * header), its port and its TX edge. A frame with the same header from
- * the same port passes and goes the same way, so a burst of one flow pays
- * the passing test and the L2 decision once. Kept for one burst, like the
- * L2 memo, and used only where no look-aside rule takes datagrams by UDP
- * port or destination address (then the passing test reads nothing past
- * the header but the frame's length, which is checked on every frame).
- * It cannot outlive a move in the MAC table this burst makes: a frame
- * that teaches one has a new source or port, so it misses, takes the
- * L2 decision, and replaces the memory or ends the direct path. (The RX
- * stage keeps it over all its queues of one walk: an lcore polls at
- * most one queue of a port, so a queue's frames never match what an
- * earlier queue remembered.)
+ * The recent flows the direct path sent: per flow its first 14 bytes (the
+ * Ethernet header), its port and its TX edge. A frame with the same
+ * header from the same port passes and goes the same way, so a burst of
+ * a few flows pays the passing test and the L2 decision once a flow, not
+ * once a frame. ACIS_DIRECT_WAYS entries, one per hash of the header
+ * (direct mapped: two flows of one hash take turns in their entry). Kept
+ * for one burst, like the L2 memo, and used only where no look-aside rule
+ * takes datagrams by UDP port or destination address (then the passing
+ * test reads nothing past the header but the frame's length, which is
+ * checked on every frame). It cannot outlive a move in the MAC table
+ * this burst makes: the L2 decision that learns one forgets every entry,
+ * as an entry may send to the station that moved. (The RX stage keeps it
+ * over all its queues of one walk: an lcore polls at most one queue of a
+ * port, so a queue's frames never match what an earlier queue
+ * remembered.)
  */
+#define ACIS_DIRECT_WAYS 32
+
 struct acis_direct_memo {
 	uint64_t w0, w1;
 	uint16_t ethdev;   /* the port, as the RX stage set m->port */
@@ -39,7 +43,8 @@ struct acis_direct_memo {
  * classifier's key and the FPGA ports, constant over it. */
 struct acis_direct {
 	struct acis_l2_memo l2;
-	struct acis_direct_memo dm;
+	uint32_t valid;    /* entries of dm in use, a bit each */
+	struct acis_direct_memo dm[ACIS_DIRECT_WAYS];
 	struct acis_pass_key pk;
 	uint32_t fpga_ports;
 };
@@ -47,9 +52,10 @@ struct acis_direct {
 static inline void
 acis_direct_init(struct acis_direct *d)
 {
+	RTE_BUILD_BUG_ON(ACIS_DIRECT_WAYS > 32 ||
+			 !RTE_IS_POWER_OF_2(ACIS_DIRECT_WAYS));
 	acis_l2_memo_init(&d->l2);
-	/* ethdev RTE_MAX_ETHPORTS: no frame matches it */
-	d->dm = (struct acis_direct_memo){.ethdev = RTE_MAX_ETHPORTS};
+	d->valid = 0;
 	d->pk = acis_pass_key_of(&g_sw.ccfg);
 	d->fpga_ports = g_la.fpga_ports;
 }
@@ -62,19 +68,34 @@ acis_eth_words(const uint8_t *eth, uint64_t *w0, uint64_t *w1)
 	*w1 = acis_mac48(eth + 8);
 }
 
-/* Whether a frame goes where the last direct frame went: the same
- * Ethernet header from the same port, of a length the passing test
- * accepts, with no look-aside rule that could take it. */
-static inline int
-acis_direct_hit(const struct acis_direct *d, const struct rte_mbuf *m,
-		const uint8_t *eth, uint32_t len)
+/* The entry of dm a header maps to: the top bits of a multiplicative
+ * hash of both words. */
+static inline unsigned int
+acis_direct_way(uint64_t w0, uint64_t w1)
 {
+	return (unsigned int)(((w0 ^ (w1 << 5)) * 0x9e3779b97f4a7c15ull) >>
+			      (64 - __builtin_ctz(ACIS_DIRECT_WAYS)));
+}
+
+/* The entry whose flow a frame belongs to: the same Ethernet header from
+ * the same port, of a length the passing test accepts, with no look-aside
+ * rule that could take it; NULL when none. *way: the entry it maps to. */
+static inline const struct acis_direct_memo *
+acis_direct_hit(const struct acis_direct *d, const struct rte_mbuf *m,
+		const uint8_t *eth, uint32_t len, unsigned int *way)
+{
+	const struct acis_direct_memo *e;
 	uint64_t w0, w1;
 
 	if (len < ACIS_ETH_HLEN + 20 || len > d->pk.max_frame || d->pk.la)
-		return 0;
+		return NULL;
 	acis_eth_words(eth, &w0, &w1);
-	return w0 == d->dm.w0 && w1 == d->dm.w1 && m->port == d->dm.ethdev;
+	*way = acis_direct_way(w0, w1);
+	e = &d->dm[*way];
+	if (!(d->valid & (1u << *way)) || w0 != e->w0 || w1 != e->w1 ||
+	    m->port != e->ethdev)
+		return NULL;
+	return e;
 }
 
 /*
@@ -96,15 +117,15 @@ acis_direct_run(struct acis_lcore_ctx *lc, struct acis_direct *d,
 		struct rte_mbuf *m = objs[i];
 		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 		const uint32_t len = rte_pktmbuf_data_len(m);
+		const struct acis_direct_memo *hit;
+		struct acis_direct_memo *e;
+		unsigned int way = 0;
 		uint16_t port;
 		int out;
 
-		/* the header is all the direct path reads */
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(
-				(struct rte_mbuf *)objs[i + 4], void *));
-		if (acis_direct_hit(d, m, eth, len)) {
-			nexts[i] = d->dm.next;
+		hit = acis_direct_hit(d, m, eth, len, &way);
+		if (hit != NULL) {
+			nexts[i] = hit->next;
 			continue;
 		}
 		/* the RX stage set the ethdev id */
@@ -113,14 +134,26 @@ acis_direct_run(struct acis_lcore_ctx *lc, struct acis_direct *d,
 		    !acis_pkt_passing_k(pk, eth, len))
 			break;
 		out = acis_l2_decide(lc, &d->l2, eth, port);
+		if (unlikely(d->l2.learned)) {
+			/* the table changed: an entry may send to a
+			 * station that has just moved */
+			d->valid = 0;
+			d->l2.learned = 0;
+		}
 		if (unlikely(out < 0 || out == port)) {
 			*via_l2 = 1;
 			break;
 		}
 		nexts[i] = (uint16_t)(ACIS_PARSE_TX_BASE + out);
-		acis_eth_words(eth, &d->dm.w0, &d->dm.w1);
-		d->dm.ethdev = m->port;
-		d->dm.next = nexts[i];
+		if (d->pk.la)
+			continue; /* nothing hits */
+		/* a frame too short or too long for the passing test did
+		 * not get here: way is its header's entry */
+		e = &d->dm[way];
+		acis_eth_words(eth, &e->w0, &e->w1);
+		e->ethdev = m->port;
+		e->next = nexts[i];
+		d->valid |= 1u << way;
 	}
 	return i;
 }

@@ -324,6 +324,7 @@ struct acis_l2_memo {
 	uint64_t src, dst;
 	uint32_t now;   /* the clock, read at the burst's first decision */
 	uint16_t in;
+	uint8_t learned; /* set when a decision changed the table */
 	int out;
 };
 
@@ -337,6 +338,7 @@ acis_l2_memo_init(struct acis_l2_memo *c)
 	c->in = UINT16_MAX;
 	c->out = -1;
 	c->now = UINT32_MAX;
+	c->learned = 0;
 }
 
 /* Learn the frame's source, then: its destination's port, -1 when
@@ -351,8 +353,10 @@ acis_l2_decide(struct acis_lcore_ctx *lc, struct acis_l2_memo *c,
 		/* a burst with no frame to decide reads no clock */
 		if (c->now == UINT32_MAX)
 			c->now = acis_now_sec();
-		if (acis_learn(lc, eth + 6, in, c->now))
+		if (acis_learn(lc, eth + 6, in, c->now)) {
 			c->dst = UINT64_MAX;
+			c->learned = 1;
+		}
 		c->src = k;
 		c->in = in;
 	}

@@ -236,6 +236,92 @@ test_same_header_is_judged_again_on_length_and_port(void **state)
 	stop_switch();
 }
 
+/* The direct path remembers several flows of a burst (direct.h): frames
+ * of flows taking turns, from two sources to two ports, all go straight
+ * out, in order. A station that moves in the middle of a burst makes it
+ * forget them all: a remembered flow to that station would otherwise go
+ * on to the port it left. */
+static void
+test_a_move_forgets_the_flows_the_direct_path_remembers(void **state)
+{
+	struct tf_addr a = tf_host(10), b = tf_host(11), c = tf_host(12),
+		       e = tf_host(14);
+	enum { N = 6 };
+	uint8_t f[N][128], l0[128];
+	unsigned int l[N], i, p, ll;
+	struct acis_lcore_stats d0, d;
+	struct rte_mbuf *m;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	ll = tf_udp(l0, &a, &b, 1, 2, "b", 1, -1); /* b on port 1 */
+	inject(1, l0, ll);
+	ll = tf_udp(l0, &a, &c, 1, 2, "c", 1, -1); /* c on port 2 */
+	inject(2, l0, ll);
+	ll = tf_udp(l0, &b, &a, 1, 2, "a", 1, -1); /* a on port 0 */
+	inject(0, l0, ll);
+	ll = tf_udp(l0, &b, &e, 1, 2, "e", 1, -1); /* e on port 0 */
+	inject(0, l0, ll);
+	run();
+	for (p = 0; p < NPORTS; p++)
+		while ((m = sent(p)) != NULL)
+			rte_pktmbuf_free(m);
+	d0 = delta();
+	assert_int_equal(d0.learned, 4);
+	/* four flows taking turns: a->b, e->c, e->b, a->c, twice over, then
+	 * a and e to b only (several flows, one port) */
+	{
+		static const unsigned int to[] = {1, 2, 1, 2, 1, 2, 1, 2,
+						  1, 1, 1, 1};
+		static const int from_a[] = {1, 0, 0, 1, 1, 0, 0, 1,
+					     1, 0, 1, 0};
+		enum { M = RTE_DIM(to) };
+		static uint8_t g[M][128];
+		unsigned int gl[M];
+
+		for (i = 0; i < M; i++) {
+			gl[i] = tf_udp(g[i], to[i] == 1 ? &b : &c,
+				       from_a[i] ? &a : &e, 2, 1, &i,
+				       sizeof(i), -1);
+			inject(0, g[i], gl[i]);
+		}
+		run();
+		for (i = 0; i < M; i++)
+			expect_frame(to[i], g[i], gl[i]);
+		for (p = 0; p < NPORTS; p++)
+			expect_silent(p);
+		d = delta();
+		assert_int_equal(d.rx_direct - d0.rx_direct, M);
+		assert_int_equal(d.port_tx_pkts[1] - d0.port_tx_pkts[1], 8);
+		assert_int_equal(d.port_tx_pkts[2] - d0.port_tx_pkts[2], 4);
+		assert_int_equal(d.learned, 4);
+	}
+	/* one burst on port 0: a->c (remembered: to port 2), then c itself
+	 * from port 0 (it moved: to b on port 1), then a->c again, which
+	 * must not go to port 2 (c is on the port it came from: dropped),
+	 * and a->b */
+	l[0] = tf_udp(f[0], &c, &a, 2, 1, "0", 1, -1);
+	l[1] = tf_udp(f[1], &b, &c, 2, 1, "1", 1, -1);
+	l[2] = tf_udp(f[2], &c, &a, 2, 1, "2", 1, -1);
+	l[3] = tf_udp(f[3], &b, &a, 2, 1, "3", 1, -1);
+	l[4] = tf_udp(f[4], &c, &a, 2, 1, "4", 1, -1);
+	l[5] = tf_udp(f[5], &b, &a, 2, 1, "5", 1, -1);
+	for (i = 0; i < N; i++)
+		inject(0, f[i], l[i]);
+	run();
+	expect_frame(2, f[0], l[0]);
+	expect_frame(1, f[1], l[1]);
+	expect_frame(1, f[3], l[3]);
+	expect_frame(1, f[5], l[5]);
+	for (p = 0; p < NPORTS; p++)
+		expect_silent(p);
+	d = delta();
+	assert_int_equal(d.learned, 4 + 1); /* c, now on port 0 */
+	assert_int_equal(drops(ACIS_DROP_L2_SAME_PORT), 2);
+	expect_no_leak();
+	stop_switch();
+}
+
 static void
 test_unknown_unicast_dropped_when_flooding_is_off(void **state)
 {
@@ -906,6 +992,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_destination_on_ingress_port_is_filtered, teardown),
 		cmocka_unit_test_teardown(test_burst_keeps_order_across_direct_and_flooded_frames, teardown),
 		cmocka_unit_test_teardown(test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port, teardown),
+		cmocka_unit_test_teardown(test_a_move_forgets_the_flows_the_direct_path_remembers, teardown),
 		cmocka_unit_test_teardown(test_same_header_is_judged_again_on_length_and_port, teardown),
 		cmocka_unit_test_teardown(test_unknown_unicast_dropped_when_flooding_is_off, teardown),
 		cmocka_unit_test_teardown(test_arp_request_for_switch_is_answered_on_ingress_port, teardown),

@@ -46,13 +46,29 @@ rx_send_runs(struct acis_lcore_ctx *lc, void **pkts, const uint16_t *nexts,
 	     uint16_t k)
 {
 	struct rte_mbuf *out[RTE_GRAPH_BURST_SIZE];
-	uint32_t sent_ports = 0;
+	uint32_t checked = 0, plain = 0, sent_ports = 0, bit;
 	uint16_t i, j, cnt, port;
+	int one_port = 1;
 
-	for (i = 0; i < k; i++)
-		if (unlikely(!acis_tx_plain(lc, nexts[i] - ACIS_PARSE_TX_BASE)))
+	/* each port's fault state once; several flows, one port: one
+	 * burst, the frames as they are */
+	for (i = 0; i < k; i++) {
+		bit = 1u << (nexts[i] - ACIS_PARSE_TX_BASE);
+		if (!(checked & bit)) {
+			checked |= bit;
+			if (acis_tx_plain(lc, nexts[i] - ACIS_PARSE_TX_BASE))
+				plain |= bit;
+		}
+		if (unlikely(!(plain & bit)))
 			break;
+		one_port &= nexts[i] == nexts[0];
+	}
 	k = i;
+	if (k != 0 && one_port) {
+		acis_tx_send(lc, nexts[0] - ACIS_PARSE_TX_BASE,
+			     (struct rte_mbuf **)pkts, k);
+		return k;
+	}
 	for (i = 0; i < k; i++) {
 		port = nexts[i] - ACIS_PARSE_TX_BASE;
 		if (sent_ports & (1u << port))
@@ -70,10 +86,10 @@ rx_send_runs(struct acis_lcore_ctx *lc, void **pkts, const uint16_t *nexts,
  * The frames from 1 on that go where frame 0 went, frame 0 having just
  * taken the direct path: marked and counted (*bytes) like rx_mark, up to
  * and including the first that does not follow. Returns that one's
- * index (n when all did). acis_direct_hit for a burst of one port with
- * the memory frame 0 left: that memory's port is this one, and no look-
- * aside rule can take a frame, so what is left per frame is its length
- * and its 14 header bytes, against values kept in registers.
+ * index (n when all did). acis_direct_hit for a burst of one port and
+ * one flow, frame 0's: the port is the burst's, and no look-aside rule
+ * can take a frame, so what is left per frame is its length and its 14
+ * header bytes, against frame 0's kept in registers.
  *
  * No software prefetch: the loop's exits are taken once a burst at most,
  * so the core runs ahead through several frames and their header loads
@@ -85,12 +101,13 @@ static inline uint16_t
 rx_follow(const struct acis_direct *d, void **pkts, uint16_t n,
 	  uint16_t port_id, uint64_t *bytes)
 {
-	const uint64_t w0 = d->dm.w0, w1 = d->dm.w1;
 	const uint32_t min = ACIS_ETH_HLEN + 20;
 	const uint32_t span = d->pk.max_frame - min;
-	uint64_t b = *bytes, x0, x1;
+	uint64_t b = *bytes, w0, w1, x0, x1;
 	uint16_t i;
 
+	acis_eth_words(rte_pktmbuf_mtod((struct rte_mbuf *)pkts[0],
+					const uint8_t *), &w0, &w1);
 	for (i = 1; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -127,8 +144,7 @@ rx_direct(struct acis_lcore_ctx *lc, struct acis_direct *d, void **pkts,
 		*bytes += rx_mark(pkts, 1, n, port_id);
 		return 0;
 	}
-	/* the memory's port is frame 0's, and with a look-aside rule
-	 * nothing hits it (acis_direct_hit) */
+	/* with a look-aside rule nothing follows (acis_direct_hit) */
 	i = d->pk.la ? 1 : rx_follow(d, pkts, n, port_id, bytes);
 	port = nexts[0] - ACIS_PARSE_TX_BASE;
 	if (i == n) { /* the whole burst, one way: the common case */
