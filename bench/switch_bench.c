@@ -19,9 +19,10 @@
  * sent by the RX stage itself, the direct path) and comes back round the
  * wire, as in testpmd's --tx-first loop. With --flows F, F pairs of
  * stations (A_j on port 0, B_j on port 1, all static) take turns frame
- * by frame, so no two frames in a row are of one flow: the switch's
- * memory of the last header misses on every frame and each takes the
- * L2 decision (the worst case of a mix of flows). With --io, a plain
+ * by frame, so no two frames in a row are of one flow: a burst's frames
+ * go by the direct path's memory of the flows it met (up to 32 per
+ * burst), and past what that memory holds each frame takes the L2
+ * decision (at 64 flows, nearly every one). With --io, a plain
  * rx_burst/tx_burst loop (testpmd's io forwarding) on the same ports
  * instead of the switch. With --memif, the two ports are net_memif ports
  * of this process connected to each other instead of net_ring ports, so
@@ -1454,11 +1455,14 @@ main(int argc, char **argv)
 			fo.inflight = (unsigned int)num("inflight", optarg, 1,
 							2048);
 			break;
-		case 'W':
-			fo.flows = (unsigned int)num("flows", optarg, 1, 64);
-			if (fo.flows != num("flows", optarg, 1, 64))
+		case 'W': {
+			double v = num("flows", optarg, 1, 64);
+
+			fo.flows = (unsigned int)v;
+			if (fo.flows != v)
 				die("--flows %s: want a whole number", optarg);
 			break;
+		}
 		case 'i':
 			fo.io = 1;
 			break;

@@ -79,23 +79,44 @@ acis_direct_way(uint64_t w0, uint64_t w1)
 
 /* The entry whose flow a frame belongs to: the same Ethernet header from
  * the same port, of a length the passing test accepts, with no look-aside
- * rule that could take it; NULL when none. *way: the entry it maps to. */
+ * rule that could take it; NULL when none. */
 static inline const struct acis_direct_memo *
 acis_direct_hit(const struct acis_direct *d, const struct rte_mbuf *m,
-		const uint8_t *eth, uint32_t len, unsigned int *way)
+		const uint8_t *eth, uint32_t len)
 {
 	const struct acis_direct_memo *e;
+	unsigned int way;
 	uint64_t w0, w1;
 
 	if (len < ACIS_ETH_HLEN + 20 || len > d->pk.max_frame || d->pk.la)
 		return NULL;
 	acis_eth_words(eth, &w0, &w1);
-	*way = acis_direct_way(w0, w1);
-	e = &d->dm[*way];
-	if (!(d->valid & (1u << *way)) || w0 != e->w0 || w1 != e->w1 ||
+	way = acis_direct_way(w0, w1);
+	e = &d->dm[way];
+	if (!(d->valid & (1u << way)) || w0 != e->w0 || w1 != e->w1 ||
 	    m->port != e->ethdev)
 		return NULL;
 	return e;
+}
+
+/* Remember that a frame's flow goes to TX edge next (no look-aside rule:
+ * nothing would hit it). */
+static inline void
+acis_direct_remember(struct acis_direct *d, const struct rte_mbuf *m,
+		     const uint8_t *eth, uint16_t next)
+{
+	struct acis_direct_memo *e;
+	unsigned int way;
+	uint64_t w0, w1;
+
+	acis_eth_words(eth, &w0, &w1);
+	way = acis_direct_way(w0, w1);
+	e = &d->dm[way];
+	e->w0 = w0;
+	e->w1 = w1;
+	e->ethdev = m->port;
+	e->next = next;
+	d->valid |= 1u << way;
 }
 
 /*
@@ -118,12 +139,10 @@ acis_direct_run(struct acis_lcore_ctx *lc, struct acis_direct *d,
 		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 		const uint32_t len = rte_pktmbuf_data_len(m);
 		const struct acis_direct_memo *hit;
-		struct acis_direct_memo *e;
-		unsigned int way = 0;
 		uint16_t port;
 		int out;
 
-		hit = acis_direct_hit(d, m, eth, len, &way);
+		hit = acis_direct_hit(d, m, eth, len);
 		if (hit != NULL) {
 			nexts[i] = hit->next;
 			continue;
@@ -145,15 +164,8 @@ acis_direct_run(struct acis_lcore_ctx *lc, struct acis_direct *d,
 			break;
 		}
 		nexts[i] = (uint16_t)(ACIS_PARSE_TX_BASE + out);
-		if (d->pk.la)
-			continue; /* nothing hits */
-		/* a frame too short or too long for the passing test did
-		 * not get here: way is its header's entry */
-		e = &d->dm[way];
-		acis_eth_words(eth, &e->w0, &e->w1);
-		e->ethdev = m->port;
-		e->next = nexts[i];
-		d->valid |= 1u << way;
+		if (!d->pk.la)
+			acis_direct_remember(d, m, eth, nexts[i]);
 	}
 	return i;
 }

@@ -772,7 +772,8 @@ acis_switch_run_lcore(void *arg)
 	 * of 1 us. The sleep is the switch's wake-up latency when traffic
 	 * resumes, so it should last what --idle-sleep asked. */
 	if (g_sw.idle_sleep_us != 0 &&
-	    prctl(PR_SET_TIMERSLACK, (unsigned long)ACIS_IDLE_SLACK_NS, 0, 0, 0) != 0)
+	    prctl(PR_SET_TIMERSLACK, (unsigned long)ACIS_IDLE_SLACK_NS, 0, 0,
+		  0) != 0)
 		printf("acis-switch: warning: lcore %u: cannot set the timer "
 		       "slack to %u ns (%s); its idle sleeps last longer\n",
 		       lc->lcore_id, ACIS_IDLE_SLACK_NS, strerror(errno));

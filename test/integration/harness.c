@@ -201,6 +201,17 @@ expect_frame(unsigned int port, const uint8_t *frame, unsigned int len)
 }
 
 void
+discard_sent(void)
+{
+	struct rte_mbuf *m;
+	unsigned int p;
+
+	for (p = 0; p < hs.nports; p++)
+		while ((m = sent(p)) != NULL)
+			rte_pktmbuf_free(m);
+}
+
+void
 expect_silent(unsigned int port)
 {
 	struct rte_mbuf *m = sent(port);

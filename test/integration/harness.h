@@ -49,6 +49,10 @@ void run(void);
  * nothing more. */
 struct rte_mbuf *sent(unsigned int port);
 
+/* Free whatever every port has sent so far (frames a test does not
+ * check, such as those of learning frames it flooded). */
+void discard_sent(void);
+
 /* How many frames sent() took were chained (payload shared with other
  * frames) since start_switch; sent() hands them over in one piece. */
 unsigned int chained_frames(void);

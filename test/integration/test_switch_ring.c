@@ -190,7 +190,6 @@ test_same_header_is_judged_again_on_length_and_port(void **state)
 	struct tf_addr a = tf_host(10), c = tf_host(12);
 	static uint8_t f[5][1700]; /* zeros: the long frame's payload */
 	unsigned int l[5], i, p;
-	struct rte_mbuf *m;
 
 	(void)state;
 	start_switch(NPORTS, NULL);
@@ -199,9 +198,7 @@ test_same_header_is_judged_again_on_length_and_port(void **state)
 	l[1] = tf_udp(f[1], &c, &a, 2, 1, "a", 1, -1); /* and a on port 0 */
 	inject(0, f[1], l[1]);
 	run();
-	for (p = 0; p < NPORTS; p++)
-		while ((m = sent(p)) != NULL)
-			rte_pktmbuf_free(m);
+	discard_sent();
 	l[0] = tf_udp(f[0], &c, &a, 2, 1, "1", 1, -1);
 	memcpy(f[1], f[0], 20); /* the header, cut short */
 	l[1] = 20;
@@ -250,7 +247,6 @@ test_a_move_forgets_the_flows_the_direct_path_remembers(void **state)
 	uint8_t f[N][128], l0[128];
 	unsigned int l[N], i, p, ll;
 	struct acis_lcore_stats d0, d;
-	struct rte_mbuf *m;
 
 	(void)state;
 	start_switch(NPORTS, NULL);
@@ -263,9 +259,7 @@ test_a_move_forgets_the_flows_the_direct_path_remembers(void **state)
 	ll = tf_udp(l0, &b, &e, 1, 2, "e", 1, -1); /* e on port 0 */
 	inject(0, l0, ll);
 	run();
-	for (p = 0; p < NPORTS; p++)
-		while ((m = sent(p)) != NULL)
-			rte_pktmbuf_free(m);
+	discard_sent();
 	d0 = delta();
 	assert_int_equal(d0.learned, 4);
 	/* four flows taking turns: a->b, e->c, e->b, a->c, twice over, then
@@ -602,7 +596,6 @@ send_join(unsigned int port, unsigned int host)
 static void
 test_control_only_from_allowed_hosts_and_ports(void **state)
 {
-	struct rte_mbuf *m;
 	unsigned int p;
 
 	(void)state;
@@ -618,9 +611,7 @@ test_control_only_from_allowed_hosts_and_ports(void **state)
 	send_join(2, 12);   /* both allowed: the collective stage takes it */
 	assert_int_equal(drops(ACIS_DROP_CTRL_DENIED), 2);
 	assert_int_equal(delta().stage_pkts[ACIS_STAGE_COLL], 1);
-	for (p = 0; p < NPORTS; p++)
-		while ((m = sent(p)) != NULL)
-			rte_pktmbuf_free(m);
+	discard_sent();
 	expect_no_leak();
 	stop_switch();
 }
@@ -710,8 +701,7 @@ static void
 learn_two(struct tf_addr *a, struct tf_addr *b)
 {
 	uint8_t f[128];
-	struct rte_mbuf *m;
-	unsigned int len, p;
+	unsigned int len;
 
 	*a = tf_host(10);
 	*b = tf_host(11);
@@ -720,9 +710,7 @@ learn_two(struct tf_addr *a, struct tf_addr *b)
 	len = tf_udp(f, b, a, 1, 1, "y", 1, -1);
 	inject(0, f, len);
 	run();
-	for (p = 0; p < NPORTS; p++)
-		while ((m = sent(p)) != NULL)
-			rte_pktmbuf_free(m);
+	discard_sent();
 }
 
 static const struct acis_fault_lc *
@@ -887,7 +875,6 @@ test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port(void **state)
 	uint8_t f[N][128], l0[128];
 	unsigned int l[N], i, p, ll, bytes[NPORTS] = {0}, in = 0;
 	struct acis_lcore_stats d;
-	struct rte_mbuf *m;
 	char msg[256];
 
 	(void)state;
@@ -897,9 +884,7 @@ test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port(void **state)
 	ll = tf_udp(l0, &a, &c, 1, 2, "c", 1, -1); /* and c on port 2 */
 	inject(2, l0, ll);
 	run();
-	for (p = 0; p < NPORTS; p++)
-		while ((m = sent(p)) != NULL)
-			rte_pktmbuf_free(m);
+	discard_sent();
 	for (i = 0; i < N; i++) {
 		l[i] = tf_udp(f[i], to[i] == 1 ? &b : &c, &a, 2, 1, &i,
 			      sizeof(i), -1);

@@ -85,8 +85,8 @@ rx_send_runs(struct acis_lcore_ctx *lc, void **pkts, const uint16_t *nexts,
 /*
  * The frames from 1 on that go where frame 0 went, frame 0 having just
  * taken the direct path: marked and counted (*bytes) like rx_mark, up to
- * and including the first that does not follow. Returns that one's
- * index (n when all did). acis_direct_hit for a burst of one port and
+ * the first that does not follow. Returns that one's index (n when all
+ * did). acis_direct_hit for a burst of one port and
  * one flow, frame 0's: the port is the burst's, and no look-aside rule
  * can take a frame, so what is left per frame is its length and its 14
  * header bytes, against frame 0's kept in registers.
@@ -112,14 +112,14 @@ rx_follow(const struct acis_direct *d, void **pkts, uint16_t n,
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 
-		m->port = port_id;
-		b += m->pkt_len;
 		/* min <= len <= max_frame, in one unsigned compare */
 		if ((uint32_t)rte_pktmbuf_data_len(m) - min > span)
 			break;
 		acis_eth_words(eth, &x0, &x1);
 		if ((x0 ^ w0) | (x1 ^ w1))
 			break;
+		m->port = port_id;
+		b += m->pkt_len;
 	}
 	*bytes = b;
 	return i;
@@ -154,15 +154,10 @@ rx_direct(struct acis_lcore_ctx *lc, struct acis_direct *d, void **pkts,
 				   *bytes);
 		return n;
 	}
-	/* frames 1..i-1 went frame 0's way; i stopped the run (marked and
-	 * counted, unless it is 1 because of a look-aside rule): the rest
-	 * from it */
+	/* frames 1..i-1 went frame 0's way; the rest from i */
 	for (k = 1; k < i; k++)
 		nexts[k] = nexts[0];
-	if (d->pk.la)
-		*bytes += rx_mark(pkts, 1, n, port_id);
-	else
-		*bytes += rx_mark(pkts, i + 1, n, port_id);
+	*bytes += rx_mark(pkts, i, n, port_id);
 	k = acis_direct_run(lc, d, pkts, nexts, i, n, &via_l2);
 	return rx_send_runs(lc, pkts, nexts, k);
 }
