@@ -36,9 +36,14 @@
  * coming out; the round is timed from the launch to the drain that takes
  * its last result. The ceiling is a plain streaming sum (acc = r0; acc +=
  * r1; ...) over fresh copies of the same contributions, the same payload
- * bytes in the same order, on the same worker lcores. The first result
- * of every round is checked bit for bit against that sum. Reports
- * contribution Gb/s per worker lcore for both and their ratio. With
+ * bytes in the same order, on the same worker lcores. The floor is a bare
+ * loop on the worker lcores that takes fresh copies of the round's frames
+ * off the same RX queues and only verifies their checksums and folds
+ * them (floor_lcore): no answers, no bookkeeping. The first result of
+ * every round is checked bit for bit against that sum (the floor's, which
+ * folds in arrival order, to within rounding). Reports contribution Gb/s
+ * per worker lcore for the three, alternating, and the switch's and the
+ * floor's ratios to the ceiling. With
  * --nic-checksums the frames arrive as from a NIC that verified their
  * checksums on receive (marked good, on ports taken to verify them), so
  * the switch does not verify them again; otherwise it verifies each UDP
@@ -57,6 +62,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +84,7 @@
 #include "acis_conf.h"
 #include "acis_pipeline.h"
 #include "acis_proto.h"
+#include "acis_reduce.h"
 #include "switch.h"
 
 #define MAX_PORTS 8
@@ -577,6 +584,7 @@ struct agg_run {
 	unsigned int ntq[MAX_PORTS][MAX_Q];
 	uint64_t results_per_round;
 	float *ref; /* chunk 0 of collective 0, summed in rank order */
+	float *mag; /* and the sum of its terms' magnitudes */
 	uint8_t *scratch; /* a chained result's payload, gathered */
 	struct rte_mbuf **contrib; /* [(s * C + c) * P + r] */
 	struct rte_mbuf **copies;  /* a list's copies on their way in */
@@ -586,6 +594,13 @@ struct agg_run {
 	struct rte_ring *done[MAX_Q];
 	double ceil_sec[MAX_Q];
 	unsigned int ceil_lo[MAX_Q], ceil_hi[MAX_Q];
+	/* the floor: per worker, each chunk's accumulator (its first
+	 * contribution's frame) and how many have arrived */
+	struct rte_mbuf **fl_acc[MAX_Q];
+	uint8_t *fl_cnt[MAX_Q];
+	uint32_t fl_base;       /* the seq of the floor round's collective 0 */
+	double fl_sec[MAX_Q];
+	int fl_checked;
 };
 
 static const uint8_t *
@@ -756,9 +771,10 @@ agg_build(struct agg_run *a)
 		die("out of memory");
 	keys = malloc(C * sizeof(*keys));
 	a->ref = malloc(L);
+	a->mag = malloc(L);
 	a->scratch = malloc(L);
 	if (data == NULL || keys == NULL || a->ref == NULL ||
-	    a->scratch == NULL)
+	    a->mag == NULL || a->scratch == NULL)
 		die("out of memory");
 	/* small values: millions of sums stay finite and normal */
 	srand(7);
@@ -767,11 +783,14 @@ agg_build(struct agg_run *a)
 	for (c = 0; c < C; c++)
 		keys[c] = rte_cpu_to_le_32(c);
 	for (i = 0; i < L / 4; i++) {
-		float v = data[i];
+		float v = data[i], g = fabsf(data[i]);
 
-		for (r = 1; r < P; r++)
+		for (r = 1; r < P; r++) {
 			v += data[(size_t)r * C * L / 4 + i];
+			g += fabsf(data[(size_t)r * C * L / 4 + i]);
+		}
 		a->ref[i] = v;
+		a->mag[i] = g;
 	}
 	per_q = ((size_t)a->n_coll * (C + 1) * P + nw - 1) / nw + P;
 	for (p = 0; p < P; p++)
@@ -1099,6 +1118,199 @@ agg_ceiling(struct agg_run *a)
 	       a->o->payload * 8 / worst / 1e9 / nw;
 }
 
+/* Big-endian fields of a frame. */
+static inline uint32_t
+be16_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static inline uint32_t
+be32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Ahead of the floor's frame i: frame i + 2's bytes, up to 4 KiB, every
+ * line (as the switch's parse stage reads a datagram to it ahead), and
+ * frame i + 4's mbuf. */
+static inline void
+floor_prefetch(struct rte_mbuf **m, unsigned int i, unsigned int n)
+{
+	if (i + 4 < n)
+		rte_prefetch0(m[i + 4]);
+	if (i + 2 < n) {
+		const uint8_t *f = rte_pktmbuf_mtod(m[i + 2], const uint8_t *);
+		uint32_t k, len = RTE_MIN(m[i + 2]->data_len, 4096u);
+
+		for (k = 0; k < len; k += RTE_CACHE_LINE_SIZE)
+			rte_prefetch0(f + k);
+		rte_prefetch0(f + len - 1);
+	}
+}
+
+/*
+ * The floor: what receiving and folding alone cost, on the switch's own
+ * ports, frames and reduce kernel. A loop on each worker lcore takes the
+ * round's frames off the RX queues the switch's worker would poll
+ * (rte_eth_rx_burst, a burst from each port in turn, as the switch does)
+ * and per frame does only what any switch must: check that it is a UDP
+ * datagram to the switch's address and port, verify its IPv4 and UDP
+ * checksums (or take the port's verdict, with --nic-checksums), read the
+ * ACiS header's type, seq and chunk, and fold a DATA chunk into its
+ * chunk's accumulator: the first contribution's own frame, kept, as the
+ * switch keeps it; the others freed a burst at a time. A chunk's
+ * accumulator is freed once its contributions are in. No membership, no
+ * rank order (it folds in arrival order), no answers to build or send,
+ * receipts freed unread, no loss recovery: everything the switch does
+ * beyond this is its own cost, and the floor bounds what any switch could
+ * reach on these frames. With several workers, each folds the ranks of
+ * its queues into accumulators of its own (the switch hands the
+ * contributions to one shard instead). The chunk of collective 0 chunk 0
+ * is checked against the rank-order sum (to 1e-5 of the sum of the
+ * magnitudes: arrival order rounds differently).
+ */
+static int
+floor_lcore(void *arg)
+{
+	struct agg_run *a = arg;
+	const unsigned int P = a->o->ranks, C = a->o->chunks, L = a->o->payload;
+	const unsigned int nw = a->o->workers;
+	const int nic = a->o->nic_csum;
+	const uint32_t sw_ip = ip4(SW_IP_STR);
+	unsigned int k, p, q, i, n, want = 0, take = 0, mine = 0;
+	struct rte_mbuf *m[32], *out[64];
+	struct rte_mbuf **acc;
+	uint8_t *cnt;
+	uint64_t t0;
+
+	for (k = 0; k < nw; k++)
+		if (B.lcores[k] == rte_lcore_id())
+			break;
+	q = k;
+	acc = a->fl_acc[k];
+	cnt = a->fl_cnt[k];
+	for (p = 0; p < P; p++) {
+		want += a->nq[p][q];
+		mine += p % nw == q; /* ranks on this worker's queues */
+	}
+	t0 = rte_rdtsc();
+	while (take < want) {
+		for (p = 0; p < P; p++) {
+			unsigned int nout = 0;
+
+			n = rte_eth_rx_burst(a->ports[p].port_id, (uint16_t)q,
+					     m, RTE_DIM(m));
+			take += n;
+			for (i = 0; i < n; i++) {
+				const uint8_t *f, *ip, *udp, *h;
+				uint32_t ulen, s, c, j;
+
+				floor_prefetch(m, i, n);
+				f = rte_pktmbuf_mtod(m[i], const uint8_t *);
+				ip = f + ACIS_ETH_HLEN;
+				udp = ip + ACIS_IPV4_MIN_HLEN;
+				h = udp + ACIS_UDP_HLEN;
+				ulen = be16_at(udp + 4);
+				if (unlikely(be16_at(f + 12) != 0x0800 ||
+					     ip[0] != 0x45 ||
+					     ip[9] != ACIS_IPPROTO_UDP ||
+					     memcmp(ip + 16, &sw_ip, 4) != 0 ||
+					     be16_at(udp + 2) !=
+					     ACIS_DEFAULT_UDP_PORT ||
+					     ulen < ACIS_UDP_HLEN + ACIS_HDR_LEN ||
+					     ACIS_ETH_HLEN + ACIS_IPV4_MIN_HLEN +
+					     ulen > m[i]->data_len))
+					die("floor: not a datagram to the switch");
+				if (nic ? !(m[i]->ol_flags &
+					    RTE_MBUF_F_RX_L4_CKSUM_GOOD) :
+					  acis_csum(ip, ACIS_IPV4_MIN_HLEN) != 0 ||
+					  acis_csum_partial(udp, ulen,
+						acis_csum_partial(ip + 12, 8, 0) +
+						ACIS_IPPROTO_UDP + ulen) != 0xffff)
+					die("floor: a bad checksum");
+				if (h[1] != ACIS_T_DATA) { /* a receipt */
+					out[nout++] = m[i];
+					continue;
+				}
+				s = be32_at(h + 24) - a->fl_base;
+				c = be32_at(h + 28);
+				if (unlikely(s >= a->n_coll || c >= C ||
+					     be16_at(h + 40) != L))
+					die("floor: collective %u chunk %u of "
+					    "%u B", s, c, be16_at(h + 40));
+				j = s * C + c;
+				if (cnt[j]++ == 0) {
+					acc[j] = m[i];
+				} else {
+					acis_reduce_fold(ACIS_FLOAT32,
+						ACIS_OP_SUM,
+						rte_pktmbuf_mtod_offset(acc[j],
+							void *, OFF_PAYLOAD),
+						h + ACIS_HDR_LEN, L / 4);
+					out[nout++] = m[i];
+				}
+				if (cnt[j] == mine) {
+					if (j == 0 && nw == 1) {
+						const float *x = rte_pktmbuf_mtod_offset(
+							acc[0], const float *,
+							OFF_PAYLOAD);
+						unsigned int e;
+
+						for (e = 0; e < L / 4; e++)
+							if (fabsf(x[e] - a->ref[e]) >
+							    1e-5f * a->mag[e])
+								die("floor: the sum "
+								    "differs from the "
+								    "rank-order sum");
+						a->fl_checked = 1;
+					}
+					out[nout++] = acc[j];
+				}
+				if (nout > RTE_DIM(out) - 2) {
+					acis_frame_free_bulk(out, nout);
+					nout = 0;
+				}
+			}
+			if (nout != 0)
+				acis_frame_free_bulk(out, nout);
+		}
+	}
+	a->fl_sec[k] = tsc_sec(rte_rdtsc() - t0);
+	for (i = 0; i < a->n_coll * C; i++)
+		if (cnt[i] != mine)
+			die("floor: chunk %u got %u contributions, not %u", i,
+			    cnt[i], mine);
+	return 0;
+}
+
+/* Contribution Gb/s per lcore of the floor, all worker lcores at once, on
+ * fresh copies of a round put on the RX rings as for the switch (agg_load),
+ * numbered as round `round`, which the switch never sees. */
+static double
+agg_floor(struct agg_run *a, unsigned int round)
+{
+	unsigned int k, nw = a->o->workers;
+	double worst = 0;
+
+	a->fl_base = round * a->n_coll;
+	a->fl_checked = 0;
+	for (k = 0; k < nw; k++)
+		memset(a->fl_cnt[k], 0, (size_t)a->n_coll * a->o->chunks);
+	agg_load(a, round, 0);
+	for (k = 0; k < nw; k++)
+		rte_eal_remote_launch(floor_lcore, a, B.lcores[k]);
+	rte_eal_mp_wait_lcore();
+	if (nw == 1 && !a->fl_checked)
+		die("floor: collective 0 chunk 0 not seen");
+	for (k = 0; k < nw; k++)
+		if (a->fl_sec[k] > worst)
+			worst = a->fl_sec[k];
+	return (double)a->n_coll * a->o->chunks * a->o->ranks *
+	       a->o->payload * 8 / worst / 1e9 / nw;
+}
+
 /* What the switch did that a round's count of results can tell of: its
  * answers sent again and why, slots in use and refused, frames dropped.
  * For a round that drew too few or too many results. */
@@ -1183,7 +1395,7 @@ agg_run(const struct agg_opts *o)
 	uint64_t frames;
 	char *text;
 	size_t len = 0;
-	double *sw, *ce, sw_best, ce_best, sw_med, ce_med;
+	double *sw, *ce, *fl, sw_best, ce_best, sw_med, ce_med, fl_best, fl_med;
 	struct acis_coll_stats cs;
 	struct acis_agg_stats as;
 	struct acis_lcore_stats ls;
@@ -1290,14 +1502,24 @@ agg_run(const struct agg_opts *o)
 	free(text);
 	agg_join(&a);
 	agg_build(&a);
+	for (k = 0; k < nw; k++) {
+		a.fl_acc[k] = malloc((size_t)a.n_coll * C * sizeof(**a.fl_acc));
+		a.fl_cnt[k] = malloc((size_t)a.n_coll * C);
+		if (a.fl_acc[k] == NULL || a.fl_cnt[k] == NULL)
+			die("out of memory");
+	}
 
 	sw = calloc(o->rounds, sizeof(*sw));
 	ce = calloc(o->rounds, sizeof(*ce));
-	if (sw == NULL || ce == NULL)
+	fl = calloc(o->rounds, sizeof(*fl));
+	if (sw == NULL || ce == NULL || fl == NULL)
 		die("out of memory");
-	/* alternate, so that whatever else the machine does falls on both */
+	/* alternate, so that whatever else the machine does falls on all
+	 * three; the floor's rounds are numbered after the switch's last,
+	 * so the switch never meets their collectives */
 	for (k = 0; k < o->rounds; k++) {
 		ce[k] = agg_ceiling(&a);
+		fl[k] = agg_floor(&a, o->rounds + k);
 		sw[k] = agg_round(&a, k);
 		agg_confirm(&a, k);
 	}
@@ -1313,31 +1535,37 @@ agg_run(const struct agg_opts *o)
 		    as.expired, as.lingered, cs.nombuf);
 	qsort(sw, o->rounds, sizeof(*sw), cmp_dbl);
 	qsort(ce, o->rounds, sizeof(*ce), cmp_dbl);
+	qsort(fl, o->rounds, sizeof(*fl), cmp_dbl);
 	sw_best = sw[o->rounds - 1];
 	ce_best = ce[o->rounds - 1];
+	fl_best = fl[o->rounds - 1];
 	sw_med = sw[o->rounds / 2];
 	ce_med = ce[o->rounds / 2];
+	fl_med = fl[o->rounds / 2];
 	printf("allreduce float32 sum, %u ranks, %5u B payload, %u chunks, "
 	       "%u worker%s, checksums %s: switch %7.2f Gb/s per core, "
-	       "ceiling %7.2f, ratio %.2f (best of %u rounds of %u "
-	       "collectives; medians %.2f, %.2f; %" PRIu64 " held for rank "
-	       "order; results freed by %s)\n", P, L, C, nw, nw > 1 ? "s" : "",
+	       "ceiling %7.2f, ratio %.2f; floor %7.2f, ratio %.2f (best of "
+	       "%u rounds of %u collectives; medians %.2f, %.2f, %.2f; %"
+	       PRIu64 " held for rank order; results freed by %s)\n", P, L,
+	       C, nw, nw > 1 ? "s" : "",
 	       o->nic_csum ? "by the NIC" : "in software", sw_best, ce_best,
-	       sw_best / ce_best, o->rounds, a.n_coll, sw_med, ce_med,
-	       cs.held_total, o->free_on_main ? "the main lcore" : "the worker");
+	       sw_best / ce_best, fl_best, fl_best / ce_best, o->rounds,
+	       a.n_coll, sw_med, ce_med, fl_med, cs.held_total,
+	       o->free_on_main ? "the main lcore" : "the worker");
 	csv_open("ranks,payload_bytes,chunks,workers,rounds,collectives,"
 		 "round_bytes,switch_gbps_core,ceiling_gbps_core,ratio,"
 		 "switch_gbps_core_median,ceiling_gbps_core_median,"
-		 "switch_mpps_core,held,checksums,freed_by");
+		 "switch_mpps_core,held,checksums,freed_by,"
+		 "floor_gbps_core,floor_gbps_core_median");
 	if (B.csv != NULL) {
 		fprintf(B.csv, "%u,%u,%u,%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.4f,"
-			"%.3f,%.3f,%.4f,%" PRIu64 ",%s,%s\n", P, L, C, nw,
-			o->rounds, a.n_coll,
+			"%.3f,%.3f,%.4f,%" PRIu64 ",%s,%s,%.3f,%.3f\n", P, L,
+			C, nw, o->rounds, a.n_coll,
 			(uint64_t)a.n_coll * C * P * L, sw_best, ce_best,
 			sw_best / ce_best, sw_med, ce_med,
 			sw_best * 1e3 / 8 / L, cs.held_total,
 			o->nic_csum ? "nic" : "software",
-			o->free_on_main ? "main" : "worker");
+			o->free_on_main ? "main" : "worker", fl_best, fl_med);
 		fclose(B.csv);
 	}
 
@@ -1355,14 +1583,20 @@ agg_run(const struct agg_opts *o)
 		}
 	}
 	rte_mempool_free(a.gp);
-	for (k = 0; k < nw; k++)
+	for (k = 0; k < nw; k++) {
 		rte_free(a.acc[k]);
+		free(a.fl_acc[k]);
+		free(a.fl_cnt[k]);
+	}
 	free(a.contrib);
 	free(a.copies);
 	free(a.ccopy);
 	free(a.ref);
+	free(a.mag);
+	free(a.scratch);
 	free(sw);
 	free(ce);
+	free(fl);
 }
 
 /* ------------------------------------------------------------------ */

@@ -14,7 +14,9 @@
 # the frames arrive marked good, as from a NIC that verified them). Contribution Gb/s
 # per worker core (a round timed whole, from the workers' launch to the
 # drain that takes its last result), median of ROUNDS rounds, and the
-# ratio to the ceiling.
+# ratio to the ceiling; and the floor, a bare loop that only receives,
+# verifies and folds the same frames (no answers, no bookkeeping), with
+# its ratio to the ceiling: what any switch could reach on them.
 # Writes DIR/agg.csv, table.txt, agg.png, run.txt. Needs root (hugepages).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
@@ -104,13 +106,16 @@ if not rows:
 lines = ["# allreduce float32 sum through the aggregation stage; contribution Gb/s per worker core",
          "# (median of %s rounds) against a streaming sum over the same bytes on the same cores"
          % rows[0]["rounds"],
-         "%5s %8s %7s %9s %12s %12s %7s %10s" % ("ranks", "payload", "workers", "checksums",
-                                                "switch", "ceiling", "ratio", "Mcontrib/s")]
+         "# and a bare receive-and-fold loop on the same frames (the floor: no answers, no bookkeeping)",
+         "%5s %8s %7s %9s %12s %12s %7s %10s %10s %7s" % (
+             "ranks", "payload", "workers", "checksums", "switch", "ceiling", "ratio",
+             "Mcontrib/s", "floor", "ratio")]
 for r in rows:
     sw, ce = float(r["switch_gbps_core_median"]), float(r["ceiling_gbps_core_median"])
-    lines.append("%5s %8s %7s %9s %12.2f %12.2f %6.3fx %10.3f" % (
+    fl = float(r.get("floor_gbps_core_median") or "nan")
+    lines.append("%5s %8s %7s %9s %12.2f %12.2f %6.3fx %10.3f %10.2f %6.3fx" % (
         r["ranks"], r["payload_bytes"], r["workers"], r.get("checksums", "software"), sw, ce,
-        sw / ce, sw * 1e3 / 8 / int(r["payload_bytes"])))
+        sw / ce, sw * 1e3 / 8 / int(r["payload_bytes"]), fl, fl / ce))
 open(sys.argv[2], "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
