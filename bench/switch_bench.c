@@ -1150,6 +1150,21 @@ floor_prefetch(struct rte_mbuf **m, unsigned int i, unsigned int n)
 	}
 }
 
+/* The floor's sum of collective 0 chunk 0, in arrival order, against the
+ * rank-order sum: equal to within 1e-5 of the sum of the magnitudes. */
+static void
+floor_check(struct agg_run *a, const struct rte_mbuf *acc)
+{
+	const float *x = rte_pktmbuf_mtod_offset(acc, const float *,
+						 OFF_PAYLOAD);
+	unsigned int e;
+
+	for (e = 0; e < a->o->payload / 4; e++)
+		if (fabsf(x[e] - a->ref[e]) > 1e-5f * a->mag[e])
+			die("floor: the sum differs from the rank-order sum");
+	a->fl_checked = 1;
+}
+
 /*
  * The floor: what receiving and folding alone cost, on the switch's own
  * ports, frames and reduce kernel. A loop on each worker lcore takes the
@@ -1171,117 +1186,115 @@ floor_prefetch(struct rte_mbuf **m, unsigned int i, unsigned int n)
  * is checked against the rank-order sum (to 1e-5 of the sum of the
  * magnitudes: arrival order rounds differently).
  */
+/* What one worker of the floor keeps. */
+struct floor_ctx {
+	struct agg_run *a;
+	struct rte_mbuf **acc; /* [s * C + c]: the chunk's first frame */
+	uint8_t *cnt;          /* [s * C + c]: its contributions so far */
+	unsigned int mine;     /* contributions a chunk gets on this worker */
+	int nic;
+	uint32_t sw_ip;
+	struct rte_mbuf *out[64]; /* to free, a burst at a time */
+	unsigned int nout;
+};
+
+/* The floor's work on one frame: check, verify, fold (floor_lcore). */
+static inline void
+floor_frame(struct floor_ctx *fc, struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *ip = f + ACIS_ETH_HLEN;
+	const uint8_t *udp = ip + ACIS_IPV4_MIN_HLEN;
+	const uint8_t *h = udp + ACIS_UDP_HLEN;
+	const uint64_t good = RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+			      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	const uint64_t mask = RTE_MBUF_F_RX_IP_CKSUM_MASK |
+			      RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	const unsigned int C = fc->a->o->chunks, L = fc->a->o->payload;
+	uint32_t ulen = be16_at(udp + 4), s, c, j;
+
+	if (unlikely(be16_at(f + 12) != 0x0800 || ip[0] != 0x45 ||
+		     ip[9] != ACIS_IPPROTO_UDP ||
+		     memcmp(ip + 16, &fc->sw_ip, 4) != 0 ||
+		     be16_at(udp + 2) != ACIS_DEFAULT_UDP_PORT ||
+		     ulen < ACIS_UDP_HLEN + ACIS_HDR_LEN ||
+		     ACIS_ETH_HLEN + ACIS_IPV4_MIN_HLEN + ulen > m->data_len))
+		die("floor: not a datagram to the switch");
+	if (fc->nic ? (m->ol_flags & mask) != good :
+		      acis_csum(ip, ACIS_IPV4_MIN_HLEN) != 0 ||
+		      acis_csum_partial(udp, ulen,
+					acis_csum_partial(ip + 12, 8, 0) +
+					ACIS_IPPROTO_UDP + ulen) != 0xffff)
+		die("floor: a bad checksum");
+	if (h[1] != ACIS_T_DATA) { /* a receipt */
+		fc->out[fc->nout++] = m;
+		return;
+	}
+	s = be32_at(h + 24) - fc->a->fl_base;
+	c = be32_at(h + 28);
+	if (unlikely(s >= fc->a->n_coll || c >= C || be16_at(h + 40) != L))
+		die("floor: collective %u chunk %u of %u B", s, c,
+		    be16_at(h + 40));
+	j = s * C + c;
+	if (fc->cnt[j]++ == 0) {
+		fc->acc[j] = m;
+	} else {
+		acis_reduce_fold(ACIS_FLOAT32, ACIS_OP_SUM,
+				 rte_pktmbuf_mtod_offset(fc->acc[j], void *,
+							 OFF_PAYLOAD),
+				 h + ACIS_HDR_LEN, L / 4);
+		fc->out[fc->nout++] = m;
+	}
+	if (fc->cnt[j] == fc->mine) {
+		if (j == 0 && fc->a->o->workers == 1)
+			floor_check(fc->a, fc->acc[0]);
+		fc->out[fc->nout++] = fc->acc[j];
+	}
+}
+
 static int
 floor_lcore(void *arg)
 {
 	struct agg_run *a = arg;
-	const unsigned int P = a->o->ranks, C = a->o->chunks, L = a->o->payload;
-	const unsigned int nw = a->o->workers;
-	const int nic = a->o->nic_csum;
-	const uint32_t sw_ip = ip4(SW_IP_STR);
-	unsigned int k, p, q, i, n, want = 0, take = 0, mine = 0;
-	struct rte_mbuf *m[32], *out[64];
-	struct rte_mbuf **acc;
-	uint8_t *cnt;
+	const unsigned int P = a->o->ranks, nw = a->o->workers;
+	struct floor_ctx fc = {.a = a, .nic = a->o->nic_csum,
+			       .sw_ip = ip4(SW_IP_STR)};
+	unsigned int k, p, q, i, n, want = 0, take = 0;
+	struct rte_mbuf *m[32];
 	uint64_t t0;
 
 	for (k = 0; k < nw; k++)
 		if (B.lcores[k] == rte_lcore_id())
 			break;
 	q = k;
-	acc = a->fl_acc[k];
-	cnt = a->fl_cnt[k];
+	fc.acc = a->fl_acc[k];
+	fc.cnt = a->fl_cnt[k];
 	for (p = 0; p < P; p++) {
 		want += a->nq[p][q];
-		mine += p % nw == q; /* ranks on this worker's queues */
+		fc.mine += p % nw == q; /* ranks on this worker's queues */
 	}
 	t0 = rte_rdtsc();
-	while (take < want) {
+	while (take < want)
 		for (p = 0; p < P; p++) {
-			unsigned int nout = 0;
-
 			n = rte_eth_rx_burst(a->ports[p].port_id, (uint16_t)q,
 					     m, RTE_DIM(m));
 			take += n;
 			for (i = 0; i < n; i++) {
-				const uint8_t *f, *ip, *udp, *h;
-				uint32_t ulen, s, c, j;
-
 				floor_prefetch(m, i, n);
-				f = rte_pktmbuf_mtod(m[i], const uint8_t *);
-				ip = f + ACIS_ETH_HLEN;
-				udp = ip + ACIS_IPV4_MIN_HLEN;
-				h = udp + ACIS_UDP_HLEN;
-				ulen = be16_at(udp + 4);
-				if (unlikely(be16_at(f + 12) != 0x0800 ||
-					     ip[0] != 0x45 ||
-					     ip[9] != ACIS_IPPROTO_UDP ||
-					     memcmp(ip + 16, &sw_ip, 4) != 0 ||
-					     be16_at(udp + 2) !=
-					     ACIS_DEFAULT_UDP_PORT ||
-					     ulen < ACIS_UDP_HLEN + ACIS_HDR_LEN ||
-					     ACIS_ETH_HLEN + ACIS_IPV4_MIN_HLEN +
-					     ulen > m[i]->data_len))
-					die("floor: not a datagram to the switch");
-				if (nic ? !(m[i]->ol_flags &
-					    RTE_MBUF_F_RX_L4_CKSUM_GOOD) :
-					  acis_csum(ip, ACIS_IPV4_MIN_HLEN) != 0 ||
-					  acis_csum_partial(udp, ulen,
-						acis_csum_partial(ip + 12, 8, 0) +
-						ACIS_IPPROTO_UDP + ulen) != 0xffff)
-					die("floor: a bad checksum");
-				if (h[1] != ACIS_T_DATA) { /* a receipt */
-					out[nout++] = m[i];
-					continue;
-				}
-				s = be32_at(h + 24) - a->fl_base;
-				c = be32_at(h + 28);
-				if (unlikely(s >= a->n_coll || c >= C ||
-					     be16_at(h + 40) != L))
-					die("floor: collective %u chunk %u of "
-					    "%u B", s, c, be16_at(h + 40));
-				j = s * C + c;
-				if (cnt[j]++ == 0) {
-					acc[j] = m[i];
-				} else {
-					acis_reduce_fold(ACIS_FLOAT32,
-						ACIS_OP_SUM,
-						rte_pktmbuf_mtod_offset(acc[j],
-							void *, OFF_PAYLOAD),
-						h + ACIS_HDR_LEN, L / 4);
-					out[nout++] = m[i];
-				}
-				if (cnt[j] == mine) {
-					if (j == 0 && nw == 1) {
-						const float *x = rte_pktmbuf_mtod_offset(
-							acc[0], const float *,
-							OFF_PAYLOAD);
-						unsigned int e;
-
-						for (e = 0; e < L / 4; e++)
-							if (fabsf(x[e] - a->ref[e]) >
-							    1e-5f * a->mag[e])
-								die("floor: the sum "
-								    "differs from the "
-								    "rank-order sum");
-						a->fl_checked = 1;
-					}
-					out[nout++] = acc[j];
-				}
-				if (nout > RTE_DIM(out) - 2) {
-					acis_frame_free_bulk(out, nout);
-					nout = 0;
+				floor_frame(&fc, m[i]);
+				if (fc.nout > RTE_DIM(fc.out) - 2) {
+					acis_frame_free_bulk(fc.out, fc.nout);
+					fc.nout = 0;
 				}
 			}
-			if (nout != 0)
-				acis_frame_free_bulk(out, nout);
+			acis_frame_free_bulk(fc.out, fc.nout);
+			fc.nout = 0;
 		}
-	}
 	a->fl_sec[k] = tsc_sec(rte_rdtsc() - t0);
-	for (i = 0; i < a->n_coll * C; i++)
-		if (cnt[i] != mine)
+	for (i = 0; i < a->n_coll * a->o->chunks; i++)
+		if (fc.cnt[i] != fc.mine)
 			die("floor: chunk %u got %u contributions, not %u", i,
-			    cnt[i], mine);
+			    fc.cnt[i], fc.mine);
 	return 0;
 }
 
