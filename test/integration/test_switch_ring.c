@@ -177,6 +177,19 @@ test_burst_keeps_order_across_direct_and_flooded_frames(void **state)
 	stop_switch();
 }
 
+/* Teach the switch where station src is: a frame from it to dst arrives
+ * on port. The caller runs the switch and discards what it sent. Returns
+ * the frame's length. */
+static unsigned int
+teach(unsigned int port, const struct tf_addr *src, const struct tf_addr *dst)
+{
+	uint8_t f[128];
+	unsigned int len = tf_udp(f, dst, src, 1, 2, "t", 1, -1);
+
+	inject(port, f, len);
+	return len;
+}
+
 /* The parse stage remembers the header of the last frame it sent
  * straight to a port and sends a frame with the same header from the
  * same port the same way. That must not carry over to what the header
@@ -193,10 +206,8 @@ test_same_header_is_judged_again_on_length_and_port(void **state)
 
 	(void)state;
 	start_switch(NPORTS, NULL);
-	l[0] = tf_udp(f[0], &a, &c, 1, 2, "c", 1, -1); /* learn c on port 2 */
-	inject(2, f[0], l[0]);
-	l[1] = tf_udp(f[1], &c, &a, 2, 1, "a", 1, -1); /* and a on port 0 */
-	inject(0, f[1], l[1]);
+	teach(2, &c, &a);
+	teach(0, &a, &c);
 	run();
 	discard_sent();
 	l[0] = tf_udp(f[0], &c, &a, 2, 1, "1", 1, -1);
@@ -244,20 +255,16 @@ test_a_move_forgets_the_flows_the_direct_path_remembers(void **state)
 	struct tf_addr a = tf_host(10), b = tf_host(11), c = tf_host(12),
 		       e = tf_host(14);
 	enum { N = 6 };
-	uint8_t f[N][128], l0[128];
-	unsigned int l[N], i, p, ll;
+	uint8_t f[N][128];
+	unsigned int l[N], i, p;
 	struct acis_lcore_stats d0, d;
 
 	(void)state;
 	start_switch(NPORTS, NULL);
-	ll = tf_udp(l0, &a, &b, 1, 2, "b", 1, -1); /* b on port 1 */
-	inject(1, l0, ll);
-	ll = tf_udp(l0, &a, &c, 1, 2, "c", 1, -1); /* c on port 2 */
-	inject(2, l0, ll);
-	ll = tf_udp(l0, &b, &a, 1, 2, "a", 1, -1); /* a on port 0 */
-	inject(0, l0, ll);
-	ll = tf_udp(l0, &b, &e, 1, 2, "e", 1, -1); /* e on port 0 */
-	inject(0, l0, ll);
+	teach(1, &b, &a);
+	teach(2, &c, &a);
+	teach(0, &a, &b);
+	teach(0, &e, &b);
 	run();
 	discard_sent();
 	d0 = delta();
@@ -700,15 +707,10 @@ test_fault_stage_drops_duplicates_reorders_deterministically(void **state)
 static void
 learn_two(struct tf_addr *a, struct tf_addr *b)
 {
-	uint8_t f[128];
-	unsigned int len;
-
 	*a = tf_host(10);
 	*b = tf_host(11);
-	len = tf_udp(f, a, b, 1, 1, "x", 1, -1);
-	inject(1, f, len);
-	len = tf_udp(f, b, a, 1, 1, "y", 1, -1);
-	inject(0, f, len);
+	teach(1, b, a);
+	teach(0, a, b);
 	run();
 	discard_sent();
 }
@@ -872,17 +874,15 @@ test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port(void **state)
 	struct tf_addr a = tf_host(10), b = tf_host(11), c = tf_host(12);
 	static const unsigned int to[] = {1, 1, 2, 1, 2, 2, 1};
 	enum { N = RTE_DIM(to) };
-	uint8_t f[N][128], l0[128];
+	uint8_t f[N][128];
 	unsigned int l[N], i, p, ll, bytes[NPORTS] = {0}, in = 0;
 	struct acis_lcore_stats d;
 	char msg[256];
 
 	(void)state;
 	start_switch(NPORTS, NULL);
-	ll = tf_udp(l0, &a, &b, 1, 2, "b", 1, -1); /* learn b on port 1 */
-	inject(1, l0, ll);
-	ll = tf_udp(l0, &a, &c, 1, 2, "c", 1, -1); /* and c on port 2 */
-	inject(2, l0, ll);
+	ll = teach(1, &b, &a);
+	teach(2, &c, &a); /* the same length */
 	run();
 	discard_sent();
 	for (i = 0; i < N; i++) {
