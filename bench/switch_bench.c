@@ -11,6 +11,7 @@
  *   switch_bench [EAL options] -- agg [--ranks P] [--payload B]
  *                [--chunks C] [--workers W] [--round-mb M] [--rounds R]
  *                [--nic-checksums] [--free-on-main] [--csv FILE]
+ *                [--only switch|floor|ceiling] [--floor-answers]
  *
  * fwd: L2 forwarding between two ports wired back to back (what port 0
  * sends, port 1 receives, and the other way), two stations A on port 0
@@ -55,6 +56,14 @@
  * frees the frames its NIC has sent; with --free-on-main the main lcore
  * frees them itself, and the worker's pool gets back mbufs last written
  * by the other core.
+ * With --floor-answers (one worker), the floor also answers every member
+ * of a finished chunk as the switch does, a frame of prebuilt headers
+ * each with the sum chained behind, and its round is timed as the
+ * switch's, to the drain of its last result (floor_answer): the least
+ * that a switch answering by unicast must do.
+ * With --only, each round runs that one of the three measurements and
+ * nothing else, so a profile of the worker lcore holds only it; it prints
+ * that one's Gb/s and writes no CSV.
  *
  * The lcores the switch runs on are the EAL's lcores after the main one:
  * give the EAL -l or --lcores accordingly (the main lcore only samples).
@@ -566,7 +575,12 @@ struct agg_opts {
 	double round_mb;
 	int nic_csum; /* frames arrive with the port's "checksums good" */
 	int free_on_main; /* results freed by the sampler, not the worker */
+	int only;         /* ONLY_*: one of the three, for profiling */
+	int floor_answers; /* the floor answers every member, as a switch */
 };
+
+/* --only: the measurements a round runs */
+enum { ONLY_ALL, ONLY_SWITCH, ONLY_FLOOR, ONLY_CEILING };
 
 struct agg_run {
 	const struct agg_opts *o;
@@ -601,6 +615,9 @@ struct agg_run {
 	uint32_t fl_base;       /* the seq of the floor round's collective 0 */
 	double fl_sec[MAX_Q];
 	int fl_checked;
+	/* the drain compares collective 0 chunk 0 with the rank-order sum
+	 * to within rounding (the floor's answers), not bit for bit */
+	int drain_tol;
 };
 
 static const uint8_t *
@@ -987,6 +1004,29 @@ nic_frame(struct rte_mbuf *m)
 	       RTE_PKTMBUF_HEADROOM;
 }
 
+/* A sum of collective 0 chunk 0 in arrival order against the rank-order
+ * sum: equal to within 1e-5 of the sum of the magnitudes. */
+static int
+sum_near(const struct agg_run *a, const float *x)
+{
+	unsigned int e;
+
+	for (e = 0; e < a->o->payload / 4; e++)
+		if (fabsf(x[e] - a->ref[e]) > 1e-5f * a->mag[e])
+			return 0;
+	return 1;
+}
+
+/* A result's payload against the rank-order sum: bit for bit, or with
+ * drain_tol to within rounding (sum_near). */
+static int
+sum_ok(const struct agg_run *a, const void *bytes)
+{
+	if (a->drain_tol)
+		return sum_near(a, bytes);
+	return memcmp(bytes, a->ref, a->o->payload) == 0;
+}
+
 /* Take what the switch sent so far, as a NIC's transmit side would (it
  * reads each frame's bytes, nic_frame), and give it back (tx_done); check
  * that every frame is a result and that the one of collective 0 chunk 0
@@ -1023,14 +1063,15 @@ agg_drain(struct agg_run *a, unsigned int round, int *checked)
 						    "layout puts them", round);
 					/* results to several members share one
 					 * payload segment (chained) */
-					if (memcmp(rte_pktmbuf_read(m[i],
+					if (!sum_ok(a, rte_pktmbuf_read(m[i],
 							OFF_PAYLOAD,
 							a->o->payload,
-							a->scratch),
-						   a->ref, a->o->payload) != 0)
-						die("round %u: the switch's "
-						    "sum differs from the "
-						    "rank-order sum", round);
+							a->scratch)))
+						die("round %u: the %s's sum "
+						    "differs from the "
+						    "rank-order sum", round,
+						    a->drain_tol ? "floor" :
+						    "switch");
 					*checked = 1;
 				}
 				tx_done(a, q, m, k);
@@ -1150,18 +1191,13 @@ floor_prefetch(struct rte_mbuf **m, unsigned int i, unsigned int n)
 	}
 }
 
-/* The floor's sum of collective 0 chunk 0, in arrival order, against the
- * rank-order sum: equal to within 1e-5 of the sum of the magnitudes. */
+/* The floor's sum of collective 0 chunk 0 against the rank-order sum. */
 static void
 floor_check(struct agg_run *a, const struct rte_mbuf *acc)
 {
-	const float *x = rte_pktmbuf_mtod_offset(acc, const float *,
-						 OFF_PAYLOAD);
-	unsigned int e;
-
-	for (e = 0; e < a->o->payload / 4; e++)
-		if (fabsf(x[e] - a->ref[e]) > 1e-5f * a->mag[e])
-			die("floor: the sum differs from the rank-order sum");
+	if (!sum_near(a, rte_pktmbuf_mtod_offset(acc, const float *,
+						 OFF_PAYLOAD)))
+		die("floor: the sum differs from the rank-order sum");
 	a->fl_checked = 1;
 }
 
@@ -1196,7 +1232,85 @@ struct floor_ctx {
 	uint32_t sw_ip;
 	struct rte_mbuf *out[64]; /* to free, a burst at a time */
 	unsigned int nout;
+	/* --floor-answers: each member's result headers, made once, and its
+	 * results waiting for the end of the burst */
+	unsigned int q;
+	uint8_t tmpl[MAX_PORTS][OFF_PAYLOAD];
+	struct rte_mbuf *ans[MAX_PORTS][32];
+	unsigned int nans[MAX_PORTS];
 };
+
+/* --floor-answers: member r's RESULT headers from the switch, as the
+ * switch writes them (allreduce, float32 sum, every member answered), but
+ * for seq and chunk, which floor_answer writes. */
+static void
+floor_templates(struct floor_ctx *fc)
+{
+	const struct agg_run *a = fc->a;
+	unsigned int r;
+	struct acis_hdr h;
+
+	for (r = 0; r < a->o->ranks; r++) {
+		allreduce_hdr(a, &h, ACIS_T_RESULT, r, 0);
+		h.flags = ACIS_F_MULTICAST;
+		h.payload_len = (uint16_t)a->o->payload;
+		h.contributors = (uint16_t)a->o->ranks;
+		acis_udp4_headers(fc->tmpl[r], rank_mac(r), sw_mac,
+				  ip4(SW_IP_STR), rank_ip(r),
+				  ACIS_DEFAULT_UDP_PORT, (uint16_t)(40000 + r),
+				  (uint16_t)(ACIS_HDR_LEN + h.payload_len));
+		acis_hdr_encode(&h, fc->tmpl[r] + OFF_ACIS);
+	}
+}
+
+/* Member r's results so far, to its port (where it joined) */
+static void
+floor_send(struct floor_ctx *fc, unsigned int r)
+{
+	uint16_t n = rte_eth_tx_burst(fc->a->ports[r].port_id,
+				      (uint16_t)fc->q, fc->ans[r],
+				      (uint16_t)fc->nans[r]);
+
+	if (n != fc->nans[r])
+		die("floor: port %u's TX ring is full", r);
+	fc->nans[r] = 0;
+}
+
+/*
+ * --floor-answers: a finished chunk answers every member, as the switch
+ * does: a frame of headers each, from the switch's pool, with the
+ * accumulator's frame, cut to its payload, chained behind them (the
+ * members' frames hold its references; the floor gives up its own).
+ */
+static void
+floor_answer(struct floor_ctx *fc, struct rte_mbuf *acc, uint32_t seq,
+	     uint32_t c)
+{
+	const unsigned int P = fc->a->o->ranks, L = fc->a->o->payload;
+	const uint32_t be_seq = rte_cpu_to_be_32(seq);
+	const uint32_t be_c = rte_cpu_to_be_32(c);
+	unsigned int r;
+
+	rte_pktmbuf_adj(acc, OFF_PAYLOAD);
+	rte_mbuf_refcnt_update(acc, (int16_t)(P - 1));
+	for (r = 0; r < P; r++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(g_sw.pool);
+		uint8_t *f;
+
+		if (m == NULL)
+			die("floor: the switch's pool is empty");
+		f = (uint8_t *)rte_pktmbuf_append(m, OFF_PAYLOAD);
+		memcpy(f, fc->tmpl[r], OFF_PAYLOAD);
+		memcpy(f + OFF_ACIS + 24, &be_seq, 4);
+		memcpy(f + OFF_ACIS + 28, &be_c, 4);
+		m->next = acc;
+		m->nb_segs = 2;
+		m->pkt_len += L;
+		fc->ans[r][fc->nans[r]++] = m;
+		if (fc->nans[r] == RTE_DIM(fc->ans[r]))
+			floor_send(fc, r);
+	}
+}
 
 /* The floor's work on one frame: check, verify, fold (floor_lcore). */
 static inline void
@@ -1248,7 +1362,10 @@ floor_frame(struct floor_ctx *fc, struct rte_mbuf *m)
 	if (fc->cnt[j] == fc->mine) {
 		if (j == 0 && fc->a->o->workers == 1)
 			floor_check(fc->a, fc->acc[0]);
-		fc->out[fc->nout++] = fc->acc[j];
+		if (fc->a->o->floor_answers)
+			floor_answer(fc, fc->acc[j], s + fc->a->fl_base, c);
+		else
+			fc->out[fc->nout++] = fc->acc[j];
 	}
 }
 
@@ -1267,6 +1384,9 @@ floor_lcore(void *arg)
 		if (B.lcores[k] == rte_lcore_id())
 			break;
 	q = k;
+	fc.q = q;
+	if (a->o->floor_answers)
+		floor_templates(&fc);
 	fc.acc = a->fl_acc[k];
 	fc.cnt = a->fl_cnt[k];
 	for (p = 0; p < P; p++) {
@@ -1289,6 +1409,9 @@ floor_lcore(void *arg)
 			}
 			acis_frame_free_bulk(fc.out, fc.nout);
 			fc.nout = 0;
+			for (i = 0; i < P; i++)
+				if (fc.nans[i] != 0)
+					floor_send(&fc, i);
 		}
 	a->fl_sec[k] = tsc_sec(rte_rdtsc() - t0);
 	for (i = 0; i < a->n_coll * a->o->chunks; i++)
@@ -1296,6 +1419,37 @@ floor_lcore(void *arg)
 			die("floor: chunk %u got %u contributions, not %u", i,
 			    fc.cnt[i], fc.mine);
 	return 0;
+}
+
+/* --floor-answers (one worker): the floor's round timed as the switch's
+ * is (agg_round), from the launch to the drain that takes its last result,
+ * the results taken off the TX rings and handed back the same way. */
+static double
+floor_answered(struct agg_run *a, unsigned int round)
+{
+	uint64_t total = a->results_per_round, t0, n = 0;
+	int checked = 0;
+	double sec;
+
+	a->drain_tol = 1;
+	t0 = rte_rdtsc();
+	rte_eal_remote_launch(floor_lcore, a, B.lcores[0]);
+	while (n < total) {
+		if (tsc_sec(rte_rdtsc() - t0) > 60)
+			die("floor: %" PRIu64 " of %" PRIu64 " results after 60 s",
+			    n, total);
+		rte_delay_us_sleep(100);
+		n += agg_drain(a, round, &checked);
+	}
+	sec = tsc_sec(rte_rdtsc() - t0);
+	rte_eal_mp_wait_lcore();
+	done_flush(a);
+	a->drain_tol = 0;
+	if (n != total || !checked || !a->fl_checked)
+		die("floor: %" PRIu64 " results (want %" PRIu64 ")%s", n, total,
+		    checked ? "" : ", collective 0 chunk 0 not seen");
+	return (double)a->n_coll * a->o->chunks * a->o->ranks *
+	       a->o->payload * 8 / sec / 1e9;
 }
 
 /* Contribution Gb/s per lcore of the floor, all worker lcores at once, on
@@ -1312,6 +1466,8 @@ agg_floor(struct agg_run *a, unsigned int round)
 	for (k = 0; k < nw; k++)
 		memset(a->fl_cnt[k], 0, (size_t)a->n_coll * a->o->chunks);
 	agg_load(a, round, 0);
+	if (a->o->floor_answers)
+		return floor_answered(a, round);
 	for (k = 0; k < nw; k++)
 		rte_eal_remote_launch(floor_lcore, a, B.lcores[k]);
 	rte_eal_mp_wait_lcore();
@@ -1531,10 +1687,14 @@ agg_run(const struct agg_opts *o)
 	 * three; the floor's rounds are numbered after the switch's last,
 	 * so the switch never meets their collectives */
 	for (k = 0; k < o->rounds; k++) {
-		ce[k] = agg_ceiling(&a);
-		fl[k] = agg_floor(&a, o->rounds + k);
-		sw[k] = agg_round(&a, k);
-		agg_confirm(&a, k);
+		if (o->only == ONLY_ALL || o->only == ONLY_CEILING)
+			ce[k] = agg_ceiling(&a);
+		if (o->only == ONLY_ALL || o->only == ONLY_FLOOR)
+			fl[k] = agg_floor(&a, o->rounds + k);
+		if (o->only == ONLY_ALL || o->only == ONLY_SWITCH) {
+			sw[k] = agg_round(&a, k);
+			agg_confirm(&a, k);
+		}
 	}
 	acis_coll_stats_sum(&cs, &as);
 	acis_stats_sum(&ls);
@@ -1555,30 +1715,49 @@ agg_run(const struct agg_opts *o)
 	sw_med = sw[o->rounds / 2];
 	ce_med = ce[o->rounds / 2];
 	fl_med = fl[o->rounds / 2];
+	if (o->only != ONLY_ALL) {
+		static const char *const what[] = {
+			[ONLY_SWITCH] = "switch", [ONLY_FLOOR] = "floor",
+			[ONLY_CEILING] = "ceiling"};
+		const double *v = o->only == ONLY_SWITCH ? sw :
+				  o->only == ONLY_FLOOR ? fl : ce;
+
+		printf("allreduce float32 sum, %u ranks, %5u B payload, %u "
+		       "chunks, %u worker%s, checksums %s: %s%s alone %7.2f "
+		       "Gb/s per core (best of %u rounds of %u collectives; "
+		       "median %.2f)\n", P, L, C, nw, nw > 1 ? "s" : "",
+		       o->nic_csum ? "by the NIC" : "in software",
+		       what[o->only], o->only == ONLY_FLOOR &&
+		       o->floor_answers ? " with answers" : "",
+		       v[o->rounds - 1], o->rounds, a.n_coll,
+		       v[o->rounds / 2]);
+	} else
 	printf("allreduce float32 sum, %u ranks, %5u B payload, %u chunks, "
 	       "%u worker%s, checksums %s: switch %7.2f Gb/s per core, "
-	       "ceiling %7.2f, ratio %.2f; floor %7.2f, ratio %.2f (best of "
+	       "ceiling %7.2f, ratio %.2f; floor%s %7.2f, ratio %.2f (best of "
 	       "%u rounds of %u collectives; medians %.2f, %.2f, %.2f; %"
 	       PRIu64 " held for rank order; results freed by %s)\n", P, L,
 	       C, nw, nw > 1 ? "s" : "",
 	       o->nic_csum ? "by the NIC" : "in software", sw_best, ce_best,
-	       sw_best / ce_best, fl_best, fl_best / ce_best, o->rounds,
+	       sw_best / ce_best, o->floor_answers ? " with answers" : "",
+	       fl_best, fl_best / ce_best, o->rounds,
 	       a.n_coll, sw_med, ce_med, fl_med, cs.held_total,
 	       o->free_on_main ? "the main lcore" : "the worker");
 	csv_open("ranks,payload_bytes,chunks,workers,rounds,collectives,"
 		 "round_bytes,switch_gbps_core,ceiling_gbps_core,ratio,"
 		 "switch_gbps_core_median,ceiling_gbps_core_median,"
 		 "switch_mpps_core,held,checksums,freed_by,"
-		 "floor_gbps_core,floor_gbps_core_median");
-	if (B.csv != NULL) {
+		 "floor_gbps_core,floor_gbps_core_median,floor_answers");
+	if (B.csv != NULL && o->only == ONLY_ALL) {
 		fprintf(B.csv, "%u,%u,%u,%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.4f,"
-			"%.3f,%.3f,%.4f,%" PRIu64 ",%s,%s,%.3f,%.3f\n", P, L,
+			"%.3f,%.3f,%.4f,%" PRIu64 ",%s,%s,%.3f,%.3f,%d\n", P, L,
 			C, nw, o->rounds, a.n_coll,
 			(uint64_t)a.n_coll * C * P * L, sw_best, ce_best,
 			sw_best / ce_best, sw_med, ce_med,
 			sw_best * 1e3 / 8 / L, cs.held_total,
 			o->nic_csum ? "nic" : "software",
-			o->free_on_main ? "main" : "worker", fl_best, fl_med);
+			o->free_on_main ? "main" : "worker", fl_best, fl_med,
+			o->floor_answers);
 		fclose(B.csv);
 	}
 
@@ -1628,6 +1807,8 @@ usage(FILE *f)
 		"[--round-mb M] [--rounds R]\n"
 		"                                         [--nic-checksums] "
 		"[--free-on-main] [--csv FILE]\n"
+		"                                         [--only switch|floor|"
+		"ceiling] [--floor-answers]\n"
 		"The switch runs on the EAL lcores after the main one.\n");
 }
 
@@ -1663,6 +1844,8 @@ main(int argc, char **argv)
 		{"csv", required_argument, NULL, 'c'},
 		{"nic-checksums", no_argument, NULL, 'k'},
 		{"free-on-main", no_argument, NULL, 'F'},
+		{"only", required_argument, NULL, 'o'},
+		{"floor-answers", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1748,6 +1931,20 @@ main(int argc, char **argv)
 		case 'F':
 			ao.free_on_main = 1;
 			break;
+		case 'A':
+			ao.floor_answers = 1;
+			break;
+		case 'o':
+			if (strcmp(optarg, "switch") == 0)
+				ao.only = ONLY_SWITCH;
+			else if (strcmp(optarg, "floor") == 0)
+				ao.only = ONLY_FLOOR;
+			else if (strcmp(optarg, "ceiling") == 0)
+				ao.only = ONLY_CEILING;
+			else
+				die("--only %s: want switch, floor or ceiling",
+				    optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1758,6 +1955,12 @@ main(int argc, char **argv)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
+	if (ao.floor_answers && ao.workers != 1)
+		die("--floor-answers: one worker only (with several, each "
+		    "worker's floor folds only the ranks of its own queues)");
+	if (ao.only != ONLY_ALL && B.csv_path != NULL)
+		die("--only runs one measurement, for profiling, and writes no "
+		    "CSV (its ratios need all three): drop --csv or --only");
 	RTE_LCORE_FOREACH_WORKER(lc) {
 		if (B.n_lcores < MAX_Q)
 			B.lcores[B.n_lcores++] = lc;

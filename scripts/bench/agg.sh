@@ -6,7 +6,7 @@
 # same run (bench/switch_bench agg; doc/benchmarks.md says how).
 #
 #   scripts/bench/agg.sh [-o DIR] [-P "4 8"] [-L "256 512 ... 8192"]
-#                        [-w "1"] [-k "sw"] [-r ROUNDS] [-m ROUND_MB]
+#                        [-w "1"] [-k "sw"] [-r ROUNDS] [-m ROUND_MB] [-a]
 #
 # -w "1 2" measures one and two worker lcores (scaling). -k "sw nic"
 # measures the switch verifying every UDP checksum in software (sw, as on
@@ -16,15 +16,18 @@
 # drain that takes its last result), median of ROUNDS rounds, and the
 # ratio to the ceiling; and the floor, a bare loop that only receives,
 # verifies and folds the same frames (no answers, no bookkeeping), with
-# its ratio to the ceiling: what any switch could reach on them.
+# its ratio to the ceiling: what any switch could reach on them. With -a
+# (one worker only) the floor also answers every member of a finished
+# chunk as the switch does (a frame of prebuilt headers each, the sum
+# chained behind them), which every switch must: the floor with answers.
 # Writes DIR/agg.csv, table.txt, agg.png, run.txt. Needs root (hugepages).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 
 OUT='' RANKS="4 8" SIZES="256 512 1024 2048 4096 8192" WORKERS=1 ROUNDS=5 MB=32
-CSUM=sw
-while getopts "o:P:L:w:k:r:m:h" o; do
+CSUM=sw ANSWERS=()
+while getopts "o:P:L:w:k:r:m:ah" o; do
 	case $o in
 	o) OUT=$OPTARG ;;
 	P) RANKS=$OPTARG ;;
@@ -33,6 +36,7 @@ while getopts "o:P:L:w:k:r:m:h" o; do
 	k) CSUM=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
 	m) MB=$OPTARG ;;
+	a) ANSWERS=(--floor-answers) ;;
 	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
@@ -49,11 +53,15 @@ done
 [ -n "${CSUM// /}" ] || { echo "agg: -k: sw, nic or \"sw nic\"" >&2; exit 2; }
 bench_want_int agg -r "$ROUNDS"
 bench_want_int agg -m "$MB"
+if [ ${#ANSWERS[@]} -ne 0 ] && [ "${WORKERS// /}" != 1 ]; then
+	echo "agg: -a: one worker only (-w 1), found -w \"$WORKERS\"" >&2
+	exit 2
+fi
 [ "$(id -u)" -eq 0 ] || { echo "agg: needs root (hugepages)" >&2; exit 1; }
 SB=$ACIS_BUILD/bench/switch_bench
 [ -x "$SB" ] || { echo "agg: $SB missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }
 OUT=$(bench_outdir agg "$OUT")
-bench_runinfo "$OUT" "$0 -o $OUT -P \"$RANKS\" -L \"$SIZES\" -w \"$WORKERS\" -k \"$CSUM\" -r $ROUNDS -m $MB"
+bench_runinfo "$OUT" "$0 -o $OUT -P \"$RANKS\" -L \"$SIZES\" -w \"$WORKERS\" -k \"$CSUM\" -r $ROUNDS -m $MB${ANSWERS:+ -a}"
 # a round's templates (about ROUND_MB of contributions plus their mbufs)
 # and the fresh copies the switch or the ceiling reads; with several
 # workers, the switch's pool grows from 32767 mbufs to a whole round's
@@ -91,7 +99,8 @@ for W in $WORKERS; do
 				[ "$k" = nic ] && flag=(--nic-checksums)
 				"$SB" "${EAL[@]}" --file-prefix "ag$$" -- agg --ranks "$P" \
 					--payload "$L" --workers "$W" --rounds "$ROUNDS" \
-					--round-mb "$MB" "${flag[@]}" --csv "$OUT/agg.csv" |
+					--round-mb "$MB" "${flag[@]}" "${ANSWERS[@]}" \
+					--csv "$OUT/agg.csv" |
 					tee -a "$OUT/log.txt"
 			done
 		done
@@ -103,10 +112,13 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 if not rows:
     sys.exit("agg: switch_bench wrote no result to %s" % sys.argv[1])
+answers = rows[0].get("floor_answers") == "1"
 lines = ["# allreduce float32 sum through the aggregation stage; contribution Gb/s per worker core",
          "# (median of %s rounds) against a streaming sum over the same bytes on the same cores"
          % rows[0]["rounds"],
-         "# and a bare receive-and-fold loop on the same frames (the floor: no answers, no bookkeeping)",
+         "# and a bare receive-and-fold loop on the same frames (the floor: %s)"
+         % ("no bookkeeping; it answers every member, as a switch must" if answers
+            else "no answers, no bookkeeping"),
          "%5s %8s %7s %9s %12s %12s %7s %10s %10s %7s" % (
              "ranks", "payload", "workers", "checksums", "switch", "ceiling", "ratio",
              "Mcontrib/s", "floor", "ratio")]

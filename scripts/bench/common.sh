@@ -85,6 +85,10 @@ bench_runinfo() {
 			"$(pgrep -c -x acis-switch || true) acis-switch," \
 			"$(pgrep -c -f dpdk-testpmd || true) testpmd running"
 		echo "command:   $*"
+		# settings libacis and the scripts take from the environment
+		# (ACIS_WINDOW, ACIS_MTU, ...): a figure depends on them too
+		env | LC_ALL=C sort | grep -E '^ACIS_[A-Z0-9_]*=' |
+			grep -vE '^ACIS_(ROOT|BUILD)=' | sed 's/^/env:       /' || true
 	} >"$dir/run.txt"
 }
 

@@ -77,6 +77,8 @@ def agg(src, png):
                 if any(s[3] == s[3] for s in sel):  # the floor, where measured
                     fl = "floor" if len(modes) == 1 else \
                         "floor, checksums " + ("in software" if mode == "software" else "by the NIC")
+                    if any(r.get("floor_answers") == "1" for r in data):
+                        fl = fl.replace("floor", "floor with answers", 1)
                     ax.plot(xs, [s[3] for s in sel], "x:" if mode == "software" else "+:",
                             color=line.get_color(), alpha=0.8, label=fl + ", " + tag)
                 if color is None:
