@@ -1160,19 +1160,6 @@ agg_ceiling(struct agg_run *a)
 }
 
 /* Big-endian fields of a frame. */
-static inline uint32_t
-be16_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
-
-static inline uint32_t
-be32_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Ahead of the floor's frame i: frame i + 2's bytes, up to 4 KiB, every
  * line (as the switch's parse stage reads a datagram to it ahead), and
  * frame i + 4's mbuf. */
@@ -1301,8 +1288,8 @@ floor_answer(struct floor_ctx *fc, struct rte_mbuf *acc, uint32_t seq,
 			die("floor: the switch's pool is empty");
 		f = (uint8_t *)rte_pktmbuf_append(m, OFF_PAYLOAD);
 		memcpy(f, fc->tmpl[r], OFF_PAYLOAD);
-		memcpy(f + OFF_ACIS + 24, &be_seq, 4);
-		memcpy(f + OFF_ACIS + 28, &be_c, 4);
+		memcpy(f + OFF_ACIS + ACIS_HOFF_SEQ, &be_seq, 4);
+		memcpy(f + OFF_ACIS + ACIS_HOFF_CHUNK, &be_c, 4);
 		m->next = acc;
 		m->nb_segs = 2;
 		m->pkt_len += L;
@@ -1325,12 +1312,12 @@ floor_frame(struct floor_ctx *fc, struct rte_mbuf *m)
 	const uint64_t mask = RTE_MBUF_F_RX_IP_CKSUM_MASK |
 			      RTE_MBUF_F_RX_L4_CKSUM_MASK;
 	const unsigned int C = fc->a->o->chunks, L = fc->a->o->payload;
-	uint32_t ulen = be16_at(udp + 4), s, c, j;
+	uint32_t ulen = acis_rd16(udp + 4), s, c, j;
 
-	if (unlikely(be16_at(f + 12) != 0x0800 || ip[0] != 0x45 ||
+	if (unlikely(acis_rd16(f + 12) != 0x0800 || ip[0] != 0x45 ||
 		     ip[9] != ACIS_IPPROTO_UDP ||
 		     memcmp(ip + 16, &fc->sw_ip, 4) != 0 ||
-		     be16_at(udp + 2) != ACIS_DEFAULT_UDP_PORT ||
+		     acis_rd16(udp + 2) != ACIS_DEFAULT_UDP_PORT ||
 		     ulen < ACIS_UDP_HLEN + ACIS_HDR_LEN ||
 		     ACIS_ETH_HLEN + ACIS_IPV4_MIN_HLEN + ulen > m->data_len))
 		die("floor: not a datagram to the switch");
@@ -1340,15 +1327,16 @@ floor_frame(struct floor_ctx *fc, struct rte_mbuf *m)
 					acis_csum_partial(ip + 12, 8, 0) +
 					ACIS_IPPROTO_UDP + ulen) != 0xffff)
 		die("floor: a bad checksum");
-	if (h[1] != ACIS_T_DATA) { /* a receipt */
+	if (h[ACIS_HOFF_TYPE] != ACIS_T_DATA) { /* a receipt */
 		fc->out[fc->nout++] = m;
 		return;
 	}
-	s = be32_at(h + 24) - fc->a->fl_base;
-	c = be32_at(h + 28);
-	if (unlikely(s >= fc->a->n_coll || c >= C || be16_at(h + 40) != L))
+	s = acis_rd32(h + ACIS_HOFF_SEQ) - fc->a->fl_base;
+	c = acis_rd32(h + ACIS_HOFF_CHUNK);
+	if (unlikely(s >= fc->a->n_coll || c >= C ||
+		     acis_rd16(h + ACIS_HOFF_PAYLOAD_LEN) != L))
 		die("floor: collective %u chunk %u of %u B", s, c,
-		    be16_at(h + 40));
+		    acis_rd16(h + ACIS_HOFF_PAYLOAD_LEN));
 	j = s * C + c;
 	if (fc->cnt[j]++ == 0) {
 		fc->acc[j] = m;

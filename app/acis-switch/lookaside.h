@@ -20,6 +20,7 @@
 #include "acis_cgra.h"
 #include "acis_pipeline.h"
 #include "acis_pkt.h"
+#include "acis_proto.h"
 
 /* Counters of a rule; written by its worker only. */
 struct acis_la_stats {
@@ -141,8 +142,7 @@ void acis_la_poll(const struct acis_lcore_ctx *lc);
 static inline int
 acis_la_acis_match(const struct acis_lookaside_cfg *c, const uint8_t *a)
 {
-	uint32_t job = (uint32_t)a[8] << 24 | (uint32_t)a[9] << 16 |
-		       (uint32_t)a[10] << 8 | a[11];
+	uint32_t job = acis_rd32(a + ACIS_HOFF_JOB);
 
 	return c->match == ACIS_LA_MATCH_ACIS && a[1] == c->acis_type &&
 	       (c->opcode_any || a[2] == c->handler) &&

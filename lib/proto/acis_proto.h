@@ -33,6 +33,30 @@ extern "C" {
 /** Largest message per rank that one collective carries (chunk index space). */
 #define ACIS_MAX_MSG_SIZE (1ull << 40)
 
+/** Byte offsets in the header of the fields read without decoding it
+ * (a stage's quick look; doc/wire-format.md has them all). */
+#define ACIS_HOFF_TYPE 1
+#define ACIS_HOFF_JOB 8
+#define ACIS_HOFF_COMM 12
+#define ACIS_HOFF_SEQ 24
+#define ACIS_HOFF_CHUNK 28
+#define ACIS_HOFF_PAYLOAD_LEN 40
+
+/** A big-endian 16-bit wire field at p. */
+static inline uint16_t
+acis_rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/** A big-endian 32-bit wire field at p. */
+static inline uint32_t
+acis_rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
 /** Message types. */
 enum acis_type {
 	ACIS_T_DATA = 1,   /**< a host's contribution to a collective */

@@ -20,23 +20,10 @@ w32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-static inline uint16_t
-r16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-r32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 void
 acis_hdr_set_payload_len(uint8_t *p, uint16_t len)
 {
-	w16(p + 40, len);
+	w16(p + ACIS_HOFF_PAYLOAD_LEN, len);
 }
 
 void
@@ -74,19 +61,19 @@ acis_hdr_decode(const uint8_t *p, struct acis_hdr *h)
 	h->flags = p[3];
 	h->dtype = p[4];
 	h->op = p[5];
-	h->hdr_len = r16(p + 6);
-	h->job = r32(p + 8);
-	h->comm = r32(p + 12);
-	h->rank = r32(p + 16);
-	h->root = r32(p + 20);
-	h->seq = r32(p + 24);
-	h->chunk = r32(p + 28);
-	h->msg_size = (uint64_t)r32(p + 32) << 32 | r32(p + 36);
-	h->payload_len = r16(p + 40);
-	h->chunk_size = r16(p + 42);
-	h->contributors = r16(p + 44);
-	h->status = r16(p + 46);
-	h->reserved = r16(p + 48);
+	h->hdr_len = acis_rd16(p + 6);
+	h->job = acis_rd32(p + 8);
+	h->comm = acis_rd32(p + 12);
+	h->rank = acis_rd32(p + 16);
+	h->root = acis_rd32(p + 20);
+	h->seq = acis_rd32(p + 24);
+	h->chunk = acis_rd32(p + 28);
+	h->msg_size = (uint64_t)acis_rd32(p + 32) << 32 | acis_rd32(p + 36);
+	h->payload_len = acis_rd16(p + 40);
+	h->chunk_size = acis_rd16(p + 42);
+	h->contributors = acis_rd16(p + 44);
+	h->status = acis_rd16(p + 46);
+	h->reserved = acis_rd16(p + 48);
 }
 
 unsigned int

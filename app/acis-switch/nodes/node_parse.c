@@ -38,13 +38,6 @@ flow_hash(const uint8_t *eth)
 	return (uint32_t)(a >> 32);
 }
 
-static inline uint32_t
-rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 /* The worker owning an ACiS message: one per collective instance (comm,
  * seq), so all its slots, contributions and confirmations meet on one
  * lcore; control goes to worker 0. */
@@ -53,12 +46,16 @@ acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
 	   uint32_t n_workers)
 {
 	const uint8_t *a = eth + pi->payload_off;
+	uint8_t type;
 	uint64_t h;
 
-	if (n_workers == 1 || pi->payload_len < 32 ||
-	    (a[1] != ACIS_T_DATA && a[1] != ACIS_T_ACK && a[1] != ACIS_T_NACK))
+	if (n_workers == 1 || pi->payload_len < 32)
 		return 0;
-	h = ((uint64_t)rd32(a + 12) << 32 | rd32(a + 24)) *
+	type = a[ACIS_HOFF_TYPE];
+	if (type != ACIS_T_DATA && type != ACIS_T_ACK && type != ACIS_T_NACK)
+		return 0;
+	h = ((uint64_t)acis_rd32(a + ACIS_HOFF_COMM) << 32 |
+	     acis_rd32(a + ACIS_HOFF_SEQ)) *
 	    0x9e3779b97f4a7c15ull;
 	h ^= h >> 32;
 	return (uint16_t)(((h & 0xffffffffu) * n_workers) >> 32);
