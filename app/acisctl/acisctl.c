@@ -243,17 +243,37 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (optind + 1 < argc)
-		snprintf(req, sizeof(req), "%s,%s", cmd, argv[optind + 1]);
+		n = snprintf(req, sizeof(req), "%s,%s", cmd, argv[optind + 1]);
 	else
-		snprintf(req, sizeof(req), "%s", cmd);
+		n = snprintf(req, sizeof(req), "%s", cmd);
+	if (n < 0 || (size_t)n >= sizeof(req)) {
+		/* the switch reads no more than this either: a cut request
+		 * would be another request */
+		fprintf(stderr, "acisctl: request of %zd characters, at most "
+			"%zu\n", n, sizeof(req) - 1);
+		return 2;
+	}
 
 send:
 	if (sock_path == NULL) {
 		const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
 
-		snprintf(path, sizeof(path), "%s/dpdk/%s/dpdk_telemetry.v2",
-			 run ? run : "/tmp", prefix);
+		n = snprintf(path, sizeof(path), "%s/dpdk/%s/dpdk_telemetry.v2",
+			     run ? run : "/tmp", prefix);
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			fprintf(stderr, "acisctl: socket path %s/dpdk/%s/"
+				"dpdk_telemetry.v2 is longer than %zu "
+				"characters (give a shorter --file-prefix, or "
+				"the socket with -s)\n", run ? run : "/tmp",
+				prefix, sizeof(path) - 1);
+			return 2;
+		}
 		sock_path = path;
+	}
+	if (strlen(sock_path) >= sizeof(sun.sun_path)) {
+		fprintf(stderr, "acisctl: socket path %s is longer than %zu "
+			"characters\n", sock_path, sizeof(sun.sun_path) - 1);
+		return 2;
 	}
 	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	if (fd < 0) {

@@ -296,6 +296,11 @@ parse_line(struct acis_conf *c, struct acis_conf_section **cur, char *raw,
 		if (expand_env(val, expanded, sizeof(expanded), c->path, line,
 			       err) != 0)
 			return -EINVAL;
+		if (expanded[0] == '\0') {
+			set_err(err, c->path, line, "'%s = %s' is empty once "
+				"its variables are expanded", key, val);
+			return -EINVAL;
+		}
 		if (add_entry(*cur, key, expanded, line) != 0) {
 			set_err(err, c->path, line, "out of memory");
 			return -ENOMEM;
@@ -372,10 +377,17 @@ acis_conf_load(const char *path, char *err)
 		set_err(err, path, 0, "out of memory");
 		return NULL;
 	}
+	errno = 0;
 	n = fread(text, 1, CONF_MAX_BYTES + 1, f);
 	if (ferror(f) || n > CONF_MAX_BYTES) {
-		set_err(err, path, 0, ferror(f) ? "read error" :
-			"larger than %u bytes", CONF_MAX_BYTES);
+		int e = errno;
+
+		if (ferror(f))
+			set_err(err, path, 0, "read error: %s",
+				e != 0 ? strerror(e) : "unknown");
+		else
+			set_err(err, path, 0, "larger than %u bytes",
+				CONF_MAX_BYTES);
 		fclose(f);
 		free(text);
 		return NULL;

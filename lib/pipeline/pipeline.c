@@ -315,9 +315,16 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 	if ((rc = get_once(c, s, "control_from", &e)) != 0)
 		return rc;
 	if (e != NULL) {
-		char buf[ACIS_CONF_ERR_LEN], *tok, *save = NULL;
+		/* room for ACIS_MAX_CTRL_NETS prefixes and their separators;
+		 * a longer list is refused, never cut */
+		char buf[ACIS_MAX_CTRL_NETS * 24], *tok, *save = NULL;
+		size_t len = strlen(e->value);
 
-		snprintf(buf, sizeof(buf), "%s", e->value);
+		if (len >= sizeof(buf))
+			return fail(c, e->line, "control_from: a list of %zu "
+				    "characters, at most %zu (%d prefixes)", len,
+				    sizeof(buf) - 1, ACIS_MAX_CTRL_NETS);
+		memcpy(buf, e->value, len + 1);
 		for (tok = strtok_r(buf, " ,", &save); tok != NULL;
 		     tok = strtok_r(NULL, " ,", &save)) {
 			struct acis_net_cfg *n;
@@ -331,11 +338,14 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 			if (slash != NULL) {
 				*slash = '\0';
 				if (acis_conf_u32(slash + 1, &bits) != 0 ||
-				    bits > 32)
+				    bits > 32 ||
+				    acis_parse_ipv4(tok, &n->addr) != 0) {
+					*slash = '/'; /* quote it whole */
 					goto bad_net;
-			}
-			if (acis_parse_ipv4(tok, &n->addr) != 0)
+				}
+			} else if (acis_parse_ipv4(tok, &n->addr) != 0) {
 				goto bad_net;
+			}
 			n->mask = bits == 0 ? 0 : htonl(~0u << (32 - bits));
 			n->addr &= n->mask;
 			p->n_ctrl_nets++;
@@ -717,8 +727,8 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 	}
 	for (i = 0; i < s->n_entries; i++) {
 		struct acis_la_mem_cfg *mc;
-		char bank[32], off[32], path[ACIS_PATH_LEN];
-		int n = 0;
+		char bank[32], off[32];
+		int n = 0, nb = 0, no = 0;
 
 		e = &s->entries[i];
 		if (strcmp(e->key, "memory") != 0)
@@ -728,15 +738,19 @@ read_lookaside(struct ctx *c, struct acis_conf_section *s)
 			return fail(c, e->line, "more than %d memory lines",
 				    ACIS_LA_MAX_MEM);
 		mc = &la->mem[la->n_mem];
-		if (sscanf(e->value, "%31s %31s %n", bank, off, &n) != 2 ||
+		/* %n after each word: a word longer than its buffer is
+		 * refused, not split in two */
+		if (sscanf(e->value, "%31s%n %31s%n %n", bank, &nb, off, &no,
+			   &n) != 2 || !isspace((unsigned char)e->value[nb]) ||
+		    !isspace((unsigned char)e->value[no]) ||
 		    e->value[n] == '\0' || acis_conf_u32(bank, &mc->bank) != 0 ||
 		    mc->bank < 1 || mc->bank > 31 ||
 		    acis_conf_u32(off, &mc->off) != 0)
 			return fail(c, e->line, "memory: expected 'memory = BANK "
 				    "OFFSET FILE' (BANK 1..31, OFFSET in bytes), "
 				    "found '%s'", e->value);
-		snprintf(path, sizeof(path), "%s", e->value + n);
-		if ((rc = get_path(c, e->line, "memory", path, mc->path)) != 0)
+		if ((rc = get_path(c, e->line, "memory", e->value + n,
+				   mc->path)) != 0)
 			return rc;
 		mc->line = e->line;
 		la->n_mem++;

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The acis-switch binary on bad pipeline files and options: a non-zero exit
 # and a message naming the file, the line and what was expected; never a
-# crash. Usage: bad_config.sh ACIS_SWITCH ROOT
+# crash; and acisctl on requests and socket paths it cannot send whole.
+# Usage: bad_config.sh ACIS_SWITCH ROOT ACISCTL
 set -uo pipefail
 SW=$1
 ROOT=$2
+CTL=$3
 D=$(mktemp -d /tmp/acis-badcfg.XXXXXX)
 trap 'rm -rf "$D"' EXIT
 EAL=(-l 0 --no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=error)
@@ -88,6 +90,43 @@ expect "no --pipeline is a usage error" 2 "--pipeline FILE is required" -- "${EA
 expect "a bad option value is refused" 2 "--idle-exit: expected a whole number" -- \
 	--idle-exit -3 -p "$D/mac.ini"
 expect "an unknown option is refused with usage" 2 "usage: acis-switch" -- --bogus -p x
+
+# a value cut short would be another value: refused, never cut
+printf '[switch]\nmac = 02:ac:15:00:00:01\nip = 10.77.0.1\n[port a]\ndev = net_null0\n[collective]\ncontrol_from = 10.0.0.1%800s,10.0.0.2\n' \
+	"" >"$D/ctl.ini"
+expect "a control_from list longer than the switch holds is refused" 1 \
+	"ctl.ini:7: control_from: a list of 817 characters, at most 767" -- --check -p "$D/ctl.ini"
+printf '[switch]\nmac = 02:ac:15:00:00:01\nip = 10.77.0.1\nname = ${ACIS_TEST_NONE:-}\n' >"$D/empty.ini"
+env -u ACIS_TEST_NONE "$SW" --check -p "$D/empty.ini" >"$D/out" 2>&1
+if [ $? -eq 1 ] && grep -q "empty.ini:4: 'name = \${ACIS_TEST_NONE:-}' is empty once" "$D/out"; then
+	echo "ok   - a value that expands to nothing is refused with its line"; pass=$((pass + 1))
+else
+	echo "FAIL - empty expansion"; cat "$D/out"; fail=$((fail + 1))
+fi
+expect "a directory for a pipeline says why it cannot be read" 1 \
+	"read error: Is a directory" -- --check -p "$D"
+
+# expect_ctl NAME EXPECTED_RC REGEX -- ARGS...: acisctl, no switch needed
+expect_ctl() {
+	local name=$1 want=$2 re=$3; shift 4
+	local out rc
+	out=$("$CTL" "$@" 2>&1); rc=$?
+	if [ "$rc" -eq "$want" ] && grep -qE -- "$re" <<<"$out"; then
+		echo "ok   - $name"; pass=$((pass + 1))
+	else
+		echo "FAIL - $name (rc=$rc, want $want, /$re/)"; echo "$out" | tail -5
+		fail=$((fail + 1))
+	fi
+}
+expect_ctl "acisctl refuses a request too long to send whole" 2 \
+	"acisctl: request of [0-9]+ characters, at most 1023" -- \
+	-s "$D/none.sock" comm-create "7:$(seq -s, 0 400)"
+expect_ctl "acisctl refuses a socket path too long for a socket" 2 \
+	"is longer than 107 characters" -- -s "$D/$(printf 's%.0s' $(seq 120))" info
+expect_ctl "acisctl refuses a --file-prefix too long for a socket" 2 \
+	"give a shorter --file-prefix" -- -f "$(printf 'p%.0s' $(seq 120))" info
+expect_ctl "acisctl names a switch it cannot reach" 1 \
+	"cannot reach a switch at $D/none.sock" -- -s "$D/none.sock" info
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

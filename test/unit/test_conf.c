@@ -282,6 +282,33 @@ test_empty_value_is_an_error_naming_the_key(void **state)
 		    "expected a value after 'mac ='");
 }
 
+/* ${NAME} and ${NAME:-default} are expanded; a value that expands to
+ * nothing is refused like an empty one, not kept empty. */
+static void
+test_variables_expand_and_an_empty_expansion_is_an_error(void **state)
+{
+	struct acis_conf *c;
+
+	(void)state;
+	setenv("ACIS_TEST_CONF_MTU", "9000", 1);
+	unsetenv("ACIS_TEST_CONF_NONE");
+	c = parse_ok("[switch]\nmtu = ${ACIS_TEST_CONF_MTU}\n"
+		     "name = x${ACIS_TEST_CONF_NONE:-sw}y\n");
+	assert_string_equal(c->sections[0].entries[0].value, "9000");
+	assert_string_equal(c->sections[0].entries[1].value, "xswy");
+	acis_conf_free(c);
+	parse_fails("[switch]\nname = ${ACIS_TEST_CONF_NONE}\n", 2,
+		    "${ACIS_TEST_CONF_NONE} is not set");
+	parse_fails("[switch]\nname = ${ACIS_TEST_CONF_NONE:-}\n", 2,
+		    "'name = ${ACIS_TEST_CONF_NONE:-}' is empty once its "
+		    "variables are expanded");
+	setenv("ACIS_TEST_CONF_NONE", "", 1);
+	parse_fails("[switch]\nname = ${ACIS_TEST_CONF_NONE:-}\n", 2,
+		    "is empty once");
+	unsetenv("ACIS_TEST_CONF_MTU");
+	unsetenv("ACIS_TEST_CONF_NONE");
+}
+
 static void
 test_section_name_with_bad_characters_is_an_error(void **state)
 {
@@ -551,6 +578,8 @@ main(void)
 		cmocka_unit_test(test_line_without_equals_is_an_error_on_its_line),
 		cmocka_unit_test(test_missing_closing_bracket_is_an_error_on_its_line),
 		cmocka_unit_test(test_empty_value_is_an_error_naming_the_key),
+		cmocka_unit_test(
+			test_variables_expand_and_an_empty_expansion_is_an_error),
 		cmocka_unit_test(test_section_name_with_bad_characters_is_an_error),
 		cmocka_unit_test(test_section_with_three_words_is_an_error),
 		cmocka_unit_test(test_empty_section_header_is_an_error),

@@ -980,6 +980,18 @@ test_lookaside_errors_name_line_and_form(void **state)
 		     "memory: expected 'memory = BANK OFFSET FILE'");
 	expect_error(LA("match = udp_port 9\nmemory = 1 0\n"), 8,
 		     "memory: expected 'memory = BANK OFFSET FILE'");
+	/* a word longer than the parser reads is refused, not split */
+	expect_error(LA("match = udp_port 9\nmemory = "
+			"00000000000000000000000000000015 f.bin\n"), 8,
+		     "memory: expected 'memory = BANK OFFSET FILE'");
+	{
+		/* a path too long is refused, as program's is, not cut */
+		char text[1024];
+
+		snprintf(text, sizeof(text), "%s/%0300d\n",
+			 LA("match = udp_port 9\nmemory = 1 0 "), 7);
+		expect_error(text, 8, "memory: path longer than 255");
+	}
 	expect_error(LA("match = udp_port 9\nworker = 1\n"), 8,
 		     "worker: 1, but the pipeline has 1 worker lcore");
 	expect_error(LA("match = udp_port 9\nprogramme = x.s\n"), 8,
@@ -1058,6 +1070,33 @@ test_fault_and_control_sections(void **state)
 		     "duplicate [fault p0] (first at line 6)");
 	expect_error(SWITCH PORT_P0 "[collective]\ncontrol_from = 10.0.0/33\n",
 		     7, "control_from: expected IPv4 addresses or prefixes");
+	expect_error(SWITCH PORT_P0 "[collective]\ncontrol_from = "
+		     "10.0.0.0/33\n", 7, "found '10.0.0.0/33'");
+	{
+		/* 32 full-length prefixes, the most allowed: none cut */
+		char text[2048];
+		int i, n = snprintf(text, sizeof(text), "%s",
+				    SWITCH PORT_P0 "[collective]\n"
+				    "control_from = ");
+
+		for (i = 0; i < 32; i++)
+			n += snprintf(text + n, sizeof(text) - (size_t)n,
+				      "%s192.168.100.%d/32", i ? ", " : "",
+				      100 + i);
+		snprintf(text + n, sizeof(text) - (size_t)n, "\n");
+		load_ok(text);
+		assert_int_equal(pl.n_ctrl_nets, 32);
+		assert_int_equal(pl.ctrl_nets[31].mask, 0xffffffffu);
+		assert_int_equal(pl.ctrl_nets[31].addr,
+				 htonl(0xc0a86483u)); /* 192.168.100.131 */
+		/* a list too long to hold is refused, never cut */
+		memset(text, ' ', 900);
+		memcpy(text, SWITCH PORT_P0 "[collective]\ncontrol_from = "
+		       "10.0.0.1", strlen(SWITCH PORT_P0 "[collective]\n"
+					  "control_from = 10.0.0.1"));
+		memcpy(text + 890, ",10.0.0.2\n", 11);
+		expect_error(text, 7, "control_from: a list of");
+	}
 	expect_error(SWITCH PORT_P0 "[collective]\ncontrol_ports = p0 px\n",
 		     7, "control_ports: unknown port 'px'");
 	expect_error(SWITCH PORT_P0 "[collective]\ncontrol_ports = p0,p0\n",
