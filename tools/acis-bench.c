@@ -778,7 +778,7 @@ parse_ulong(const char *opt, const char *s, unsigned long long min,
 	char *end;
 
 	errno = 0;
-	*v = strtoull(s, &end, 0);
+	*v = strtoull(s, &end, 10); /* 010 is ten, not eight */
 	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
 	    *v < min || *v > max) {
 		fprintf(stderr, "acis-bench: --%s %s: want a number from %llu "
@@ -992,6 +992,39 @@ fmt_of_path(const char *path, enum fmt dflt)
 	return dflt;
 }
 
+/* Whether every --output can be written, asked before joining, without
+ * creating or emptying any: an existing file writable, or a new one's
+ * directory. */
+static int
+outputs_writable(const char *outputs[], unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const char *slash = strrchr(outputs[i], '/');
+		char dir[4096];
+		int ok;
+
+		if (access(outputs[i], F_OK) == 0) {
+			ok = access(outputs[i], W_OK) == 0;
+		} else if (errno != ENOENT) {
+			ok = 0;
+		} else {
+			snprintf(dir, sizeof(dir), "%.*s", slash == NULL ? 1 :
+				 slash == outputs[i] ? 1 :
+				 (int)(slash - outputs[i]),
+				 slash == NULL ? "." : outputs[i]);
+			ok = access(dir, W_OK) == 0;
+		}
+		if (!ok) {
+			fprintf(stderr, "acis-bench: %s: %s\n", outputs[i],
+				strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Rank 0's sinks: stdout and every --output. */
 static int
 open_outputs(struct bench *b, const char *outputs[], unsigned int n)
@@ -1147,7 +1180,7 @@ main(int argc, char **argv)
 	fill_ones(b.sbuf, big, b.dtype);
 	fill_ones(b.rbuf, big, b.dtype);
 
-	if (b.me == 0 && open_outputs(&b, outputs, n_outputs) != 0)
+	if (b.me == 0 && outputs_writable(outputs, n_outputs) != 0)
 		return 2;
 	b.progress = b.me == 0 && isatty(STDERR_FILENO);
 
@@ -1164,6 +1197,12 @@ main(int argc, char **argv)
 	if (same_options(&b) != 0) {
 		acis_finalize(b.ctx);
 		return 1;
+	}
+	/* opened (and emptied) only now: a run that could not start leaves
+	 * the results of the last one as they were */
+	if (b.me == 0 && open_outputs(&b, outputs, n_outputs) != 0) {
+		acis_finalize(b.ctx);
+		return 2;
 	}
 	if (b.me == 0)
 		for (i = 0; i < b.n_out; i++)

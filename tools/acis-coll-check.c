@@ -11,6 +11,8 @@
  *   acis-coll-check --switch 10.77.0.1 --job 7 --rank R --size P
  *                   [--sizes 4,64,4096] [--colls allreduce,bcast,...]
  *                   [--dtypes float32,int32] [--split] [--nonblocking]
+ *                   [--in-place]  (each collective again with
+ *                    ACIS_IN_PLACE, the data placed as MPI places it)
  *                   [--show]   (print results beside the reference)
  *                   [--times]  (print how long each collective took)
  *                   [--repeat N]  (run the whole list N times: soak)
@@ -181,6 +183,7 @@ struct opts {
 	unsigned int n_sizes;
 	int split;
 	int nonblocking;
+	int in_place;
 	const char *attach;
 	unsigned long repeat;
 };
@@ -212,6 +215,84 @@ op_for(unsigned int dt, unsigned int k)
 	if (dt >= ACIS_FLOAT32)
 		return fp_ops[k % 3];
 	return int_ops[k % 4];
+}
+
+/*
+ * The collectives again with ACIS_IN_PLACE, each rank's data where MPI's
+ * MPI_IN_PLACE puts it: allreduce and reduce, the contribution in the
+ * result buffer; scatter, the root's P blocks in its buffer, its own left
+ * where it is; gather (root) and allgather, my block at block `me`;
+ * reduce_scatter, the P blocks in, my result out at the start. g and w
+ * hold P blocks.
+ */
+static void
+run_in_place(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
+	     unsigned int dt, size_t n, unsigned int op, uint32_t root,
+	     const char *tag, uint8_t *g, uint8_t *w)
+{
+	unsigned int ds = acis_dtype_size(dt);
+	uint32_t P = (uint32_t)acis_comm_size(comm);
+	uint32_t me = (uint32_t)acis_comm_rank(comm), r;
+	size_t blk = n * ds, big = blk * P;
+	char what[160];
+	int rc;
+
+#define WHAT_IP(c) snprintf(what, sizeof(what), "%s %s in place %s %zu B", \
+			    tag, c, acis_dtype_name(dt), blk)
+	if (want(o->colls, "allreduce")) {
+		WHAT_IP("allreduce");
+		fill(dt, me, 0, n, g);
+		reference_reduce(dt, op, P, 0, n, w);
+		rc = acis_allreduce(ACIS_IN_PLACE, g, n, dt, op, comm);
+		check(what, rc, g, w, blk, ctx);
+	}
+	if (want(o->colls, "reduce")) {
+		WHAT_IP("reduce");
+		fill(dt, me, 0, n, g);
+		reference_reduce(dt, op, P, 0, n, w);
+		rc = acis_reduce(ACIS_IN_PLACE, g, n, dt, op, (int)root, comm);
+		if (me != root) /* its contribution, untouched */
+			fill(dt, me, 0, n, w);
+		check(what, rc, g, w, blk, ctx);
+	}
+	if (want(o->colls, "scatter")) {
+		WHAT_IP("scatter");
+		memset(g, 0, big);
+		if (me == root)
+			fill(dt, root, 0, n * P, g);
+		rc = acis_scatter(ACIS_IN_PLACE, g, n, dt, (int)root, comm);
+		if (me == root) /* every block where it was */
+			fill(dt, root, 0, n * P, w);
+		else
+			fill(dt, root, (uint64_t)me * n, n, w);
+		check(what, rc, g, w, me == root ? big : blk, ctx);
+	}
+	if (want(o->colls, "gather")) {
+		WHAT_IP("gather");
+		memset(g, 0xa5, big);
+		fill(dt, me, 0, n, me == root ? g + (size_t)me * blk : g);
+		for (r = 0; r < P; r++)
+			fill(dt, r, 0, n, w + (size_t)r * blk);
+		rc = acis_gather(ACIS_IN_PLACE, g, n, dt, (int)root, comm);
+		check(what, rc, g, w, me == root ? big : 0, ctx);
+	}
+	if (want(o->colls, "allgather")) {
+		WHAT_IP("allgather");
+		memset(g, 0xa5, big);
+		fill(dt, me, 0, n, g + (size_t)me * blk);
+		for (r = 0; r < P; r++)
+			fill(dt, r, 0, n, w + (size_t)r * blk);
+		rc = acis_allgather(ACIS_IN_PLACE, g, n, dt, comm);
+		check(what, rc, g, w, big, ctx);
+	}
+	if (want(o->colls, "reduce_scatter")) {
+		WHAT_IP("reduce_scatter");
+		fill(dt, me, 0, n * P, g);
+		reference_reduce(dt, op, P, (uint64_t)me * n, n, w);
+		rc = acis_reduce_scatter(ACIS_IN_PLACE, g, n, dt, op, comm);
+		check(what, rc, g, w, blk, ctx);
+	}
+#undef WHAT_IP
 }
 
 /* All collectives at one size and datatype on comm; world ranks of the
@@ -307,6 +388,8 @@ run_size(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
 		check(what, rc, g, w, n * ds, ctx);
 		free(s2);
 	}
+	if (o->in_place)
+		run_in_place(ctx, comm, o, dt, n, op, root, tag, g, w);
 	if (want(o->colls, "barrier")) {
 		WHAT("barrier");
 		check(what, acis_barrier(comm), NULL, NULL, 0, ctx);
@@ -394,6 +477,7 @@ main(int argc, char **argv)
 		{"timeout", required_argument, NULL, 't'},
 		{"split", no_argument, NULL, 'S'},
 		{"nonblocking", no_argument, NULL, 'N'},
+		{"in-place", no_argument, NULL, 'I'},
 		{"show", no_argument, NULL, 'V'},
 		{"times", no_argument, NULL, 'T'},
 		{"attach", required_argument, NULL, 'A'},
@@ -444,6 +528,9 @@ main(int argc, char **argv)
 			break;
 		case 'N':
 			o.nonblocking = 1;
+			break;
+		case 'I':
+			o.in_place = 1;
 			break;
 		case 'V':
 			show = 1;

@@ -4,14 +4,17 @@
  *
  * A request is one collective in progress. Its chunks go out in batches
  * (sendmmsg) while fewer than `window` of them wait for an answer; answers
- * (RESULT or ACK) and forwarded blocks come in in batches (recvmmsg) and
- * are placed straight into the user's buffer. All requests progress
+ * (RESULT or ACK) and forwarded blocks come in in batches (recvmmsg) to
+ * the context's receive buffers, and each payload is copied from there
+ * to its place in the user's buffer. All requests progress
  * whenever the application is inside the library (wait, test, a blocking
  * call), as in MPI. Nothing waits without a deadline.
  */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <poll.h>
@@ -86,6 +89,7 @@ struct acis_req {
 	uint32_t cpr;      /* chunks per block */
 	const uint8_t *sbuf;
 	uint8_t *rbuf;
+	uint8_t *sbuf_copy; /* in-place reduce_scatter: the input, kept */
 	/* sending */
 	uint32_t n_send, next_send, answered, outstanding;
 	uint8_t *ans;      /* [n_send] 1 = answered */
@@ -217,8 +221,21 @@ acis_get_stats(const acis_ctx_t *ctx, struct acis_client_stats *s)
 	*s = ctx->st;
 }
 
+/* The first ACIS_* variable acis_config_default could not read, said
+ * by acis_init, which refuses to start on it: a value taken wrongly (a
+ * rank, a port) is worse than none. */
+static char env_err[192];
+
+static void
+env_bad(const char *name, const char *v, const char *want)
+{
+	if (env_err[0] == '\0')
+		snprintf(env_err, sizeof(env_err), "%s='%s': expected %s",
+			 name, v, want);
+}
+
 static unsigned long
-env_ul(const char *name, unsigned long dflt)
+env_ul(const char *name, unsigned long dflt, unsigned long max)
 {
 	const char *v = getenv(name);
 	char *end;
@@ -226,8 +243,34 @@ env_ul(const char *name, unsigned long dflt)
 
 	if (v == NULL || *v == '\0')
 		return dflt;
-	x = strtoul(v, &end, 0);
-	return *end == '\0' ? x : dflt;
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (*end != '\0' || errno != 0 || x > max || v[0] == '-') {
+		char want[64];
+
+		snprintf(want, sizeof(want), "a whole number from 0 to %lu",
+			 max);
+		env_bad(name, v, want);
+		return dflt;
+	}
+	return x;
+}
+
+static double
+env_prob(const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+	double x;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	x = strtod(v, &end);
+	if (*end != '\0' || !(x >= 0 && x <= 1)) {
+		env_bad(name, v, "a probability from 0 to 1");
+		return 0;
+	}
+	return x;
 }
 
 void
@@ -236,35 +279,41 @@ acis_config_default(struct acis_config *cfg)
 	static char sw[64];
 	const char *v = getenv("ACIS_SWITCH");
 
+	env_err[0] = '\0';
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->switch_ip = "10.77.0.1";
 	if (v != NULL && *v != '\0') {
-		char *colon;
+		char *colon, *end;
+		unsigned long port;
 
 		snprintf(sw, sizeof(sw), "%s", v);
 		colon = strchr(sw, ':');
 		if (colon != NULL) {
 			*colon = '\0';
-			cfg->switch_port = (uint16_t)strtoul(colon + 1, NULL, 10);
+			port = strtoul(colon + 1, &end, 10);
+			if (*end != '\0' || port == 0 || port > 65535 ||
+			    colon[1] < '0' || colon[1] > '9')
+				env_bad("ACIS_SWITCH", v, "A.B.C.D or "
+					"A.B.C.D:PORT (PORT 1..65535)");
+			else
+				cfg->switch_port = (uint16_t)port;
 		}
 		cfg->switch_ip = sw;
 	}
-	cfg->job = (uint32_t)env_ul("ACIS_JOB", 1);
-	cfg->rank = (uint32_t)env_ul("ACIS_RANK", 0);
-	cfg->size = (uint32_t)env_ul("ACIS_SIZE", 1);
-	cfg->timeout_ms = (unsigned int)env_ul("ACIS_TIMEOUT_MS", 0);
-	cfg->window = (unsigned int)env_ul("ACIS_WINDOW", 0);
-	cfg->mtu = (unsigned int)env_ul("ACIS_MTU", 0);
-	cfg->rto_ms = (unsigned int)env_ul("ACIS_RTO_MS", 0);
-	cfg->gso_segs = (unsigned int)env_ul("ACIS_GSO_SEGS", 0);
-	v = getenv("ACIS_FAULT_DROP");
-	cfg->fault_drop = v ? strtod(v, NULL) : 0;
-	v = getenv("ACIS_FAULT_DUP");
-	cfg->fault_dup = v ? strtod(v, NULL) : 0;
-	v = getenv("ACIS_FAULT_REORDER");
-	cfg->fault_reorder = v ? strtod(v, NULL) : 0;
-	cfg->fault_window = (unsigned int)env_ul("ACIS_FAULT_WINDOW", 0);
-	cfg->fault_seed = env_ul("ACIS_FAULT_SEED", 1);
+	cfg->job = (uint32_t)env_ul("ACIS_JOB", 1, UINT32_MAX);
+	cfg->rank = (uint32_t)env_ul("ACIS_RANK", 0, UINT32_MAX);
+	cfg->size = (uint32_t)env_ul("ACIS_SIZE", 1, UINT32_MAX);
+	cfg->timeout_ms = (unsigned int)env_ul("ACIS_TIMEOUT_MS", 0, UINT32_MAX);
+	cfg->window = (unsigned int)env_ul("ACIS_WINDOW", 0, UINT32_MAX);
+	cfg->mtu = (unsigned int)env_ul("ACIS_MTU", 0, 9000);
+	cfg->rto_ms = (unsigned int)env_ul("ACIS_RTO_MS", 0, UINT32_MAX);
+	cfg->gso_segs = (unsigned int)env_ul("ACIS_GSO_SEGS", 0, UINT32_MAX);
+	cfg->fault_drop = env_prob("ACIS_FAULT_DROP");
+	cfg->fault_dup = env_prob("ACIS_FAULT_DUP");
+	cfg->fault_reorder = env_prob("ACIS_FAULT_REORDER");
+	cfg->fault_window = (unsigned int)env_ul("ACIS_FAULT_WINDOW", 0,
+						 UINT32_MAX);
+	cfg->fault_seed = env_ul("ACIS_FAULT_SEED", 1, ULONG_MAX);
 }
 
 /* xorshift64*: a deterministic stream for fault injection. */
@@ -1347,7 +1396,20 @@ req_free(acis_req_t *r)
 	free(r->sent_at);
 	free(r->rcpt);
 	free(r->tries);
+	free(r->sbuf_copy);
 	free(r);
+}
+
+/* Requests of ctx still running on communicator c. */
+static unsigned int
+comm_pending(const acis_comm_t *c)
+{
+	const acis_req_t *r;
+	unsigned int n = 0;
+
+	for (r = c->ctx->active; r != NULL; r = r->next)
+		n += r->comm == c;
+	return n;
 }
 
 static int
@@ -1359,6 +1421,7 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	acis_req_t *r, **tail;
 	uint32_t P, me;
 	unsigned int ds;
+	int in_place, rc;
 
 	if (out == NULL)
 		return ACIS_ERR_INVAL;
@@ -1380,9 +1443,15 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	    (root < 0 || (uint32_t)root >= P))
 		return fail(ctx, ACIS_ERR_INVAL, "root %d outside 0..%u", root,
 			    P - 1);
-	if (count > ACIS_MAX_MSG_SIZE / 8)
-		return fail(ctx, ACIS_ERR_INVAL, "count %zu too large", count);
-	if (sbuf == ACIS_IN_PLACE)
+	if ((uint64_t)count > ACIS_MAX_MSG_SIZE / ds)
+		return fail(ctx, ACIS_ERR_INVAL, "count %zu too large: at most "
+			    "%" PRIu64 " bytes a rank", count,
+			    (uint64_t)ACIS_MAX_MSG_SIZE);
+	if (rbuf == ACIS_IN_PLACE)
+		return fail(ctx, ACIS_ERR_INVAL, "ACIS_IN_PLACE is a send "
+			    "buffer, not a receive buffer");
+	in_place = sbuf == ACIS_IN_PLACE;
+	if (in_place)
 		sbuf = rbuf;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
@@ -1453,6 +1522,73 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 		r->n_recv = r->rcv_space = 1;
 		break;
 	}
+	if (r->msg_size != 0) {
+		const char *bad = NULL; /* the buffer missing */
+		uint64_t size = r->msg_size, cpr = r->cpr;
+
+		/* a root of scatter or gather also copies its own block
+		 * from the one to the other */
+		int own = (coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) &&
+			  me == r->root;
+
+		if ((r->n_send != 0 || own) && r->sbuf == NULL)
+			bad = "send";
+		else if ((r->rcv_space != 0 || own) && rbuf == NULL)
+			bad = "receive";
+		if (bad != NULL) {
+			free(r);
+			comm->seq--;
+			return fail(ctx, ACIS_ERR_INVAL, "%s of %" PRIu64
+				    " bytes with no %s buffer",
+				    acis_coll_name(coll), size, bad);
+		}
+		/* slot keys (b * cpr + c) and the counts of chunks sent
+		 * and received are 32-bit */
+		if ((coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER ||
+		     coll == ACIS_C_ALLGATHER ||
+		     coll == ACIS_C_REDUCE_SCATTER) &&
+		    (uint64_t)P * cpr >= UINT32_MAX) {
+			free(r);
+			comm->seq--;
+			return fail(ctx, ACIS_ERR_INVAL, "%s: %u ranks of %"
+				    PRIu64 " chunks each is more than 2^32 "
+				    "chunks", acis_coll_name(coll), P, cpr);
+		}
+	}
+	/*
+	 * ACIS_IN_PLACE, as MPI's: where this rank's own block already lies
+	 * in the receive buffer, it is sent from there and not copied; and
+	 * nothing this rank still has to send is written over by what it
+	 * receives.
+	 *  - gather (root) and allgather: my block is block `me` of recvbuf;
+	 *  - scatter (root): recvbuf holds all P blocks and mine stays where
+	 *    it is, block `me` (nothing is copied to recvbuf's start);
+	 *  - reduce_scatter: recvbuf holds the P blocks in; my result goes to
+	 *    its start, over block 0 that may still be sent again (a loss, a
+	 *    BUSY): the blocks are sent from a copy taken now.
+	 * allreduce and reduce read chunk c only until its result, which
+	 * needs it, arrives; bcast has one buffer anyway.
+	 */
+	if (in_place && r->msg_size != 0) {
+		if ((coll == ACIS_C_GATHER && me == r->root) ||
+		    coll == ACIS_C_ALLGATHER) {
+			r->sbuf = (const uint8_t *)rbuf +
+				  (uint64_t)me * r->msg_size;
+			sbuf = r->sbuf;
+		} else if (coll == ACIS_C_REDUCE_SCATTER) {
+			r->sbuf_copy = malloc((size_t)((uint64_t)P *
+						       r->msg_size));
+			if (r->sbuf_copy == NULL) {
+				free(r);
+				comm->seq--;
+				return ACIS_ERR_NOMEM;
+			}
+			memcpy(r->sbuf_copy, rbuf,
+			       (size_t)((uint64_t)P * r->msg_size));
+			r->sbuf = r->sbuf_copy;
+			sbuf = r->sbuf;
+		}
+	}
 	r->ans = calloc(r->n_send + 1, 1);
 	r->retry = calloc(r->n_send + 1, sizeof(uint32_t));
 	r->rcv = calloc(r->rcv_space + 1, 1);
@@ -1467,7 +1603,9 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 		free(r->rcv);
 		free(r->sent_at);
 		free(r->rcpt);
+		free(r->sbuf_copy);
 		free(r);
+		comm->seq--;
 		return ACIS_ERR_NOMEM;
 	}
 	r->last_rx = now_ns();
@@ -1480,7 +1618,8 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 		uint8_t *dst = coll == ACIS_C_SCATTER ?
 			(uint8_t *)rbuf : (uint8_t *)rbuf + (uint64_t)me * r->msg_size;
 
-		if (r->msg_size != 0 && dst != own)
+		if (r->msg_size != 0 && dst != own &&
+		    !(in_place && coll == ACIS_C_SCATTER))
 			memmove(dst, own, r->msg_size);
 	}
 	if (coll == ACIS_C_GATHER && me != r->root && !r->packed)
@@ -1491,9 +1630,16 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	if (ctx->umq != NULL)
 		umq_replay(ctx, r);
 	finish_if_done(r);
+	/* Get the first window out at once. A request whose first sends
+	 * failed is not left running behind an error: the caller gets no
+	 * request to wait for, so none is kept. */
+	rc = progress(ctx, 0, NULL);
+	if (rc != ACIS_OK) {
+		req_free(r);
+		return rc;
+	}
 	*out = r;
-	/* Get the first window out at once. */
-	return progress(ctx, 0, NULL);
+	return ACIS_OK;
 }
 
 /* Release a finished request; send its confirmation now. */
@@ -1572,10 +1718,8 @@ run(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	acis_req_t *r;
 	int rc = start(comm, coll, sbuf, rbuf, count, dt, op, root, &r);
 
-	if (rc != ACIS_OK) {
-		req_free(r);
-		return rc;
-	}
+	if (rc != ACIS_OK)
+		return rc; /* start keeps no request behind an error */
 	return acis_wait(&r);
 }
 
@@ -1793,10 +1937,23 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	struct sockaddr_in me;
 	int rc, i, big = 64 << 20, zero = 0;
 
-	if (cfg_in == NULL || out == NULL || cfg_in->switch_ip == NULL ||
-	    cfg_in->size == 0 || cfg_in->rank >= cfg_in->size)
+	if (cfg_in == NULL || out == NULL || cfg_in->switch_ip == NULL) {
+		fprintf(stderr, "acis_init: no %s\n", cfg_in == NULL ?
+			"configuration" : out == NULL ? "place for the context" :
+			"switch address");
 		return ACIS_ERR_INVAL;
+	}
 	*out = NULL;
+	if (env_err[0] != '\0') {
+		fprintf(stderr, "acis_init: %s\n", env_err);
+		return ACIS_ERR_INVAL;
+	}
+	if (cfg_in->size == 0 || cfg_in->rank >= cfg_in->size) {
+		fprintf(stderr, "acis_init: rank %u of a job of size %u: "
+			"expected a size of 1 or more and a rank below it\n",
+			cfg_in->rank, cfg_in->size);
+		return ACIS_ERR_INVAL;
+	}
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL)
 		return ACIS_ERR_NOMEM;
@@ -1821,6 +1978,8 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	if (ctx->cfg.fault_window > FAULT_WINDOW_MAX)
 		ctx->cfg.fault_window = FAULT_WINDOW_MAX;
 	if (ctx->cfg.mtu < 576 || ctx->cfg.mtu > 9000) {
+		fprintf(stderr, "acis_init: mtu %u outside 576..9000\n",
+			ctx->cfg.mtu);
 		free(ctx);
 		return ACIS_ERR_INVAL;
 	}
@@ -1859,7 +2018,7 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	}
 	ctx->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
 	if (ctx->fd < 0) {
-		rc = ACIS_ERR_SYS;
+		rc = fail(ctx, ACIS_ERR_SYS, "socket: %s", strerror(errno));
 		goto out_free;
 	}
 	/* Room for a window of results from every peer. */
@@ -1879,7 +2038,9 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 		goto out_free;
 	}
 	if (bind(ctx->fd, (struct sockaddr *)&me, sizeof(me)) != 0) {
-		rc = ACIS_ERR_SYS;
+		rc = fail(ctx, ACIS_ERR_SYS, "bind %s:%u: %s",
+			  ctx->cfg.bind_ip != NULL ? ctx->cfg.bind_ip : "*",
+			  ctx->cfg.bind_port, strerror(errno));
 		goto out_free;
 	}
 	/* Segmented sends, where the kernel has them (a size of 0 asks
@@ -1896,18 +2057,19 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	h.root = ctx->cfg.size;
 	rc = ctrl_call(ctx, &h, &reply);
 	if (rc != ACIS_OK)
-		goto out_keep_err;
+		goto out_free;
 	ctx->world = comm_new(ctx, reply.comm, ctx->cfg.rank, ctx->cfg.size);
 	if (ctx->world == NULL) {
-		rc = ACIS_ERR_NOMEM;
+		rc = fail(ctx, ACIS_ERR_NOMEM, "out of memory");
 		goto out_free;
 	}
 	ctx->world->is_world = 1;
 	*out = ctx;
 	return ACIS_OK;
-out_keep_err:
-	fprintf(stderr, "acis_init: %s\n", ctx->err);
 out_free:
+	/* the context and its message go: say it while there is one */
+	if (ctx->err[0] != '\0')
+		fprintf(stderr, "acis_init: %s\n", ctx->err);
 	if (ctx->fd >= 0)
 		close(ctx->fd);
 	free(ctx->rx_bufs);
@@ -2029,6 +2191,10 @@ acis_comm_detach(acis_comm_t **comm)
 {
 	if (comm == NULL || *comm == NULL || (*comm)->is_world)
 		return ACIS_ERR_INVAL;
+	if (comm_pending(*comm) != 0)
+		return fail((*comm)->ctx, ACIS_ERR_STATE, "comm %u has %u "
+			    "requests running: wait for them first",
+			    (*comm)->id, comm_pending(*comm));
 	comm_unlink(*comm);
 	*comm = NULL;
 	return ACIS_OK;
@@ -2047,6 +2213,10 @@ acis_comm_free(acis_comm_t **comm)
 	if (c->is_world)
 		return fail(c->ctx, ACIS_ERR_STATE, "the world communicator "
 			    "cannot be freed");
+	if (comm_pending(c) != 0)
+		return fail(c->ctx, ACIS_ERR_STATE, "comm %u has %u requests "
+			    "running: wait for them first", c->id,
+			    comm_pending(c));
 	ctrl_hdr(c->ctx, ACIS_CTRL_COMM_FREE, &h);
 	h.comm = c->id;
 	h.seq = c->seq++;

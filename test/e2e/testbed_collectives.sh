@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # End to end: every collective through acis-switch on the namespace
-# testbed, 2, 3 and 4 hosts, 4 B to 4 MiB (and 64 MiB), every datatype, communicator
-# split and free, non-blocking calls; each rank checks its results bit for
-# bit against a locally computed rank-order reference (acis-coll-check).
+# testbed, 2, 3 and 4 hosts, 4 B to 4 MiB (and 64 MiB), every datatype,
+# communicator split and free, non-blocking calls, ACIS_IN_PLACE; each rank
+# checks its results bit for bit against a locally computed rank-order
+# reference (acis-coll-check).
 # Two jobs run at once (multi-tenancy) and one job uses a communicator made
 # through management. Afterwards the switch must hold no slot, no held
 # contribution and have dropped nothing. Exit 77 (skip) without root;
@@ -45,8 +46,8 @@ if [ -z "${E2E_SHORT:-}" ]; then
 	run_job "4 hosts, every other datatype" 4 102 \
 		--sizes 4,1000,65536,1048576 \
 		--dtypes float64,int64,uint32,uint64,float16,bfloat16
-	run_job "3 hosts (not a power of two), 4 B..4 MiB, split" 3 103 \
-		--sizes $LADDER --dtypes float32,int32,float16 --split
+	run_job "3 hosts (not a power of two), 4 B..4 MiB, split, in place" 3 103 \
+		--sizes $LADDER --dtypes float32,int32,float16 --split --in-place
 	run_job "2 hosts, 4 B..4 MiB, split, non-blocking" 2 104 \
 		--sizes $LADDER --dtypes float32,int64,bfloat16 --split --nonblocking
 	run_job "4 hosts, 64 MiB allreduce and bcast" 4 105 \

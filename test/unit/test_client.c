@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of libacis against a switch played by a thread on loopback:
+ * what a rank puts on the wire for ACIS_IN_PLACE calls (the bytes of every
+ * DATA chunk the "switch" receives are checked), the refusals of bad
+ * arguments and bad ACIS_* variables, and a communicator that cannot be
+ * let go while a request on it runs.
+ *
+ * The switch thread answers control requests, and DATA as the test's mode
+ * says; it records every DATA chunk it is sent. The rank is rank 1 of a
+ * job of 2, MTU 576 (chunks of 488 bytes); with a window of one chunk the
+ * answers of one chunk arrive before the next chunk is sent.
+ */
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "acis.h"
+#include "acis_proto.h"
+
+#define CS 488u            /* chunk bytes at MTU 576 */
+#define CPR 3u             /* chunks in a block */
+#define BLK (CS * CPR)     /* one rank's block */
+#define MAX_REC 64
+
+enum mode {
+	M_SILENT,          /* DATA goes unanswered */
+	M_ACK,             /* every DATA chunk ACKed (scatter's root) */
+	M_ALLGATHER,       /* rank 0's whole block as RESULTs, then ACK */
+	M_REDUCE_SCATTER,  /* block 1: RESULT; block 0: first copy lost */
+};
+
+struct rec {
+	uint32_t seq, chunk;
+	uint16_t len;
+	uint8_t retrans;
+	uint8_t data[CS];
+};
+
+static struct {
+	int fd;
+	pthread_t thread;
+	uint16_t port;
+	pthread_mutex_t lock;
+	enum mode mode;
+	struct rec rec[MAX_REC];
+	unsigned int n_rec;
+	uint8_t lost[CPR];     /* block-0 chunks already lost once */
+} sw = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void
+sw_send(const struct acis_hdr *h, const void *payload,
+	const struct sockaddr_in *to)
+{
+	uint8_t out[ACIS_HDR_LEN + CS];
+
+	acis_hdr_encode(h, out);
+	if (payload != NULL && h->payload_len != 0)
+		memcpy(out + ACIS_HDR_LEN, payload, h->payload_len);
+	(void)sendto(sw.fd, out, ACIS_HDR_LEN + h->payload_len, 0,
+		     (const struct sockaddr *)to, sizeof(*to));
+}
+
+static void
+sw_answer(struct acis_hdr h, uint8_t type, uint32_t rank, uint32_t chunk,
+	  const void *payload, uint16_t len, const struct sockaddr_in *to)
+{
+	h.type = type;
+	h.flags = 0;
+	h.rank = rank;
+	h.chunk = chunk;
+	h.payload_len = len;
+	h.contributors = type == ACIS_T_RESULT ? 1 : 0;
+	sw_send(&h, payload, to);
+}
+
+static void
+sw_data(const struct acis_hdr *h, const uint8_t *p,
+	const struct sockaddr_in *from)
+{
+	uint8_t fill[CS];
+	uint32_t c;
+
+	if (ACIS_OPCODE_COLL(h->opcode) == ACIS_C_BARRIER) {
+		/* acis_finalize's: the other rank is here too */
+		sw_answer(*h, ACIS_T_RESULT, 1, 0, NULL, 0, from);
+		return;
+	}
+	pthread_mutex_lock(&sw.lock);
+	if (sw.n_rec < MAX_REC) {
+		struct rec *r = &sw.rec[sw.n_rec++];
+
+		r->seq = h->seq;
+		r->chunk = h->chunk;
+		r->len = h->payload_len;
+		r->retrans = (h->flags & ACIS_F_RETRANS) != 0;
+		memcpy(r->data, p, h->payload_len);
+	}
+	pthread_mutex_unlock(&sw.lock);
+	switch (sw.mode) {
+	case M_SILENT:
+		break;
+	case M_ACK:
+		sw_answer(*h, ACIS_T_ACK, 1, h->chunk, NULL, 0, from);
+		break;
+	case M_ALLGATHER:
+		/* all of rank 0's block the moment ours starts */
+		memset(fill, 0xaa, sizeof(fill));
+		if (h->chunk == 0 && !(h->flags & ACIS_F_RETRANS))
+			for (c = 0; c < CPR; c++)
+				sw_answer(*h, ACIS_T_RESULT, 0, c, fill, CS,
+					  from);
+		sw_answer(*h, ACIS_T_ACK, 1, h->chunk, NULL, 0, from);
+		break;
+	case M_REDUCE_SCATTER:
+		if (h->chunk / CPR == 1) {
+			/* my block's result, over block 0 of the input */
+			memset(fill, 0x99, sizeof(fill));
+			sw_answer(*h, ACIS_T_RESULT, 1, h->chunk % CPR, fill,
+				  h->payload_len, from);
+		} else if (sw.lost[h->chunk]++ == 0) {
+			break; /* lost: comes again after the RTO */
+		} else {
+			sw_answer(*h, ACIS_T_ACK, 1, h->chunk, NULL, 0, from);
+		}
+		break;
+	}
+}
+
+static void *
+sw_main(void *arg)
+{
+	uint8_t buf[2048];
+
+	(void)arg;
+	for (;;) {
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(sw.fd, buf, sizeof(buf), 0,
+				     (struct sockaddr *)&from, &fl);
+		struct acis_hdr h;
+
+		if (n <= 0) /* shut down */
+			return NULL;
+		if (acis_msg_parse(buf, (size_t)n, &h) != ACIS_E_OK)
+			continue;
+		if (h.type == ACIS_T_CTRL) {
+			h.type = ACIS_T_CTRL_ACK;
+			h.status = ACIS_S_OK;
+			if (h.opcode == ACIS_CTRL_JOIN)
+				h.comm = 1;
+			if (h.opcode == ACIS_CTRL_COMM_QUERY) {
+				h.rank = 1; /* my rank in it */
+				h.root = 2; /* its size */
+			}
+			h.payload_len = 0;
+			sw_send(&h, NULL, &from);
+		} else if (h.type == ACIS_T_DATA) {
+			sw_data(&h, buf + h.hdr_len, &from);
+		}
+	}
+}
+
+static int
+setup(void **state)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t al = sizeof(a);
+
+	(void)state;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sw.fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (sw.fd < 0 || bind(sw.fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    getsockname(sw.fd, (struct sockaddr *)&a, &al) != 0)
+		return -1;
+	sw.port = ntohs(a.sin_port);
+	return pthread_create(&sw.thread, NULL, sw_main, NULL);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	shutdown(sw.fd, SHUT_RDWR);
+	pthread_join(sw.thread, NULL);
+	close(sw.fd);
+	return 0;
+}
+
+static acis_ctx_t *
+join(enum mode mode, unsigned int timeout_ms, unsigned int window)
+{
+	struct acis_config cfg;
+	acis_ctx_t *ctx;
+
+	pthread_mutex_lock(&sw.lock);
+	sw.mode = mode;
+	sw.n_rec = 0;
+	memset(sw.lost, 0, sizeof(sw.lost));
+	pthread_mutex_unlock(&sw.lock);
+	acis_config_default(&cfg);
+	cfg.switch_ip = "127.0.0.1";
+	cfg.switch_port = sw.port;
+	cfg.bind_ip = "127.0.0.1";
+	cfg.job = 9;
+	cfg.rank = 1;
+	cfg.size = 2;
+	cfg.mtu = 576;
+	cfg.window = window;
+	cfg.rto_ms = 20;
+	cfg.timeout_ms = timeout_ms;
+	assert_int_equal(acis_init(&cfg, &ctx), ACIS_OK);
+	return ctx;
+}
+
+static void
+leave(acis_ctx_t *ctx)
+{
+	assert_int_equal(acis_finalize(ctx), ACIS_OK);
+}
+
+/* Every DATA chunk recorded, checked against the bytes it should carry:
+ * want(key) is the block the chunk key's bytes come from. */
+static void
+check_sent(const uint8_t *(*want)(uint32_t key, const void *arg),
+	   const void *arg, unsigned int min_records)
+{
+	static struct rec rec[MAX_REC];
+	unsigned int i, n;
+
+	/* a copy: a failing check must not leave the lock held */
+	pthread_mutex_lock(&sw.lock);
+	n = sw.n_rec;
+	memcpy(rec, sw.rec, sizeof(rec));
+	pthread_mutex_unlock(&sw.lock);
+	assert_true(n >= min_records);
+	for (i = 0; i < n; i++) {
+		const struct rec *r = &rec[i];
+		const uint8_t *w = want(r->chunk, arg) + (r->chunk % CPR) * CS;
+
+		assert_int_equal(r->len, CS);
+		if (memcmp(r->data, w, CS) != 0)
+			fail_msg("DATA chunk %u (%s) is not the input's bytes",
+				 r->chunk, r->retrans ? "sent again" : "first");
+	}
+}
+
+static void
+pattern(uint8_t *b, size_t n, uint8_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (uint8_t)(seed + i * 7);
+}
+
+static const uint8_t *
+block_of(uint32_t key, const void *arg)
+{
+	return (const uint8_t *)arg + (size_t)(key / CPR) * BLK;
+}
+
+static const uint8_t *
+same_block(uint32_t key, const void *arg)
+{
+	(void)key;
+	return arg;
+}
+
+/* Scatter, root 1 of 2, in place: the root's buffer holds both blocks;
+ * block 0 goes out as it was, block 1 (the root's) stays where it is. */
+static void
+test_in_place_scatter_sends_each_block_and_leaves_the_roots(void **state)
+{
+	static uint8_t buf[2 * BLK], in[2 * BLK];
+	acis_ctx_t *ctx = join(M_ACK, 5000, 1);
+
+	(void)state;
+	pattern(in, sizeof(in), 1);
+	memcpy(buf, in, sizeof(buf));
+	assert_int_equal(acis_scatter(ACIS_IN_PLACE, buf, BLK / 4,
+				      ACIS_FLOAT32, 1, acis_comm_world(ctx)),
+			 ACIS_OK);
+	check_sent(block_of, in, CPR);
+	assert_memory_equal(buf, in, sizeof(buf));
+	leave(ctx);
+}
+
+/* Allgather, rank 1 of 2, in place: my block is block 1 of the buffer and
+ * goes out from there, untouched by rank 0's block arriving first. */
+static void
+test_in_place_allgather_sends_my_block_not_what_arrives(void **state)
+{
+	static uint8_t buf[2 * BLK], mine[BLK], zero_blk[BLK];
+	acis_ctx_t *ctx = join(M_ALLGATHER, 5000, 1);
+
+	(void)state;
+	pattern(mine, sizeof(mine), 3);
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf + BLK, mine, BLK);
+	assert_int_equal(acis_allgather(ACIS_IN_PLACE, buf, BLK / 4,
+					ACIS_FLOAT32, acis_comm_world(ctx)),
+			 ACIS_OK);
+	check_sent(same_block, mine, CPR);
+	memset(zero_blk, 0xaa, sizeof(zero_blk));
+	assert_memory_equal(buf, zero_blk, BLK);
+	assert_memory_equal(buf + BLK, mine, BLK);
+	leave(ctx);
+}
+
+/* Reduce_scatter, rank 1 of 2, in place, every chunk sent at once: my
+ * block's result lands on block 0 of the input while block 0's chunks are
+ * still to be sent again (each lost once): what is sent again is the
+ * input, not the result. */
+static void
+test_in_place_reduce_scatter_sends_the_input_again(void **state)
+{
+	static uint8_t buf[2 * BLK], in[2 * BLK], res[BLK];
+	acis_ctx_t *ctx = join(M_REDUCE_SCATTER, 5000, 8);
+	unsigned int i, again = 0;
+
+	(void)state;
+	pattern(in, sizeof(in), 5);
+	memcpy(buf, in, sizeof(buf));
+	assert_int_equal(acis_reduce_scatter(ACIS_IN_PLACE, buf, BLK / 4,
+					     ACIS_UINT32, ACIS_OP_SUM,
+					     acis_comm_world(ctx)), ACIS_OK);
+	check_sent(block_of, in, 2 * CPR + CPR);
+	pthread_mutex_lock(&sw.lock);
+	for (i = 0; i < sw.n_rec; i++)
+		again += sw.rec[i].retrans;
+	pthread_mutex_unlock(&sw.lock);
+	assert_true(again >= CPR);
+	memset(res, 0x99, sizeof(res));
+	assert_memory_equal(buf, res, BLK);
+	leave(ctx);
+}
+
+/* A buffer the call needs may not be NULL; a refused i-call leaves no
+ * request behind, and the context goes on working. */
+static void
+test_missing_buffers_are_refused_and_leave_nothing_running(void **state)
+{
+	static float in[100], out[100];
+	acis_ctx_t *ctx = join(M_ACK, 2000, 1);
+	acis_comm_t *w = acis_comm_world(ctx);
+	acis_req_t *q = (acis_req_t *)&q;
+	unsigned int n;
+	uint32_t seq;
+
+	(void)state;
+	assert_int_equal(acis_allreduce(in, NULL, 100, ACIS_FLOAT32,
+					ACIS_OP_SUM, w), ACIS_ERR_INVAL);
+	assert_non_null(strstr(acis_last_error(ctx), "no receive buffer"));
+	assert_int_equal(acis_iallreduce(NULL, out, 100, ACIS_FLOAT32,
+					 ACIS_OP_SUM, w, &q), ACIS_ERR_INVAL);
+	assert_null(q);
+	assert_non_null(strstr(acis_last_error(ctx), "no send buffer"));
+	assert_int_equal(acis_scatter(in, NULL, 10, ACIS_FLOAT32, 1, w),
+			 ACIS_ERR_INVAL);
+	assert_int_equal(acis_gather(in, (void *)(uintptr_t)ACIS_IN_PLACE, 10,
+				     ACIS_FLOAT32, 1, w), ACIS_ERR_INVAL);
+	/* the refused calls took no sequence number: this one goes through */
+	assert_int_equal(acis_scatter(in, out, 10, ACIS_FLOAT32, 1, w),
+			 ACIS_OK);
+	pthread_mutex_lock(&sw.lock);
+	n = sw.n_rec;
+	seq = sw.rec[0].seq;
+	pthread_mutex_unlock(&sw.lock);
+	assert_int_equal(n, 1);
+	assert_int_equal(seq, 0);
+	leave(ctx);
+}
+
+/* A communicator with a request running cannot be detached or freed. */
+static void
+test_comm_with_a_running_request_is_not_let_go(void **state)
+{
+	static float in[100], out[100];
+	acis_ctx_t *ctx = join(M_SILENT, 200, 1);
+	acis_comm_t *c;
+	acis_req_t *q;
+
+	(void)state;
+	assert_int_equal(acis_comm_attach(ctx, 65538, &c), ACIS_OK);
+	assert_int_equal(acis_iallreduce(in, out, 100, ACIS_FLOAT32,
+					 ACIS_OP_SUM, c, &q), ACIS_OK);
+	assert_int_equal(acis_comm_detach(&c), ACIS_ERR_STATE);
+	assert_non_null(c);
+	assert_non_null(strstr(acis_last_error(ctx), "requests running"));
+	assert_int_equal(acis_comm_free(&c), ACIS_ERR_STATE);
+	assert_int_equal(acis_wait(&q), ACIS_ERR_TIMEOUT); /* none answers */
+	assert_int_equal(acis_comm_detach(&c), ACIS_OK);
+	assert_null(c);
+	leave(ctx);
+}
+
+/* An ACIS_* variable that does not read as what it stands for stops
+ * acis_init; acis_config_default reads them afresh each time. */
+static void
+test_bad_environment_variables_stop_init(void **state)
+{
+	static const char *const bad[][2] = {
+		{"ACIS_RANK", "three"},
+		{"ACIS_SIZE", "4294967296"},
+		{"ACIS_SWITCH", "127.0.0.1:70000"},
+		{"ACIS_SWITCH", "127.0.0.1:"},
+		{"ACIS_MTU", "9100"},
+		{"ACIS_TIMEOUT_MS", "5s"},
+		{"ACIS_FAULT_DROP", "1.5"},
+	};
+	struct acis_config cfg;
+	acis_ctx_t *ctx = NULL;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv(bad[i][0], bad[i][1], 1);
+		acis_config_default(&cfg);
+		cfg.switch_ip = "127.0.0.1";
+		cfg.switch_port = sw.port;
+		cfg.size = 2;
+		if (acis_init(&cfg, &ctx) != ACIS_ERR_INVAL)
+			fail_msg("%s=%s accepted", bad[i][0], bad[i][1]);
+		assert_null(ctx);
+		unsetenv(bad[i][0]);
+	}
+	setenv("ACIS_SWITCH", "127.0.0.1:4700", 1);
+	setenv("ACIS_JOB", "010", 1);
+	acis_config_default(&cfg);
+	assert_int_equal(cfg.switch_port, 4700);
+	assert_int_equal(cfg.job, 10); /* decimal, not octal */
+	unsetenv("ACIS_SWITCH");
+	unsetenv("ACIS_JOB");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(
+		    test_in_place_scatter_sends_each_block_and_leaves_the_roots),
+		cmocka_unit_test(
+		    test_in_place_allgather_sends_my_block_not_what_arrives),
+		cmocka_unit_test(
+		    test_in_place_reduce_scatter_sends_the_input_again),
+		cmocka_unit_test(
+		    test_missing_buffers_are_refused_and_leave_nothing_running),
+		cmocka_unit_test(test_comm_with_a_running_request_is_not_let_go),
+		cmocka_unit_test(test_bad_environment_variables_stop_init),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
