@@ -34,6 +34,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1001,7 +1002,6 @@ outputs_writable(const char *outputs[], unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		const char *slash = strrchr(outputs[i], '/');
 		char dir[4096];
 		int ok;
 
@@ -1010,11 +1010,8 @@ outputs_writable(const char *outputs[], unsigned int n)
 		} else if (errno != ENOENT) {
 			ok = 0;
 		} else {
-			snprintf(dir, sizeof(dir), "%.*s", slash == NULL ? 1 :
-				 slash == outputs[i] ? 1 :
-				 (int)(slash - outputs[i]),
-				 slash == NULL ? "." : outputs[i]);
-			ok = access(dir, W_OK) == 0;
+			snprintf(dir, sizeof(dir), "%s", outputs[i]);
+			ok = access(dirname(dir), W_OK) == 0;
 		}
 		if (!ok) {
 			fprintf(stderr, "acis-bench: %s: %s\n", outputs[i],

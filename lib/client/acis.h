@@ -40,7 +40,10 @@ extern "C" {
 
 /** Split color meaning "not in any new communicator" (MPI_UNDEFINED). */
 #define ACIS_UNDEFINED (-1)
-/** Send buffer meaning "the receive buffer holds my contribution". */
+/** Send buffer meaning "the receive buffer holds my contribution", placed
+ * as MPI_IN_PLACE places it (gather's root and allgather: block `rank`;
+ * scatter's root: all P blocks, its own left in place; reduce_scatter:
+ * all P blocks in, the result out at the start). */
 #define ACIS_IN_PLACE ((const void *)1)
 
 typedef struct acis_ctx acis_ctx_t;
@@ -108,7 +111,8 @@ int acis_comm_split(acis_comm_t *comm, int color, int key,
 /** Use a communicator made through management (acisctl comm-create). */
 int acis_comm_attach(acis_ctx_t *ctx, uint32_t id, acis_comm_t **comm);
 /** Forget a communicator made through management without freeing it on
- * the switch (management frees it); *comm becomes NULL. */
+ * the switch (management frees it); *comm becomes NULL. ACIS_ERR_STATE
+ * while a request on it runs (this and acis_comm_free). */
 int acis_comm_detach(acis_comm_t **comm);
 /** Collective free; *comm becomes NULL. The world cannot be freed. */
 int acis_comm_free(acis_comm_t **comm);

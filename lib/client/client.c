@@ -1536,11 +1536,10 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 		else if ((r->rcv_space != 0 || own) && rbuf == NULL)
 			bad = "receive";
 		if (bad != NULL) {
-			free(r);
-			comm->seq--;
-			return fail(ctx, ACIS_ERR_INVAL, "%s of %" PRIu64
-				    " bytes with no %s buffer",
-				    acis_coll_name(coll), size, bad);
+			rc = fail(ctx, ACIS_ERR_INVAL, "%s of %" PRIu64
+				  " bytes with no %s buffer",
+				  acis_coll_name(coll), size, bad);
+			goto refuse;
 		}
 		/* slot keys (b * cpr + c) and the counts of chunks sent
 		 * and received are 32-bit */
@@ -1548,11 +1547,10 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 		     coll == ACIS_C_ALLGATHER ||
 		     coll == ACIS_C_REDUCE_SCATTER) &&
 		    (uint64_t)P * cpr >= UINT32_MAX) {
-			free(r);
-			comm->seq--;
-			return fail(ctx, ACIS_ERR_INVAL, "%s: %u ranks of %"
-				    PRIu64 " chunks each is more than 2^32 "
-				    "chunks", acis_coll_name(coll), P, cpr);
+			rc = fail(ctx, ACIS_ERR_INVAL, "%s: %u ranks of %"
+				  PRIu64 " chunks each is more than 2^32 "
+				  "chunks", acis_coll_name(coll), P, cpr);
+			goto refuse;
 		}
 	}
 	/*
@@ -1579,9 +1577,8 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 			r->sbuf_copy = malloc((size_t)((uint64_t)P *
 						       r->msg_size));
 			if (r->sbuf_copy == NULL) {
-				free(r);
-				comm->seq--;
-				return ACIS_ERR_NOMEM;
+				rc = ACIS_ERR_NOMEM;
+				goto refuse;
 			}
 			memcpy(r->sbuf_copy, rbuf,
 			       (size_t)((uint64_t)P * r->msg_size));
@@ -1597,16 +1594,8 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	r->tries = calloc(r->n_send + 1, 1);
 	if (r->ans == NULL || r->retry == NULL || r->rcv == NULL ||
 	    r->sent_at == NULL || r->rcpt == NULL || r->tries == NULL) {
-		free(r->tries);
-		free(r->ans);
-		free(r->retry);
-		free(r->rcv);
-		free(r->sent_at);
-		free(r->rcpt);
-		free(r->sbuf_copy);
-		free(r);
-		comm->seq--;
-		return ACIS_ERR_NOMEM;
+		rc = ACIS_ERR_NOMEM;
+		goto refuse;
 	}
 	r->last_rx = now_ns();
 	/* Blocks a rank keeps for itself never cross the network. */
@@ -1640,6 +1629,11 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	}
 	*out = r;
 	return ACIS_OK;
+refuse:
+	/* not started: nothing sent, its sequence number given back */
+	req_free(r);
+	comm->seq--;
+	return rc;
 }
 
 /* Release a finished request; send its confirmation now. */
