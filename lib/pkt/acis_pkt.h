@@ -352,6 +352,21 @@ uint32_t acis_udp4_finish(uint8_t *frame, const struct acis_pkt_info *pi,
 			  uint32_t payload_len, int swap,
 			  const uint8_t *src_mac);
 
+/**
+ * Rewrite an ARP request for ip (classified ACIS_CLASS_ARP, pi its parse)
+ * into the reply from mac, in place: the frame goes back to the asker.
+ */
+void acis_arp_reply(uint8_t *frame, const struct acis_pkt_info *pi,
+		    const uint8_t mac[6], uint32_t ip);
+
+/** Length of the frame acis_arp_request writes. */
+#define ACIS_ARP_FRAME_LEN (ACIS_ETH_HLEN + 28)
+
+/** Write a broadcast ARP request from (smac, sip) asking for tip
+ * (addresses in network order). */
+void acis_arp_request(uint8_t *frame, const uint8_t smac[6], uint32_t sip,
+		      uint32_t tip);
+
 /** Parse "aa:bb:cc:dd:ee:ff"; returns 0 on success. */
 int acis_parse_mac(const char *s, uint8_t mac[6]);
 

@@ -191,6 +191,44 @@ acis_udp4_headers(uint8_t *f, const uint8_t dmac[6], const uint8_t smac[6],
 	wr16(udp + 6, 0);
 }
 
+void
+acis_arp_reply(uint8_t *eth, const struct acis_pkt_info *pi,
+	       const uint8_t mac[6], uint32_t ip)
+{
+	uint8_t *a = eth + pi->l3_off;
+	uint8_t sha[6];
+	uint32_t spa;
+
+	memcpy(sha, a + 8, 6);
+	memcpy(&spa, a + 14, 4);
+	wr16(a + 6, 2);         /* op: reply */
+	memcpy(a + 18, sha, 6); /* tha */
+	memcpy(a + 24, &spa, 4); /* tpa */
+	memcpy(a + 8, mac, 6);  /* sha */
+	memcpy(a + 14, &ip, 4); /* spa */
+	memcpy(eth, sha, 6);
+	memcpy(eth + 6, mac, 6);
+}
+
+void
+acis_arp_request(uint8_t *f, const uint8_t smac[6], uint32_t sip, uint32_t tip)
+{
+	uint8_t *a = f + ACIS_ETH_HLEN;
+
+	memset(f, 0xff, 6);
+	memcpy(f + 6, smac, 6);
+	wr16(f + 12, ACIS_ETHERTYPE_ARP);
+	wr16(a, 1);                   /* Ethernet */
+	wr16(a + 2, ACIS_ETHERTYPE_IPV4);
+	a[4] = 6;
+	a[5] = 4;
+	wr16(a + 6, 1);               /* request */
+	memcpy(a + 8, smac, 6);
+	memcpy(a + 14, &sip, 4);
+	memset(a + 18, 0, 6);
+	memcpy(a + 24, &tip, 4);
+}
+
 uint32_t
 acis_udp4_finish(uint8_t *f, const struct acis_pkt_info *pi,
 		 uint32_t payload_len, int swap, const uint8_t *src_mac)

@@ -16,25 +16,6 @@ put16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-/* Rewrite an ARP request for our IP into the reply, in place. */
-static void
-arp_reply(uint8_t *eth, const struct acis_pkt_info *pi)
-{
-	uint8_t *a = eth + pi->l3_off;
-	uint8_t sha[6];
-	uint32_t spa;
-
-	memcpy(sha, a + 8, 6);
-	memcpy(&spa, a + 14, 4);
-	put16(a + 6, 2);                 /* op: reply */
-	memcpy(a + 18, sha, 6);          /* tha */
-	memcpy(a + 24, &spa, 4);         /* tpa */
-	memcpy(a + 8, g_sw.ccfg.mac, 6); /* sha */
-	memcpy(a + 14, &g_sw.ccfg.ip, 4);
-	memcpy(eth, sha, 6);
-	memcpy(eth + 6, g_sw.ccfg.mac, 6);
-}
-
 /* Rewrite an echo request into the echo reply, in place. */
 static void
 icmp_reply(uint8_t *eth, const struct acis_pkt_info *pi)
@@ -77,7 +58,7 @@ local_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				acis_frame_free(m);
 				continue;
 			}
-			arp_reply(eth, &meta->pi);
+			acis_arp_reply(eth, &meta->pi, g_sw.ccfg.mac, g_sw.ccfg.ip);
 			lc->stats.arp_replies++;
 		} else {
 			icmp_reply(eth, &meta->pi);
