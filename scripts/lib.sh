@@ -137,6 +137,23 @@ acis_checks_passed() {
 	awk '/ passed, / { s += $1 } END { print s + 0 }' "$1"/rank*.log
 }
 
+# The environment that puts host I's libacis on the transport
+# ACIS_HOST_TRANSPORT names: nothing for udp (the default: the kernel's
+# sockets), and for dpdk the host's own net_memif port on the switch of
+# pipelines/testbed-memif.ini (socket $ACIS_MEMIF_DIR/hI.sock, interface
+# id $ACIS_MEMIF_ID, default 0: one process per host and id).
+#   env $(acis_host_env I) COMMAND...
+acis_host_env() {
+	case ${ACIS_HOST_TRANSPORT:-udp} in
+	udp) ;;
+	dpdk)
+		echo "ACIS_TRANSPORT=dpdk ACIS_BIND=10.77.0.$((10 + $1))" \
+			"ACIS_DPDK_PORT=net_memif$1,role=client,id=${ACIS_MEMIF_ID:-0},socket=${ACIS_MEMIF_DIR:-/run/acis-memif}/h$1.sock,socket-abstract=no"
+		;;
+	*) echo "acis_host_env: ACIS_HOST_TRANSPORT=$ACIS_HOST_TRANSPORT: expected udp or dpdk" >&2; return 1 ;;
+	esac
+}
+
 # Run acis-coll-check as ranks 0..P-1 of one job, one per testbed host.
 #   acis_run_ranks PREFIX P JOB LOGDIR [acis-coll-check options...]
 # Each rank's output goes to LOGDIR/rankR.log; fails if any rank failed.
@@ -144,6 +161,8 @@ acis_run_ranks() {
 	local prefix=$1 P=$2 job=$3 dir=$4; shift 4
 	local r rc=0 pids=()
 	for ((r = 0; r < P; r++)); do
+		# shellcheck disable=SC2046
+		env $(acis_host_env "$r") \
 		ip netns exec "$prefix-h$r" "$ACIS_BUILD/tools/acis-coll-check" \
 			--switch 10.77.0.1 --job "$job" --rank "$r" --size "$P" \
 			"$@" >"$dir/rank$r.log" 2>&1 &
@@ -206,6 +225,9 @@ acis_e2e_begin() {
 	TB="$ACIS_ROOT/scripts/testbed.sh"
 	LOG=$(mktemp "/tmp/acis-e2e-$1.XXXXXX.log")
 	DIR=$(mktemp -d "/tmp/acis-e2e-$1.XXXXXX")
+	# the memif sockets of a switch on pipelines/testbed-memif.ini
+	export ACIS_MEMIF_DIR=$DIR/memif
+	mkdir -p "$ACIS_MEMIF_DIR"
 	fails=0 passes=0
 	# cleanup on every exit; an interrupt ends the test (the EXIT trap
 	# then cleans up once)

@@ -6,9 +6,12 @@
  * communicator, splits communicators, and calls collectives with MPI's
  * argument order (send buffer, receive buffer, count, datatype, op, root,
  * communicator). The switch does the reduction, gathering and multicast;
- * each host sends its data once and receives the result once. Transport is
- * ordinary UDP sockets (no DPDK on hosts), batched with sendmmsg/recvmmsg
- * and a window of chunks in flight.
+ * each host sends its data once and receives the result once, a window of
+ * chunks in flight. Two transports carry the datagrams (doc/transports.md):
+ * kernel UDP sockets (the default: any host, no privileges, batched with
+ * sendmmsg/recvmmsg and GSO) and a DPDK port (kernel bypass: net_memif to
+ * a switch on the same machine, net_af_xdp or a NIC's PCI address), whose
+ * code is a shared object of its own loaded only when chosen.
  *
  * Every call returns ACIS_OK (0) or a negative ACIS_ERR_* code;
  * acis_strerror() names it and acis_last_error() explains the last failure.
@@ -79,13 +82,35 @@ struct acis_config {
 	double fault_reorder;
 	unsigned int fault_window; /**< 0: 8; at most 64 */
 	uint64_t fault_seed;
+	/** How datagrams reach the switch: NULL or "udp", kernel sockets;
+	 * "dpdk", a DPDK port of this process's own (kernel bypass). The
+	 * rest are the DPDK transport's, unused by "udp". */
+	const char *transport;
+	/** The port: a virtual device with its arguments
+	 * ("net_memif0,role=client,socket=/run/acis/h0.sock,
+	 * socket-abstract=no", "net_af_xdp0,iface=eth1") or a NIC's PCI
+	 * address ("0000:03:00.0"). Required with "dpdk", as is bind_ip:
+	 * there is no kernel to know this host's address. */
+	const char *dpdk_port;
+	/** More EAL arguments, space-separated (e.g. "--log-level=*:info"). */
+	const char *dpdk_eal;
+	/** This host's MAC ("02:a0:..."); NULL: the port's own. */
+	const char *host_mac;
+	/** The switch's MAC; NULL: asked for with ARP. */
+	const char *switch_mac;
+	/** Poll the port this long (µs) for an awaited answer, yielding the
+	 * core between polls, before napping in steps up to 1 ms; 0: 200.
+	 * An idle host does not spin. */
+	unsigned int poll_us;
 };
 
 /**
  * Defaults, then the environment: ACIS_SWITCH (ip[:port]), ACIS_JOB,
  * ACIS_RANK, ACIS_SIZE, ACIS_TIMEOUT_MS, ACIS_WINDOW, ACIS_MTU,
  * ACIS_RTO_MS, ACIS_GSO_SEGS, ACIS_FAULT_DROP, ACIS_FAULT_DUP,
- * ACIS_FAULT_REORDER, ACIS_FAULT_WINDOW, ACIS_FAULT_SEED.
+ * ACIS_FAULT_REORDER, ACIS_FAULT_WINDOW, ACIS_FAULT_SEED, ACIS_BIND
+ * (ip[:port]), ACIS_TRANSPORT (udp or dpdk), ACIS_DPDK_PORT,
+ * ACIS_DPDK_EAL, ACIS_HOST_MAC, ACIS_SWITCH_MAC, ACIS_POLL_US.
  */
 void acis_config_default(struct acis_config *cfg);
 
@@ -185,6 +210,10 @@ struct acis_client_stats {
 	uint64_t send_batches, recv_batches;
 	uint64_t gso_sends;     /**< sends the kernel cut into several datagrams */
 	uint64_t gso_refused;   /**< 1 if the kernel refused to segment (then off) */
+	/** DPDK transport: frames received that were not ours (not for
+	 * this host, malformed, bad checksum) and frames a stalled port
+	 * did not take */
+	uint64_t transport_drops;
 };
 void acis_get_stats(const acis_ctx_t *ctx, struct acis_client_stats *s);
 

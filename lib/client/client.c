@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 #include "acis.h"
+#include "transport.h"
 
 #define BATCH 64
-#define RX_BUF 9216
 #define CTRL_RESEND_MS 100
 #define BUSY_BACKOFF_NS 200000ull /* 200 us */
 #define RTO_MAX_MS 1000
@@ -40,26 +40,6 @@
  * of a bcast can be ahead of us) wait in the unexpected-message queue, as
  * in MPI's UMQ; this bounds its memory. */
 #define UMQ_MAX_BYTES (256ull << 20)
-/* Generic segmentation offload: a segmented send's UDP payload fits one
- * IPv4 datagram's length field; the kernel takes at most 64 segments on
- * the oldest kernels that have UDP_SEGMENT (4.18). */
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#define GSO_BYTES_MAX (65535u - 20 - 8)
-#define GSO_SEGS_MAX 64
-/* Fault injection: messages held back at once, each way. */
-#define FAULT_WINDOW_MAX 64
-
-/* A message the fault injector holds back (reordering). */
-struct held {
-	uint32_t left; /* messages still to pass it; 0: slot free */
-	uint32_t len;
-	int sending;   /* released into the batch being sent */
-	struct iovec iov;
-	struct sockaddr_in from;
-	uint8_t *buf;
-};
 
 struct umsg {
 	struct umsg *next;
@@ -113,7 +93,7 @@ struct acis_req {
 };
 
 struct acis_ctx {
-	int fd;
+	struct acis_transport *tp;
 	struct sockaddr_in sw;
 	struct acis_config cfg;
 	uint32_t chunk_size;
@@ -131,20 +111,10 @@ struct acis_ctx {
 		uint32_t job, comm, seq;
 		struct acis_hdr reply;
 	} ctl;
-	struct mmsghdr rx_msgs[BATCH];
-	struct iovec rx_iov[BATCH];
-	struct sockaddr_in rx_from[BATCH];
-	uint8_t *rx_bufs;
 	uint32_t late_key; /* payload of a late receipt */
-	uint64_t rng;      /* fault injection */
-	int faults;        /* any fault knob set */
 	int peer_missing;  /* a collective failed naming a missing rank */
-	struct held tx_held[FAULT_WINDOW_MAX], rx_held[FAULT_WINDOW_MAX];
-	uint8_t *held_bufs;
 	uint64_t rto_ns;
-	unsigned int gso_segs; /* 1: each message its own send */
-	struct mmsghdr tx_msgs[BATCH];
-	struct iovec tx_iov[BATCH][2]; /* rows adjoin: a run's iovecs are one array */
+	struct acis_tmsg tx_msgs[BATCH];
 	uint8_t tx_hdr[BATCH][ACIS_HDR_LEN];
 	unsigned int tx_n;
 };
@@ -273,6 +243,48 @@ env_prob(const char *name)
 	return x;
 }
 
+/* A variable's value, or NULL when unset or empty. */
+static const char *
+env_str(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
+/* ACIS_BIND: this host's address and, optionally, UDP port. */
+static void
+env_bind(struct acis_config *cfg)
+{
+	static char ip[64];
+	const char *v = env_str("ACIS_BIND");
+	struct in_addr a;
+	char *colon, *end;
+	unsigned long port = 0;
+
+	if (v == NULL)
+		return;
+	snprintf(ip, sizeof(ip), "%s", v);
+	colon = strchr(ip, ':');
+	if (colon != NULL) {
+		*colon = '\0';
+		errno = 0;
+		port = strtoul(colon + 1, &end, 10);
+		if (*end != '\0' || errno != 0 || port == 0 || port > 65535 ||
+		    colon[1] < '0' || colon[1] > '9') {
+			env_bad("ACIS_BIND", v, "A.B.C.D or A.B.C.D:PORT "
+				"(PORT 1..65535)");
+			return;
+		}
+	}
+	if (inet_pton(AF_INET, ip, &a) != 1) {
+		env_bad("ACIS_BIND", v, "A.B.C.D or A.B.C.D:PORT");
+		return;
+	}
+	cfg->bind_ip = ip;
+	cfg->bind_port = (uint16_t)port;
+}
+
 void
 acis_config_default(struct acis_config *cfg)
 {
@@ -314,259 +326,36 @@ acis_config_default(struct acis_config *cfg)
 	cfg->fault_window = (unsigned int)env_ul("ACIS_FAULT_WINDOW", 0,
 						 UINT32_MAX);
 	cfg->fault_seed = env_ul("ACIS_FAULT_SEED", 1, ULONG_MAX);
-}
-
-/* xorshift64*: a deterministic stream for fault injection. */
-static double
-rnd(acis_ctx_t *ctx)
-{
-	uint64_t x = ctx->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	ctx->rng = x;
-	return (double)((x * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
+	env_bind(cfg);
+	cfg->transport = env_str("ACIS_TRANSPORT");
+	if (cfg->transport != NULL && strcmp(cfg->transport, "udp") != 0 &&
+	    strcmp(cfg->transport, "dpdk") != 0)
+		env_bad("ACIS_TRANSPORT", cfg->transport, "udp or dpdk");
+	cfg->dpdk_port = env_str("ACIS_DPDK_PORT");
+	cfg->dpdk_eal = env_str("ACIS_DPDK_EAL");
+	cfg->host_mac = env_str("ACIS_HOST_MAC");
+	cfg->switch_mac = env_str("ACIS_SWITCH_MAC");
+	cfg->poll_us = (unsigned int)env_ul("ACIS_POLL_US", 0, 1000000);
 }
 
 /* ------------------------------------------------------------------ */
-/* Sending                                                              */
+/* Sending and receiving, through the transport (transport.h)           */
 /* ------------------------------------------------------------------ */
 
-/* Hold a message back: copy it (its buffers are the caller's) and let
- * 1..window later messages pass it. 0 if every hold slot is taken. */
-static int
-hold(acis_ctx_t *ctx, struct held *set, const struct iovec *iov,
-     unsigned int n_iov, const struct sockaddr_in *from)
-{
-	unsigned int i, k;
-	size_t len = 0;
-
-	for (i = 0; i < ctx->cfg.fault_window; i++)
-		if (set[i].left == 0 && !set[i].sending)
-			break;
-	if (i == ctx->cfg.fault_window)
-		return 0;
-	for (k = 0; k < n_iov; k++) {
-		if (len + iov[k].iov_len > RX_BUF)
-			return 0;
-		memcpy(set[i].buf + len, iov[k].iov_base, iov[k].iov_len);
-		len += iov[k].iov_len;
-	}
-	set[i].len = (uint32_t)len;
-	set[i].left = 1 + (uint32_t)(rnd(ctx) * ctx->cfg.fault_window);
-	if (from != NULL)
-		set[i].from = *from;
-	ctx->st.faults_reordered++;
-	return 1;
-}
-
-/* One more message passed the held ones (all of them when drain): append
- * those now due to out[] and return the new count. */
-static unsigned int
-release_tx(acis_ctx_t *ctx, struct mmsghdr *out, unsigned int n, int drain)
-{
-	unsigned int i;
-
-	for (i = 0; i < ctx->cfg.fault_window && ctx->held_bufs != NULL; i++) {
-		struct held *h = &ctx->tx_held[i];
-
-		if (h->left == 0 || (--h->left != 0 && !drain))
-			continue;
-		h->left = 0;
-		h->sending = 1;
-		h->iov.iov_base = h->buf;
-		h->iov.iov_len = h->len;
-		memset(&out[n], 0, sizeof(out[n]));
-		out[n].msg_hdr.msg_name = &ctx->sw;
-		out[n].msg_hdr.msg_namelen = sizeof(ctx->sw);
-		out[n].msg_hdr.msg_iov = &h->iov;
-		out[n].msg_hdr.msg_iovlen = 1;
-		n++;
-	}
-	return n;
-}
-
-/* Whether the kernel refused a segmented send for want of support (old
- * kernel, a route or device that cannot take it), not for a full socket
- * or a real fault. */
-static int
-gso_refused(const struct mmsghdr *m, int err)
-{
-	return m->msg_hdr.msg_controllen != 0 &&
-	       (err == EIO || err == EINVAL || err == ENOPROTOOPT ||
-		err == EOPNOTSUPP);
-}
-
-/* Send msgs[0..n), waiting out a full socket. A segmented send the kernel
- * refuses (gso_refused) stops the batch: *at is set to its index and 1
- * returned, nothing after it having gone. */
-static int
-send_batch(acis_ctx_t *ctx, struct mmsghdr *msgs, unsigned int n,
-	   unsigned int *at)
-{
-	unsigned int off = 0, i;
-	int rc = ACIS_OK;
-
-	while (off < n) {
-		int k = sendmmsg(ctx->fd, &msgs[off], n - off, 0);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == ENOBUFS) {
-				struct pollfd p = {.fd = ctx->fd, .events = POLLOUT};
-
-				poll(&p, 1, 10);
-				continue;
-			}
-			if (at != NULL && gso_refused(&msgs[off], errno)) {
-				*at = off;
-				rc = 1;
-				break;
-			}
-			rc = fail(ctx, ACIS_ERR_SYS, "sendmmsg: %s",
-				  strerror(errno));
-			break;
-		}
-		ctx->st.send_batches++;
-		off += (unsigned int)k;
-	}
-	for (i = 0; i < FAULT_WINDOW_MAX; i++)
-		ctx->tx_held[i].sending = 0;
-	return rc;
-}
-
-static size_t
-msg_len(const struct msghdr *m)
-{
-	size_t len = 0, i;
-
-	for (i = 0; i < m->msg_iovlen; i++)
-		len += m->msg_iov[i].iov_len;
-	return len;
-}
-
-/*
- * The queued messages with generic segmentation offload: each run of
- * messages of one length (its last may be shorter) goes down the stack as
- * one send that the kernel cuts into that run's datagrams, header and
- * chunk each (UDP_SEGMENT), instead of one trip through the socket, IP
- * and route per message. The datagrams are those plain sends would make.
- * If the kernel refuses, every later message goes on its own.
- */
-static int
-send_segmented(acis_ctx_t *ctx)
-{
-	struct mmsghdr out[BATCH];
-	union {
-		char buf[CMSG_SPACE(sizeof(uint16_t))];
-		struct cmsghdr align;
-	} cm[BATCH];
-	unsigned int first[BATCH];
-	unsigned int i = 0, n = 0, at;
-	int rc;
-
-	while (i < ctx->tx_n) {
-		const struct msghdr *m = &ctx->tx_msgs[i].msg_hdr;
-		size_t seg = msg_len(m), total = seg, prev = seg;
-		unsigned int j = i + 1;
-
-		/* a run: whole-length members, each one header and one chunk */
-		while (m->msg_iovlen == 2 && j < ctx->tx_n &&
-		       j - i < ctx->gso_segs && prev == seg) {
-			const struct msghdr *x = &ctx->tx_msgs[j].msg_hdr;
-			size_t l = msg_len(x);
-
-			if (x->msg_iovlen != 2 || l > seg ||
-			    total + l > GSO_BYTES_MAX)
-				break;
-			total += l;
-			prev = l;
-			j++;
-		}
-		out[n] = ctx->tx_msgs[i];
-		first[n] = i;
-		if (j - i > 1) {
-			struct msghdr *o = &out[n].msg_hdr;
-			struct cmsghdr *c;
-			uint16_t s = (uint16_t)seg;
-
-			o->msg_iovlen = 2 * (size_t)(j - i);
-			o->msg_control = cm[n].buf;
-			o->msg_controllen = sizeof(cm[n].buf);
-			c = CMSG_FIRSTHDR(o);
-			c->cmsg_level = SOL_UDP;
-			c->cmsg_type = UDP_SEGMENT;
-			c->cmsg_len = CMSG_LEN(sizeof(s));
-			memcpy(CMSG_DATA(c), &s, sizeof(s));
-		}
-		n++;
-		i = j;
-	}
-	at = n;
-	rc = send_batch(ctx, out, n, &at);
-	for (i = 0; i < at; i++) /* those that went */
-		ctx->st.gso_sends += out[i].msg_hdr.msg_controllen != 0;
-	if (rc == 1) {
-		ctx->gso_segs = 1;
-		ctx->st.gso_refused = 1;
-		rc = send_batch(ctx, &ctx->tx_msgs[first[at]],
-				ctx->tx_n - first[at], NULL);
-	}
-	return rc;
-}
-
+/* The queued messages go to the transport. */
 static int
 flush(acis_ctx_t *ctx)
 {
-	struct mmsghdr faulty[2 * BATCH + FAULT_WINDOW_MAX];
-	unsigned int n = 0, i;
+	unsigned int n = ctx->tx_n;
 	int rc;
 
-	if (!ctx->faults) {
-		rc = ctx->gso_segs > 1 ? send_segmented(ctx)
-				       : send_batch(ctx, ctx->tx_msgs, ctx->tx_n,
-						    NULL);
-		ctx->tx_n = 0;
-		return rc;
-	}
-	/* Injected faults on the way out: drop, hold back, duplicate. */
-	for (i = 0; i < ctx->tx_n; i++) {
-		struct mmsghdr *m = &ctx->tx_msgs[i];
-
-		if (rnd(ctx) < ctx->cfg.fault_drop) {
-			ctx->st.faults_dropped++;
-			continue;
-		}
-		if (rnd(ctx) < ctx->cfg.fault_reorder &&
-		    hold(ctx, ctx->tx_held, m->msg_hdr.msg_iov,
-			 (unsigned int)m->msg_hdr.msg_iovlen, NULL))
-			continue;
-		faulty[n++] = *m;
-		if (rnd(ctx) < ctx->cfg.fault_dup) {
-			faulty[n++] = *m;
-			ctx->st.faults_duplicated++;
-		}
-		n = release_tx(ctx, faulty, n, 0);
-	}
 	ctx->tx_n = 0;
-	return send_batch(ctx, faulty, n, NULL);
-}
-
-/* The host is about to wait: what the injector holds back goes now (a
- * reordered message is late, not lost). */
-static void
-drain_tx(acis_ctx_t *ctx)
-{
-	struct mmsghdr out[FAULT_WINDOW_MAX];
-	unsigned int n;
-
-	if (ctx->held_bufs == NULL)
-		return;
-	n = release_tx(ctx, out, 0, 1);
-	if (n != 0)
-		send_batch(ctx, out, n, NULL);
+	if (n == 0)
+		return ACIS_OK;
+	rc = ctx->tp->ops->send(ctx->tp, ctx->tx_msgs, n);
+	if (rc != ACIS_OK)
+		return fail(ctx, rc, "%s", ctx->tp->err);
+	return ACIS_OK;
 }
 
 /* Queue one message: header h, payload len bytes at data (not copied:
@@ -582,15 +371,12 @@ queue_msg(acis_ctx_t *ctx, const struct acis_hdr *h, const void *data,
 		return rc;
 	i = ctx->tx_n++;
 	acis_hdr_encode(h, ctx->tx_hdr[i]);
-	ctx->tx_iov[i][0].iov_base = ctx->tx_hdr[i];
-	ctx->tx_iov[i][0].iov_len = ACIS_HDR_LEN;
-	ctx->tx_iov[i][1].iov_base = (void *)(uintptr_t)data;
-	ctx->tx_iov[i][1].iov_len = len;
-	memset(&ctx->tx_msgs[i], 0, sizeof(ctx->tx_msgs[i]));
-	ctx->tx_msgs[i].msg_hdr.msg_name = &ctx->sw;
-	ctx->tx_msgs[i].msg_hdr.msg_namelen = sizeof(ctx->sw);
-	ctx->tx_msgs[i].msg_hdr.msg_iov = ctx->tx_iov[i];
-	ctx->tx_msgs[i].msg_hdr.msg_iovlen = len ? 2 : 1;
+	ctx->tx_msgs[i] = (struct acis_tmsg){
+		.hdr = ctx->tx_hdr[i],
+		.hdr_len = ACIS_HDR_LEN,
+		.data = data,
+		.len = len,
+	};
 	ctx->st.msgs_sent++;
 	ctx->st.bytes_sent += ACIS_HDR_LEN + len;
 	return ACIS_OK;
@@ -938,7 +724,7 @@ umq_stash(acis_ctx_t *ctx, const struct acis_hdr *h, const uint8_t *p,
 }
 
 static void dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
-		     const struct sockaddr_in *from);
+		     uint32_t src_ip);
 
 /*
  * Does an ACK of this collective come from a slot the switch keeps until
@@ -1046,7 +832,7 @@ umq_replay(acis_ctx_t *ctx, const acis_req_t *r)
 		if (ctx->umq_tail == &u->next)
 			ctx->umq_tail = pp;
 		ctx->umq_bytes -= u->len;
-		dispatch(ctx, u->data, u->len, &ctx->sw);
+		dispatch(ctx, u->data, u->len, ctx->sw.sin_addr.s_addr);
 		free(u);
 	}
 }
@@ -1064,14 +850,13 @@ umq_clear(acis_ctx_t *ctx)
 }
 
 static void
-dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
-	 const struct sockaddr_in *from)
+dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 {
 	struct acis_hdr h;
 	acis_req_t *r;
 	uint32_t i, n;
 
-	if (from->sin_addr.s_addr != ctx->sw.sin_addr.s_addr ||
+	if (src_ip != ctx->sw.sin_addr.s_addr ||
 	    acis_msg_parse(p, len, &h) != ACIS_E_OK) {
 		ctx->st.stray++;
 		return;
@@ -1197,93 +982,24 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len,
 }
 
 static void
-deliver(acis_ctx_t *ctx, const uint8_t *p, size_t len,
-	const struct sockaddr_in *from)
+deliver(void *arg, const uint8_t *p, size_t len, uint32_t src_ip)
 {
+	acis_ctx_t *ctx = arg;
+
 	ctx->st.msgs_received++;
 	ctx->st.bytes_received += len;
-	dispatch(ctx, p, len, from);
-}
-
-/* One more message came past the held ones (all of them when drain):
- * deliver those now due. */
-static void
-release_rx(acis_ctx_t *ctx, int drain)
-{
-	unsigned int i;
-
-	for (i = 0; i < ctx->cfg.fault_window && ctx->held_bufs != NULL; i++) {
-		struct held *h = &ctx->rx_held[i];
-
-		if (h->left == 0 || (--h->left != 0 && !drain))
-			continue;
-		/* in use while dispatched: hold() must not take it */
-		h->sending = 1;
-		h->left = 0;
-		deliver(ctx, h->buf, h->len, &h->from);
-		h->sending = 0;
-	}
+	dispatch(ctx, p, len, src_ip);
 }
 
 /* Receive whatever is there; wait up to wait_ms for the first message. */
 static int
 receive(acis_ctx_t *ctx, int wait_ms)
 {
-	int n, i, first = 1;
+	int rc = ctx->tp->ops->recv(ctx->tp, wait_ms, deliver, ctx);
 
-	for (;;) {
-		if (first && wait_ms > 0) {
-			struct pollfd p = {.fd = ctx->fd, .events = POLLIN};
-
-			if (ctx->held_bufs != NULL) {
-				/* about to wait: held messages go now */
-				drain_tx(ctx);
-				release_rx(ctx, 1);
-			}
-			if (poll(&p, 1, wait_ms) <= 0)
-				return ACIS_OK;
-		}
-		for (i = 0; i < BATCH; i++) {
-			ctx->rx_msgs[i].msg_hdr.msg_namelen = sizeof(ctx->rx_from[i]);
-			ctx->rx_msgs[i].msg_hdr.msg_flags = 0;
-		}
-		n = recvmmsg(ctx->fd, ctx->rx_msgs, BATCH, MSG_DONTWAIT, NULL);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				return ACIS_OK;
-			return fail(ctx, ACIS_ERR_SYS, "recvmmsg: %s",
-				    strerror(errno));
-		}
-		ctx->st.recv_batches++;
-		for (i = 0; i < n; i++) {
-			struct iovec in = {ctx->rx_iov[i].iov_base,
-					   ctx->rx_msgs[i].msg_len};
-
-			if (!ctx->faults) {
-				deliver(ctx, in.iov_base, in.iov_len,
-					&ctx->rx_from[i]);
-				continue;
-			}
-			/* injected faults on the way in */
-			if (rnd(ctx) < ctx->cfg.fault_drop) {
-				ctx->st.faults_dropped++;
-				continue;
-			}
-			if (rnd(ctx) < ctx->cfg.fault_reorder &&
-			    hold(ctx, ctx->rx_held, &in, 1, &ctx->rx_from[i]))
-				continue;
-			deliver(ctx, in.iov_base, in.iov_len, &ctx->rx_from[i]);
-			if (rnd(ctx) < ctx->cfg.fault_dup) {
-				ctx->st.faults_duplicated++;
-				deliver(ctx, in.iov_base, in.iov_len,
-					&ctx->rx_from[i]);
-			}
-			release_rx(ctx, 0);
-		}
-		if (n < BATCH)
-			return ACIS_OK;
-		first = 0;
-	}
+	if (rc != ACIS_OK)
+		return fail(ctx, rc, "%s", ctx->tp->err);
+	return ACIS_OK;
 }
 
 /*
@@ -1923,13 +1639,77 @@ comm_unlink(acis_comm_t *c)
 	free(c);
 }
 
+/* The transport the configuration names, inside fault injection when a
+ * fault knob is set. */
+static int
+open_transport(acis_ctx_t *ctx)
+{
+	const struct acis_config *c = &ctx->cfg;
+	struct acis_transport_cfg tc = {
+		.abi = ACIS_TRANSPORT_ABI,
+		.switch_ip = ctx->sw.sin_addr.s_addr,
+		.switch_port = ctx->sw.sin_port,
+		.host_port = htons(c->bind_port),
+		.mtu = c->mtu,
+		.gso_segs = c->gso_segs,
+		.dpdk_port = c->dpdk_port,
+		.dpdk_eal = c->dpdk_eal,
+		.host_mac = c->host_mac,
+		.switch_mac = c->switch_mac,
+		.poll_us = c->poll_us,
+		.rank = c->rank,
+		.st = &ctx->st,
+	};
+	int rc, dpdk;
+
+	if (c->bind_ip != NULL &&
+	    inet_pton(AF_INET, c->bind_ip, &tc.host_ip) != 1)
+		return fail(ctx, ACIS_ERR_INVAL, "bad bind address '%s'",
+			    c->bind_ip);
+	dpdk = c->transport != NULL && strcmp(c->transport, "dpdk") == 0;
+	if (c->transport != NULL && !dpdk && strcmp(c->transport, "udp") != 0)
+		return fail(ctx, ACIS_ERR_INVAL, "transport '%s': expected "
+			    "udp or dpdk", c->transport);
+	/* what the DPDK transport cannot start without, said before its
+	 * module (and DPDK) is loaded */
+	if (dpdk && c->dpdk_port == NULL)
+		return fail(ctx, ACIS_ERR_INVAL, "transport dpdk: no port "
+			    "(ACIS_DPDK_PORT, e.g. net_memif0,role=client,"
+			    "socket=/run/acis-memif/h0.sock,socket-abstract=no)");
+	if (dpdk && tc.host_ip == 0)
+		return fail(ctx, ACIS_ERR_INVAL, "transport dpdk: no address "
+			    "for this host (ACIS_BIND=A.B.C.D): there is no "
+			    "kernel to know it");
+	rc = dpdk ? acis_dpdk_load(&tc, &ctx->tp, ctx->err, sizeof(ctx->err))
+		  : acis_udp_open(&tc, &ctx->tp, ctx->err, sizeof(ctx->err));
+	if (rc != ACIS_OK)
+		return rc;
+	if (c->fault_drop > 0 || c->fault_dup > 0 || c->fault_reorder > 0) {
+		struct acis_fault_cfg fc = {
+			.drop = c->fault_drop,
+			.dup = c->fault_dup,
+			.reorder = c->fault_reorder,
+			.window = c->fault_window,
+			.seed = c->fault_seed ^
+				(0x9e3779b97f4a7c15ull * (c->rank + 1)),
+		};
+		struct acis_transport *f;
+
+		rc = acis_fault_wrap(ctx->tp, &fc, &f, ctx->err,
+				     sizeof(ctx->err));
+		if (rc != ACIS_OK)
+			return rc; /* acis_init closes ctx->tp */
+		ctx->tp = f;
+	}
+	return ACIS_OK;
+}
+
 int
 acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 {
 	acis_ctx_t *ctx;
 	struct acis_hdr h, reply;
-	struct sockaddr_in me;
-	int rc, i, big = 64 << 20, zero = 0;
+	int rc;
 
 	if (cfg_in == NULL || out == NULL || cfg_in->switch_ip == NULL) {
 		fprintf(stderr, "acis_init: no %s\n", cfg_in == NULL ?
@@ -1951,7 +1731,6 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL)
 		return ACIS_ERR_NOMEM;
-	ctx->fd = -1;
 	ctx->cfg = *cfg_in;
 	if (ctx->cfg.switch_port == 0)
 		ctx->cfg.switch_port = 47000;
@@ -1964,13 +1743,10 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	if (ctx->cfg.rto_ms == 0)
 		ctx->cfg.rto_ms = 100;
 	ctx->rto_ns = (uint64_t)(ctx->cfg.rto_ms < RTO_MAX_MS ? ctx->cfg.rto_ms : RTO_MAX_MS) * 1000000ull;
-	ctx->rng = (ctx->cfg.fault_seed ^ (0x9e3779b97f4a7c15ull * (ctx->cfg.rank + 1))) | 1;
-	ctx->faults = ctx->cfg.fault_drop > 0 || ctx->cfg.fault_dup > 0 ||
-		      ctx->cfg.fault_reorder > 0;
 	if (ctx->cfg.fault_window == 0)
 		ctx->cfg.fault_window = 8;
-	if (ctx->cfg.fault_window > FAULT_WINDOW_MAX)
-		ctx->cfg.fault_window = FAULT_WINDOW_MAX;
+	if (ctx->cfg.fault_window > ACIS_FAULT_WINDOW_MAX)
+		ctx->cfg.fault_window = ACIS_FAULT_WINDOW_MAX;
 	if (ctx->cfg.mtu < 576 || ctx->cfg.mtu > 9000) {
 		fprintf(stderr, "acis_init: mtu %u outside 576..9000\n",
 			ctx->cfg.mtu);
@@ -1980,29 +1756,6 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	ctx->chunk_size = ACIS_MAX_PAYLOAD(ctx->cfg.mtu) & ~7u;
 	ctx->rcpt_max = ctx->chunk_size / 4 < RCPT_MAX ? ctx->chunk_size / 4
 						       : RCPT_MAX;
-	ctx->rx_bufs = malloc((size_t)BATCH * RX_BUF);
-	if (ctx->cfg.fault_reorder > 0)
-		ctx->held_bufs = malloc((size_t)2 * FAULT_WINDOW_MAX * RX_BUF);
-	if (ctx->rx_bufs == NULL ||
-	    (ctx->cfg.fault_reorder > 0 && ctx->held_bufs == NULL)) {
-		free(ctx->rx_bufs);
-		free(ctx->held_bufs);
-		free(ctx);
-		return ACIS_ERR_NOMEM;
-	}
-	for (i = 0; ctx->held_bufs != NULL && i < FAULT_WINDOW_MAX; i++) {
-		ctx->tx_held[i].buf = ctx->held_bufs + (size_t)i * RX_BUF;
-		ctx->rx_held[i].buf = ctx->held_bufs +
-				      (size_t)(FAULT_WINDOW_MAX + i) * RX_BUF;
-	}
-	for (i = 0; i < BATCH; i++) {
-		ctx->rx_iov[i].iov_base = ctx->rx_bufs + (size_t)i * RX_BUF;
-		ctx->rx_iov[i].iov_len = RX_BUF;
-		ctx->rx_msgs[i].msg_hdr.msg_iov = &ctx->rx_iov[i];
-		ctx->rx_msgs[i].msg_hdr.msg_iovlen = 1;
-		ctx->rx_msgs[i].msg_hdr.msg_name = &ctx->rx_from[i];
-	}
-	memset(&ctx->sw, 0, sizeof(ctx->sw));
 	ctx->sw.sin_family = AF_INET;
 	ctx->sw.sin_port = htons(ctx->cfg.switch_port);
 	if (inet_pton(AF_INET, ctx->cfg.switch_ip, &ctx->sw.sin_addr) != 1) {
@@ -2010,42 +1763,8 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 			  ctx->cfg.switch_ip);
 		goto out_free;
 	}
-	ctx->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
-	if (ctx->fd < 0) {
-		rc = fail(ctx, ACIS_ERR_SYS, "socket: %s", strerror(errno));
+	if ((rc = open_transport(ctx)) != ACIS_OK)
 		goto out_free;
-	}
-	/* Room for a window of results from every peer. */
-	if (setsockopt(ctx->fd, SOL_SOCKET, SO_RCVBUFFORCE, &big,
-		       sizeof(big)) != 0)
-		setsockopt(ctx->fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-	if (setsockopt(ctx->fd, SOL_SOCKET, SO_SNDBUFFORCE, &big,
-		       sizeof(big)) != 0)
-		setsockopt(ctx->fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
-	memset(&me, 0, sizeof(me));
-	me.sin_family = AF_INET;
-	me.sin_port = htons(ctx->cfg.bind_port);
-	if (ctx->cfg.bind_ip != NULL &&
-	    inet_pton(AF_INET, ctx->cfg.bind_ip, &me.sin_addr) != 1) {
-		rc = fail(ctx, ACIS_ERR_INVAL, "bad bind address '%s'",
-			  ctx->cfg.bind_ip);
-		goto out_free;
-	}
-	if (bind(ctx->fd, (struct sockaddr *)&me, sizeof(me)) != 0) {
-		rc = fail(ctx, ACIS_ERR_SYS, "bind %s:%u: %s",
-			  ctx->cfg.bind_ip != NULL ? ctx->cfg.bind_ip : "*",
-			  ctx->cfg.bind_port, strerror(errno));
-		goto out_free;
-	}
-	/* Segmented sends, where the kernel has them (a size of 0 asks
-	 * nothing of this socket's own sends). */
-	ctx->gso_segs = ctx->cfg.gso_segs == 0 || ctx->cfg.gso_segs > GSO_SEGS_MAX
-				? GSO_SEGS_MAX : ctx->cfg.gso_segs;
-	if (ctx->gso_segs > 1 &&
-	    setsockopt(ctx->fd, SOL_UDP, UDP_SEGMENT, &zero, sizeof(zero)) != 0) {
-		ctx->gso_segs = 1;
-		ctx->st.gso_refused = 1;
-	}
 	ctrl_hdr(ctx, ACIS_CTRL_JOIN, &h);
 	h.rank = ctx->cfg.rank;
 	h.root = ctx->cfg.size;
@@ -2064,10 +1783,8 @@ out_free:
 	/* the context and its message go: say it while there is one */
 	if (ctx->err[0] != '\0')
 		fprintf(stderr, "acis_init: %s\n", ctx->err);
-	if (ctx->fd >= 0)
-		close(ctx->fd);
-	free(ctx->rx_bufs);
-	free(ctx->held_bufs);
+	if (ctx->tp != NULL)
+		ctx->tp->ops->close(ctx->tp);
 	free(ctx);
 	return rc;
 }
@@ -2101,10 +1818,7 @@ acis_finalize(acis_ctx_t *ctx)
 	while (ctx->comms != NULL)
 		comm_unlink(ctx->comms);
 	umq_clear(ctx);
-	drain_tx(ctx);
-	close(ctx->fd);
-	free(ctx->rx_bufs);
-	free(ctx->held_bufs);
+	ctx->tp->ops->close(ctx->tp);
 	free(ctx);
 	return rc;
 }

@@ -418,6 +418,10 @@ test_bad_environment_variables_stop_init(void **state)
 		{"ACIS_MTU", "9100"},
 		{"ACIS_TIMEOUT_MS", "5s"},
 		{"ACIS_FAULT_DROP", "1.5"},
+		{"ACIS_TRANSPORT", "rdma"},
+		{"ACIS_BIND", "10.0.0.300"},
+		{"ACIS_BIND", "127.0.0.1:0"},
+		{"ACIS_POLL_US", "-1"},
 	};
 	struct acis_config cfg;
 	acis_ctx_t *ctx = NULL;
@@ -444,6 +448,40 @@ test_bad_environment_variables_stop_init(void **state)
 	unsetenv("ACIS_JOB");
 }
 
+/* The DPDK transport says what it is missing before anything is loaded:
+ * a port, this host's address, a module where ACIS_DPDK_LIB points. */
+static void
+test_dpdk_transport_refuses_what_it_cannot_start_without(void **state)
+{
+	static const char *const env[][3][2] = {
+		{{"ACIS_BIND", "127.0.0.1"}},                      /* no port */
+		{{"ACIS_DPDK_PORT", "net_memif0,role=client"}},    /* no address */
+		{{"ACIS_BIND", "127.0.0.1"},
+		 {"ACIS_DPDK_PORT", "net_memif0,role=client"},
+		 {"ACIS_DPDK_LIB", "/nonexistent/libacis-dpdk.so"}},
+	};
+	struct acis_config cfg;
+	acis_ctx_t *ctx = NULL;
+	unsigned int i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(env) / sizeof(env[0]); i++) {
+		setenv("ACIS_TRANSPORT", "dpdk", 1);
+		for (k = 0; k < 3 && env[i][k][0] != NULL; k++)
+			setenv(env[i][k][0], env[i][k][1], 1);
+		acis_config_default(&cfg);
+		cfg.switch_ip = "127.0.0.1";
+		cfg.switch_port = sw.port;
+		cfg.size = 2;
+		if (acis_init(&cfg, &ctx) != ACIS_ERR_INVAL)
+			fail_msg("case %u started", i);
+		assert_null(ctx);
+		for (k = 0; k < 3 && env[i][k][0] != NULL; k++)
+			unsetenv(env[i][k][0]);
+		unsetenv("ACIS_TRANSPORT");
+	}
+}
+
 int
 main(void)
 {
@@ -458,6 +496,8 @@ main(void)
 		    test_missing_buffers_are_refused_and_leave_nothing_running),
 		cmocka_unit_test(test_comm_with_a_running_request_is_not_let_go),
 		cmocka_unit_test(test_bad_environment_variables_stop_init),
+		cmocka_unit_test(
+		    test_dpdk_transport_refuses_what_it_cannot_start_without),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
