@@ -4,14 +4,20 @@
 # joined to the switch namespace by a veth pair. acis-switch runs in the
 # switch namespace and attaches to sw0..swN-1 with AF_PACKET or AF_XDP.
 #
-#   scripts/testbed.sh up   [-n HOSTS] [-p PREFIX] [-m MTU] [-t]
+#   scripts/testbed.sh up   [-n HOSTS] [-p PREFIX] [-m MTU] [-t] [-b]
 #   scripts/testbed.sh tap  [-n HOSTS] [-p PREFIX]
 #   scripts/testbed.sh down [-p PREFIX]
-#   scripts/testbed.sh exec [-p PREFIX] sw|hI COMMAND...
+#   scripts/testbed.sh exec [-p PREFIX] sw|br|hI COMMAND...
 #   scripts/testbed.sh status [-p PREFIX]
 #
 # Host i: namespace PREFIX-hI, interface eth0, MAC 02:a0:00:00:00:(10+i),
 # IPv4 10.77.0.(10+i)/24. The switch is 10.77.0.1 (in its pipeline file).
+#
+# With -b each host also gets eth1, MAC 02:a0:00:00:02:(10+i), IPv4
+# 10.77.2.(10+i)/24, a veth whose peer is a port of the Linux bridge br0
+# in namespace PREFIX-br: the hosts joined by the kernel's own bridge, as
+# a user would join them without acis-switch (the benchmarks' baseline).
+# Same MTU and offloads as eth0. "down" deletes PREFIX-br too.
 #
 # With -t the hosts get no veth: the switch's ports are net_tap devices
 # tap0..tapN-1, which it creates in its namespace when it starts, and
@@ -25,12 +31,14 @@ prefix=acis
 hosts=4
 mtu=1500
 tap=0
-while getopts "n:p:m:t" o; do
+bridge=0
+while getopts "n:p:m:tb" o; do
 	case $o in
 	n) hosts=$OPTARG ;;
 	p) prefix=$OPTARG ;;
 	m) mtu=$OPTARG ;;
 	t) tap=1 ;;
+	b) bridge=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -40,6 +48,8 @@ die() { echo "testbed: $*" >&2; exit 1; }
 
 host_ip() { echo "10.77.0.$((10 + $1))"; }
 host_mac() { printf '02:a0:00:00:00:%02x' $((10 + $1)); }
+bridge_ip() { echo "10.77.2.$((10 + $1))"; }
+bridge_mac() { printf '02:a0:00:00:02:%02x' $((10 + $1)); }
 
 # Quiet the kernel's own chatter and offloads that would hand the switch
 # frames larger than the MTU or with checksums left for hardware.
@@ -55,13 +65,17 @@ up() {
 	[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
 	[ "$hosts" -ge 1 ] && [ "$hosts" -le 200 ] || die "-n: 1 to 200 hosts"
 	ip netns list | grep -q "^$prefix-sw\b" && die "$prefix-sw exists; run: $0 down -p $prefix"
+	[ "$bridge" -eq 0 ] || ! ip netns list | grep -q "^$prefix-br\b" ||
+		die "$prefix-br exists; run: $0 down -p $prefix"
 	ip netns add "$prefix-sw"
 	ip -n "$prefix-sw" link set lo up
+	[ "$bridge" -eq 0 ] || bridge_up
 	for ((i = 0; i < hosts; i++)); do
 		local ns="$prefix-h$i"
 		ip netns add "$ns"
 		if [ "$tap" -eq 1 ]; then
 			ip -n "$ns" link set lo up
+			[ "$bridge" -eq 0 ] || bridge_host "$i"
 			continue
 		fi
 		ip link add "$prefix-v$i" mtu "$mtu" type veth peer name "sw$i" \
@@ -75,8 +89,39 @@ up() {
 		ip -n "$prefix-sw" link set "sw$i" up
 		tame "$ns" eth0
 		tame "$prefix-sw" "sw$i"
+		[ "$bridge" -eq 0 ] || bridge_host "$i"
 	done
 	echo "testbed $prefix: switch namespace $prefix-sw, $hosts hosts ($(host_ip 0)..$(host_ip $((hosts - 1))))"
+	[ "$bridge" -eq 0 ] ||
+		echo "testbed $prefix: bridge br0 in $prefix-br ($(bridge_ip 0)..$(bridge_ip $((hosts - 1))) on the hosts' eth1)"
+}
+
+# The kernel's bridge the hosts' eth1 join (-b). It only forwards: no
+# address, no STP (its listening delay would hold every port back).
+bridge_up() {
+	local br="$prefix-br"
+	ip netns add "$br"
+	ip -n "$br" link set lo up
+	ip netns exec "$br" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip netns exec "$br" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	ip -n "$br" link add br0 mtu "$mtu" type bridge stp_state 0 forward_delay 0
+	ip -n "$br" link set br0 up
+}
+
+# Host I's eth1 and its port br-hI on br0 (-b).
+bridge_host() {
+	local i=$1 ns="$prefix-h$1" br="$prefix-br"
+	ip link add "$prefix-b$i" mtu "$mtu" type veth peer name "br-h$i" \
+		mtu "$mtu" netns "$br"
+	ip link set "$prefix-b$i" netns "$ns"
+	ip -n "$ns" link set "$prefix-b$i" name eth1
+	ip -n "$ns" link set eth1 address "$(bridge_mac "$i")"
+	ip -n "$ns" addr add "$(bridge_ip "$i")/24" dev eth1
+	ip -n "$ns" link set eth1 up
+	ip -n "$br" link set "br-h$i" master br0
+	ip -n "$br" link set "br-h$i" up
+	tame "$ns" eth1
+	tame "$br" "br-h$i"
 }
 
 # The switch's tap devices into the hosts (after the switch started).
@@ -97,7 +142,7 @@ tap_hosts() {
 
 down() {
 	local ns pid
-	for ns in $(ip netns list | awk '{print $1}' | grep -E "^$prefix-(sw|h[0-9]+)$" || true); do
+	for ns in $(ip netns list | awk '{print $1}' | grep -E "^$prefix-(sw|br|h[0-9]+)$" || true); do
 		# Processes left in our namespaces were started by the testbed's
 		# users (switch, host programs): end them before the namespace.
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do
@@ -112,9 +157,14 @@ up) up ;;
 tap) tap_hosts ;;
 down) down ;;
 exec)
-	[ $# -ge 2 ] || die "usage: $0 exec [-p PREFIX] sw|hI COMMAND..."
+	[ $# -ge 2 ] || die "usage: $0 exec [-p PREFIX] sw|br|hI COMMAND..."
 	node=$1; shift
 	exec ip netns exec "$prefix-$node" "$@" ;;
-status) ip netns list | grep -E "^$prefix-" || echo "testbed $prefix: down" ;;
-*) echo "usage: $0 up|tap|down|exec|status [-n HOSTS] [-p PREFIX] [-m MTU] [-t]" >&2; exit 2 ;;
+status)
+	ip netns list | grep -E "^$prefix-" || echo "testbed $prefix: down"
+	if ip netns list | grep -q "^$prefix-br\b"; then
+		echo "$prefix-br: br0 ports $(ip -n "$prefix-br" -o link show master br0 |
+			awk -F': ' '{sub(/@.*/, "", $2); printf "%s ", $2}')"
+	fi ;;
+*) echo "usage: $0 up|tap|down|exec|status [-n HOSTS] [-p PREFIX] [-m MTU] [-t] [-b]" >&2; exit 2 ;;
 esac
