@@ -96,52 +96,78 @@ def agg(src, png):
     fig.savefig(png, dpi=110)
 
 
+# e2e.sh's set-ups as the plot names them; a transport not listed keeps
+# its own name ("mpi" is that of runs before the peers had names)
+E2E_LABELS = {
+    "acis": "acis switch (UDP sockets)",
+    "ompi-bridge": "Open MPI TCP, Linux bridge",
+    "ompi-switch": "Open MPI TCP through the switch",
+    "ompi-shm": "Open MPI shared memory",
+    "mpich-bridge": "MPICH TCP, Linux bridge",
+    "mpich-shm": "MPICH shared memory",
+    "mpi": "Open MPI (TCP)",
+}
+
+
 def e2e(src, png):
     data = rows(src)
-    colls = []
+    colls, setups = [], []
     for r in data:
         if r["collective"] not in colls:
             colls.append(r["collective"])
+        if r["transport"] not in setups:
+            setups.append(r["transport"])
+    # one colour and marker per set-up, the same in every panel and every
+    # run; the switch's set-ups (acis*) solid, the peers dashed
+    known = list(E2E_LABELS)
+    index = {s: known.index(s) if s in known else len(known) + i
+             for i, s in enumerate(setups)}
+    colour = {s: "C%d" % (index[s] % 10) for s in setups}
+    marker = {s: "osD^v<>px*"[index[s] % 10] for s in setups}
+    style = {s: "-" if s.startswith("acis") else "--" for s in setups}
     n = len(colls)
     cols = 4 if n > 4 else n
     nrows = (n + cols - 1) // cols
-    fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3.4 * nrows),
+    fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3.4 * nrows + 0.6),
                              squeeze=False)
     for i, c in enumerate(colls):
         ax = axes[i // cols][i % cols]
         if c == "barrier":
             # no size: one bar each
-            vals = [(lab, float(r["avg_us"])) for tr, lab in (("acis", "acis switch"),
-                                                             ("mpi", "Open MPI (TCP)"))
-                    for r in data if r["collective"] == c and r["transport"] == tr
-                    and r["avg_us"]]
-            bars = ax.bar([v[0] for v in vals], [v[1] for v in vals],
-                          color=["tab:blue", "tab:orange"][:len(vals)])
-            ax.bar_label(bars, fmt="%.0f", fontsize=8)
+            vals = [(s, float(r["avg_us"])) for s in setups for r in data
+                    if r["collective"] == c and r["transport"] == s and r["avg_us"]]
+            bars = ax.bar(range(len(vals)), [v[1] for v in vals],
+                          color=[colour[v[0]] for v in vals])
+            ax.set_xticks(range(len(vals)), [v[0] for v in vals], rotation=30,
+                          ha="right", fontsize=7)
+            ax.bar_label(bars, fmt="%.0f", fontsize=7)
             ax.set_title(c)
             ax.set_ylabel("avg latency (us)")
             continue
-        for tr, style in (("acis", "o-"), ("mpi", "s--")):
+        for s in setups:
             sel = sorted((int(r["size_bytes"]), float(r["avg_us"])) for r in data
-                         if r["collective"] == c and r["transport"] == tr and r["avg_us"])
+                         if r["collective"] == c and r["transport"] == s and r["avg_us"])
             if sel:
-                ax.plot([max(s[0], 1) for s in sel], [s[1] for s in sel], style,
-                        ms=3, label="acis switch" if tr == "acis" else "Open MPI (TCP)")
+                ax.plot([max(x[0], 1) for x in sel], [x[1] for x in sel],
+                        style[s], marker=marker[s], ms=3, color=colour[s])
         ax.set_title(c)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("size (B)")
         ax.set_ylabel("avg latency (us)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
     for j in range(n, nrows * cols):
         axes[j // cols][j % cols].axis("off")
+    handles = [plt.Line2D([], [], ls=style[s], marker=marker[s], ms=4, color=colour[s])
+               for s in setups]
+    fig.legend(handles, [E2E_LABELS.get(s, s) for s in setups], loc="lower center",
+               ncol=min(len(setups), 3), fontsize=8)
     P = data[0]["ranks"] if data else "?"
     # e2e.sh exports the testbed's MTU
     mtu = os.environ.get("ACIS_MTU")
-    fig.suptitle("End to end on the namespace testbed, %s hosts%s: acis switch vs Open MPI"
+    fig.suptitle("End to end on the namespace testbed, %s hosts%s: acis switch vs MPI peers"
                  % (P, ", MTU " + mtu if mtu else ""))
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04 + 0.03 * ((len(setups) + 2) // 3), 1, 1))
     fig.savefig(png, dpi=100)
 
 

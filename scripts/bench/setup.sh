@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Debian packages the benchmarks need beyond scripts/setup.sh: Open MPI
-# (the end-to-end peer) and matplotlib (the plots). The tests need none
-# of them. Installs only what is missing; run as root.
+# Debian packages the benchmarks need beyond scripts/setup.sh: Open MPI and
+# MPICH (the end-to-end peers, installed side by side: e2e.sh calls each
+# by its own name, mpicc.openmpi, mpicc.mpich, ..., never the mpicc that
+# Debian's alternatives pick) and matplotlib (the plots). The tests need
+# none of them. Installs only what is missing; run as root.
 #
 #   scripts/bench/setup.sh
 set -euo pipefail
@@ -13,7 +15,7 @@ while getopts "h" o; do
 	esac
 done
 [ "$OPTIND" -gt "$#" ] || { echo "bench setup: takes no arguments" >&2; exit 2; }
-PACKAGES=(openmpi-bin libopenmpi-dev python3-matplotlib)
+PACKAGES=(openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib)
 missing=()
 for p in "${PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
