@@ -11,6 +11,10 @@
 #
 # The set-ups, each a function run_NAME P COLL below:
 #   acis          libacis through acis-switch, kernel UDP sockets
+#   acis-memif    libacis through acis-switch, kernel bypass: each host's
+#                 own net_memif port (ACIS_TRANSPORT=dpdk,
+#                 doc/transports.md); the switch then runs
+#                 pipelines/testbed-memif.ini unless -p names another
 #   ompi-bridge   Open MPI over TCP (btl self,tcp) across a Linux bridge
 #                 (testbed.sh -b, 10.77.2.0/24): the set-up a user would
 #                 pick without the switch, and the headline ratio's peer
@@ -22,7 +26,8 @@
 #                 memory): one machine's limit
 #   mpich-bridge  MPICH (ch4, UCX over TCP) across the Linux bridge
 #   mpich-shm     MPICH, every rank in h0, shared memory
-# -P takes a comma list of peers (default all); acis always runs.
+# -P takes a comma list of peers (default all); acis and acis-memif
+# always run.
 #
 # -n "2 3 4" runs each host count in turn (scaling). One testbed per host
 # count, under a prefix of its own, with acis-switch running on it
@@ -46,11 +51,12 @@ source "$(dirname "$0")/common.sh"
 # set-up NAME runs as run_NAME P COLL (dashes as underscores), and its
 # name says what it needs: ompi-* Open MPI, mpich-* MPICH, *-bridge the
 # testbed's Linux bridge (testbed.sh -b).
-ACIS_SETUPS=(acis)
+ACIS_SETUPS=(acis acis-memif)
 PEERS=(ompi-bridge ompi-switch ompi-shm mpich-bridge mpich-shm)
 HEADLINE=ompi-bridge
 declare -A SETUP_WHAT=(
 	[acis]="libacis through acis-switch, kernel UDP sockets"
+	[acis-memif]="libacis through acis-switch, kernel bypass: each host's own net_memif port (ACIS_TRANSPORT=dpdk)"
 	[ompi-bridge]="Open MPI, TCP (btl self,tcp) across a Linux bridge, 10.77.2.0/24"
 	[ompi-switch]="Open MPI, TCP across acis-switch's L2 forwarding, 10.77.0.0/24: slowed by crossing the switch, not a set-up a user would pick"
 	[ompi-shm]="Open MPI, all ranks in h0, btl self,vader (shared memory)"
@@ -84,7 +90,15 @@ bench_want_ints e2e -n "$HOSTS_LIST"
 bench_want_int e2e -s "$MIN"
 bench_want_int e2e -S "$MAX" "$MIN"
 bench_want_int e2e -t "$TIMEOUT"
+P_FLAG=$PIPELINE
 bench_testbed_mtu e2e -m "$MTU"
+# acis-memif's ports: the memif pipeline, which has the AF_PACKET ports
+# too (with ring slots a jumbo frame fits in above MTU 1500)
+if [ -z "$P_FLAG" ]; then
+	PIPELINE=$ACIS_ROOT/pipelines/testbed-memif.ini
+	[ "$MTU" -le 1500 ] ||
+		export ACIS_AFP_ARGS=",blocksz=20480,framesz=10240,framecnt=1024"
+fi
 
 # -P LIST: the peers named, in PEERS' order; an unknown name exits 2
 # naming the valid ones
@@ -160,39 +174,48 @@ export BENCH_NETNS_PREFIX=$PREFIX
 # hostname, and daemons making the same directory at once can fail
 # ("orte_session_dir failed ... File exists").
 export BENCH_OMPI_TMP=/tmp/acis-ompi-$PREFIX
+# the switch's memif sockets, one per host (acis-memif)
+export ACIS_MEMIF_DIR=$OUT/memif
+mkdir -p "$ACIS_MEMIF_DIR"
 AGENT=$ACIS_ROOT/scripts/bench/mpi-netns-agent.sh
 TB=$ACIS_ROOT/scripts/testbed.sh
 # the testbed (PREFIX-sw, -hI and -br) and what runs in it go with it
 cleanup() {
 	[ "$BASHPID" = "$$" ] || return 0
-	acis_e2e_cleanup "$PREFIX" "$BENCH_OMPI_TMP"
+	acis_e2e_cleanup "$PREFIX" "$BENCH_OMPI_TMP" "$ACIS_MEMIF_DIR"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# run_acis P COLL: one collective through the switch, rank 0's rows
-# appended to acis-P.{csv,txt}
-run_acis() {
-	local P=$1 c=$2 r rc=0 pids=()
+# acis_run SETUP TRANSPORT P COLL: one collective through the switch on
+# the hosts' TRANSPORT (udp or dpdk, acis_host_env), rank 0's rows
+# appended to SETUP-P.{csv,txt}
+acis_run() {
+	local s=$1 tr=$2 P=$3 c=$4 r rc=0 pids=()
 	for ((r = 0; r < P; r++)); do
 		local args=(--switch 10.77.0.1 --job $((900 + P)) --rank "$r" --size "$P"
 			--timeout "$TIMEOUT" --colls "$c" "${opts[@]}")
+		local env=()
+		# shellcheck disable=SC2207
+		env=($(ACIS_HOST_TRANSPORT=$tr acis_host_env "$r"))
 		if [ "$r" -eq 0 ]; then
-			ip netns exec "$PREFIX-h0" "$BENCH" "${args[@]}" \
+			env "${env[@]}" ip netns exec "$PREFIX-h0" "$BENCH" "${args[@]}" \
 				--output "$OUT/part.csv" >"$OUT/part.txt" \
-				2>>"$OUT/acis-$P-rank0.log" &
+				2>>"$OUT/$s-$P-rank0.log" &
 		else
-			ip netns exec "$PREFIX-h$r" "$BENCH" "${args[@]}" \
-				>/dev/null 2>>"$OUT/acis-$P-rank$r.log" &
+			env "${env[@]}" ip netns exec "$PREFIX-h$r" "$BENCH" "${args[@]}" \
+				>/dev/null 2>>"$OUT/$s-$P-rank$r.log" &
 		fi
 		pids+=($!)
 	done
 	for r in "${!pids[@]}"; do
 		wait "${pids[$r]}" || rc=1
 	done
-	keep_part "$OUT/acis-$P"
+	keep_part "$OUT/$s-$P"
 	return $rc
 }
+run_acis() { acis_run acis udp "$@"; }
+run_acis_memif() { acis_run acis-memif dpdk "$@"; }
 
 # ompi_run SETUP P COLL MPIRUN-OPTIONS...: the collective on Open MPI,
 # mpirun in h0's namespace, appended to SETUP-P.*. Without
