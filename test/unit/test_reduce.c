@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of acis_reduce: every vector kernel against the scalar
- * reference on random data (fixed seeds) at every length up to 200 and at
- * misaligned addresses; hand-computed results for the corners of the
- * semantics (wrapping, NaN, signed zeros, float16/bfloat16 rounding); the
- * conversions against exact value formulas and, where the CPU has F16C,
- * against the hardware; and the small query functions.
+ * reference on random data (fixed seeds) at every length up to 200 (every
+ * tail of every vector width) and at the alignments the kernels treat
+ * apart (both pointers on a cache line, one or both inside a line, not
+ * even element-aligned), and at lengths past the size from which avx512
+ * peels a misaligned accumulator, at every start within a line; a NaN in
+ * every position of short and long arrays, the tail and the peeled head
+ * included, giving the canonical NaN there and nowhere else; hand-computed
+ * results for the corners of the semantics (wrapping, NaN, signed zeros,
+ * float16/bfloat16 rounding); the conversions against exact value
+ * formulas and, where the CPU has F16C, against the hardware; and the
+ * small query functions.
  *
  * The binary runs once per kernel variant (ACIS_REDUCE_ISA, see
  * meson.build): each run checks the variant acis_reduce_isa() names.
@@ -37,13 +43,15 @@
  * and a tail, so the vector body and the tail both produce the result. */
 #define LANES 37
 
-static uint8_t src_buf[BUF_SIZE];
-static uint8_t vec_buf[BUF_SIZE];
-static uint8_t ref_buf[BUF_SIZE];
+static uint8_t src_buf[BUF_SIZE] __attribute__((aligned(64)));
+static uint8_t vec_buf[BUF_SIZE] __attribute__((aligned(64)));
+static uint8_t ref_buf[BUF_SIZE] __attribute__((aligned(64)));
 
-/* (src, acc) byte offsets from 64-byte aligned buffers. */
+/* (src, acc) byte offsets from 64-byte aligned buffers: both on a cache
+ * line (avx512's 64-byte vectors), either or both inside one (its 32-byte
+ * vectors), not element-aligned. */
 static const size_t offsets[][2] = {
-	{0, 0}, {1, 0}, {3, 0}, {0, 4}, {3, 1}, {2, 6},
+	{0, 0}, {16, 16}, {16, 0}, {0, 48}, {40, 8}, {1, 0}, {3, 1}, {2, 6},
 };
 
 static const char *const dtype_names[] = {
@@ -265,32 +273,42 @@ element(const uint8_t *p, size_t size)
 	return v;
 }
 
-/* 1 when vec_buf and ref_buf are the same; else prints the first element
- * that differs (elements of size bytes from byte off) and returns 0. */
+/* 1 when vec and ref (size bytes) are the same; else prints the first
+ * element that differs (elements of esize bytes from byte off) and
+ * returns 0. */
+static int
+same_arrays(const char *what, unsigned int dtype, unsigned int op, size_t n,
+	    size_t src_off, size_t off, size_t esize, const uint8_t *vec,
+	    const uint8_t *ref, size_t size)
+{
+	size_t i;
+
+	if (memcmp(vec, ref, size) == 0)
+		return 1;
+	for (i = 0; i < size && vec[i] == ref[i]; i++)
+		;
+	if (i < off || i >= off + n * esize) {
+		print_error("%s %s %s n=%zu src+%zu: byte %zu outside the "
+			    "elements differs: %02x, reference %02x\n", what,
+			    dtype_names[dtype], op ? op_names[op] : "", n,
+			    src_off, i, vec[i], ref[i]);
+		return 0;
+	}
+	i = (i - off) / esize;
+	print_error("%s %s %s n=%zu src+%zu dst+%zu (%s): element %zu is "
+		    "%#llx, reference %#llx\n", what, dtype_names[dtype],
+		    op ? op_names[op] : "", n, src_off, off, acis_reduce_isa(),
+		    i, (unsigned long long)element(vec + off + i * esize, esize),
+		    (unsigned long long)element(ref + off + i * esize, esize));
+	return 0;
+}
+
 static int
 same_buffers(const char *what, unsigned int dtype, unsigned int op,
 	     size_t n, size_t src_off, size_t off, size_t size)
 {
-	size_t i;
-
-	if (memcmp(vec_buf, ref_buf, BUF_SIZE) == 0)
-		return 1;
-	for (i = 0; i < BUF_SIZE && vec_buf[i] == ref_buf[i]; i++)
-		;
-	if (i < off || i >= off + n * size) {
-		print_error("%s %s %s n=%zu src+%zu: byte %zu outside the "
-			    "elements differs: %02x, reference %02x\n", what,
-			    dtype_names[dtype], op ? op_names[op] : "", n,
-			    src_off, i, vec_buf[i], ref_buf[i]);
-		return 0;
-	}
-	i = (i - off) / size;
-	print_error("%s %s %s n=%zu src+%zu dst+%zu (%s): element %zu is "
-		    "%#llx, reference %#llx\n", what, dtype_names[dtype],
-		    op ? op_names[op] : "", n, src_off, off, acis_reduce_isa(),
-		    i, (unsigned long long)element(vec_buf + off + i * size, size),
-		    (unsigned long long)element(ref_buf + off + i * size, size));
-	return 0;
+	return same_arrays(what, dtype, op, n, src_off, off, size, vec_buf,
+			   ref_buf, BUF_SIZE);
 }
 
 static int
@@ -384,6 +402,229 @@ test_bfloat16_folds_match_the_scalar_reference(void **state)
 {
 	(void)state;
 	check_folds(ACIS_BFLOAT16);
+}
+
+/*
+ * Long arrays: from 2 KiB of accumulator avx512 peels an accumulator that
+ * starts inside a cache line to the line's end in pieces, then takes
+ * 64-byte vectors if the source lies on a line too, else 32-byte ones.
+ * Every start within a line (in elements), the source at the same offset
+ * and 16 bytes further, lengths from 2 KiB with every kind of tail.
+ */
+#define LONG_N 1200
+#define LONG_SIZE (LONG_N * 8 + 128)
+
+static uint8_t long_src[LONG_SIZE] __attribute__((aligned(64)));
+static uint8_t long_vec[LONG_SIZE] __attribute__((aligned(64)));
+static uint8_t long_ref[LONG_SIZE] __attribute__((aligned(64)));
+
+static int
+long_fold_matches(unsigned int dtype, unsigned int op, size_t n,
+		  size_t src_off, size_t acc_off)
+{
+	uint8_t *src = long_src + src_off;
+	size_t i;
+
+	memset(long_vec, GUARD, LONG_SIZE);
+	for (i = 0; i < n; i++) {
+		random_src(dtype, src + i * src_size(dtype));
+		random_acc(dtype, long_vec + acc_off + i * acc_size(dtype));
+	}
+	memcpy(long_ref, long_vec, LONG_SIZE);
+	acis_reduce_fold(dtype, op, long_vec + acc_off, src, n);
+	acis_reduce_fold_scalar(dtype, op, long_ref + acc_off, src, n);
+	return same_arrays("long fold", dtype, op, n, src_off, acc_off,
+			   acc_size(dtype), long_vec, long_ref, LONG_SIZE);
+}
+
+static void
+test_long_folds_match_the_scalar_reference_at_every_start_in_a_line(
+	void **state)
+{
+	static const size_t extra[] = {0, 1, 3, 7, 8, 15, 16, 17, 31, 33};
+	unsigned int dtype, op;
+	size_t as, off, e;
+
+	(void)state;
+	seed(104);
+	for (dtype = ACIS_INT32; dtype < ACIS_DTYPE_MAX; dtype++) {
+		as = acc_size(dtype);
+		for (op = ACIS_OP_SUM; op <= ACIS_OP_BXOR; op++) {
+			if (!valid_pair(dtype, op))
+				continue;
+			for (off = 0; off < 64; off += as) {
+				for (e = 0; e < sizeof(extra) / sizeof(extra[0]);
+				     e++) {
+					size_t n = 2048 / as + extra[e];
+
+					assert_true(long_fold_matches(
+						dtype, op, n, off, off));
+					assert_true(long_fold_matches(
+						dtype, op, n, (off + 16) % 64,
+						off));
+				}
+			}
+		}
+	}
+}
+
+/* A finite value of moderate size of dtype (an accumulator's for
+ * acc != 0), so that no sum or product of two is infinite or NaN. */
+static void
+moderate(unsigned int dtype, int acc, void *p)
+{
+	uint64_t r = next_random();
+	uint64_t v64;
+	uint32_t v32;
+	uint16_t v16;
+
+	if (dtype == ACIS_FLOAT64) {
+		v64 = (r & 0x800fffffffffffffull) |
+		      (uint64_t)(1015 + (r >> 8) % 17) << 52;
+		memcpy(p, &v64, 8);
+		return;
+	}
+	if (acc || dtype == ACIS_FLOAT32) {
+		v32 = (uint32_t)(r >> 32 & 0x807fffff) |
+		      (uint32_t)(119 + (r >> 8) % 17) << 23;
+		memcpy(p, &v32, 4);
+		return;
+	}
+	/* float16: exponent 13..17 (2^-2..2^2); bfloat16: 119..135 */
+	if (dtype == ACIS_FLOAT16)
+		v16 = (uint16_t)((r & 0x83ff) | (13 + (r >> 16) % 5) << 10);
+	else
+		v16 = (uint16_t)((r & 0x807f) | (119 + (r >> 16) % 17) << 7);
+	memcpy(p, &v16, 2);
+}
+
+/* NaN-making operands, by kind: a signalling NaN in the source, a
+ * negative quiet NaN with a payload in the accumulator, infinities of
+ * opposite signs (sum), zero times infinity (prod), a NaN in both. */
+static void
+put_nan(unsigned int dtype, unsigned int op, unsigned int kind, void *acc,
+	void *src)
+{
+	static const uint64_t snan[ACIS_DTYPE_MAX] = {
+		[ACIS_FLOAT32] = 0x7f800001, [ACIS_FLOAT64] = 0x7ff0000000000001,
+		[ACIS_FLOAT16] = 0x7c01, [ACIS_BFLOAT16] = 0x7f81,
+	};
+	static const uint64_t inf[ACIS_DTYPE_MAX] = {
+		[ACIS_FLOAT32] = 0x7f800000, [ACIS_FLOAT64] = 0x7ff0000000000000,
+		[ACIS_FLOAT16] = 0x7c00, [ACIS_BFLOAT16] = 0x7f80,
+	};
+	uint64_t acc_nan = dtype == ACIS_FLOAT64 ? 0xfff8000000012345 :
+						   0xffc12345;
+	uint64_t acc_inf = dtype == ACIS_FLOAT64 ? 0x7ff0000000000000 :
+						   0x7f800000;
+	uint64_t neg = (uint64_t)1 << (src_size(dtype) * 8 - 1);
+	uint64_t zero = 0;
+
+	switch (kind) {
+	case 0:
+		memcpy(src, &snan[dtype], src_size(dtype));
+		break;
+	case 1:
+		memcpy(acc, &acc_nan, acc_size(dtype));
+		break;
+	case 2:
+		if (op == ACIS_OP_SUM) {
+			uint64_t minus_inf = inf[dtype] | neg;
+
+			memcpy(acc, &acc_inf, acc_size(dtype));
+			memcpy(src, &minus_inf, src_size(dtype));
+		} else if (op == ACIS_OP_PROD) {
+			memcpy(acc, &acc_inf, acc_size(dtype));
+			memcpy(src, &zero, src_size(dtype));
+		} else {
+			memcpy(acc, &acc_nan, acc_size(dtype));
+		}
+		break;
+	default:
+		memcpy(acc, &acc_nan, acc_size(dtype));
+		memcpy(src, &snan[dtype], src_size(dtype));
+		break;
+	}
+}
+
+static int
+is_nan_bits(unsigned int dtype, uint64_t v)
+{
+	if (dtype == ACIS_FLOAT64)
+		return (v & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+	return (v & 0x7fffffff) > 0x7f800000;
+}
+
+/* Folds of n moderate elements with a NaN-making pair at position p:
+ * like the scalar reference, the canonical NaN at p, no NaN elsewhere. */
+static int
+nan_lands_canonical(unsigned int dtype, unsigned int op, size_t n, size_t p,
+		    unsigned int kind, size_t src_off, size_t acc_off)
+{
+	uint8_t *src = long_src + src_off;
+	size_t as = acc_size(dtype), ss = src_size(dtype), i;
+	uint64_t want = dtype == ACIS_FLOAT64 ? 0x7ff8000000000000 :
+						0x7fc00000;
+
+	memset(long_vec, GUARD, LONG_SIZE);
+	for (i = 0; i < n; i++) {
+		moderate(dtype, 0, src + i * ss);
+		moderate(dtype, 1, long_vec + acc_off + i * as);
+	}
+	put_nan(dtype, op, kind, long_vec + acc_off + p * as, src + p * ss);
+	memcpy(long_ref, long_vec, LONG_SIZE);
+	acis_reduce_fold(dtype, op, long_vec + acc_off, src, n);
+	acis_reduce_fold_scalar(dtype, op, long_ref + acc_off, src, n);
+	if (!same_arrays("nan fold", dtype, op, n, src_off, acc_off, as,
+			 long_vec, long_ref, LONG_SIZE))
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint64_t v = element(long_vec + acc_off + i * as, as);
+
+		if (i == p ? v != want : is_nan_bits(dtype, v)) {
+			print_error("nan fold %s %s n=%zu kind %u at %zu: "
+				    "element %zu is %#llx\n",
+				    dtype_names[dtype], op_names[op], n, kind,
+				    p, i, (unsigned long long)v);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static void
+test_a_nan_in_any_position_gives_the_canonical_nan_there(void **state)
+{
+	static const size_t offs[][2] = {{0, 0}, {16, 16}, {16, 0}, {4, 44}};
+	unsigned int dtype, op, k;
+	size_t n, p;
+
+	(void)state;
+	seed(105);
+	for (dtype = ACIS_FLOAT32; dtype <= ACIS_BFLOAT16; dtype++) {
+		for (op = ACIS_OP_SUM; op <= ACIS_OP_MAX; op++) {
+			for (k = 0; k < sizeof(offs) / sizeof(offs[0]); k++) {
+				/* every position of every short length: the
+				 * loop, the tail, the scalar fallback */
+				for (n = 1; n <= 40; n++)
+					for (p = 0; p < n; p++)
+						assert_true(nan_lands_canonical(
+							dtype, op, n, p, p % 4,
+							offs[k][0],
+							offs[k][1]));
+				/* a long one: the peeled head, the loop's
+				 * first and last vectors, the tail */
+				n = 3000 / acc_size(dtype);
+				for (p = 0; p < n; p++)
+					if (p < 40 || p >= n - 40 ||
+					    p % 97 == 0)
+						assert_true(nan_lands_canonical(
+							dtype, op, n, p, p % 4,
+							offs[k][0],
+							offs[k][1]));
+			}
+		}
+	}
 }
 
 static void
@@ -1398,16 +1639,18 @@ test_isa_names_the_best_variant_allowed(void **state)
 
 	(void)state;
 #if defined(__GNUC__) && defined(__x86_64__)
+	/* the variants need the x86-64 levels v4 (AVX-512 F, BW, DQ, VL)
+	 * and v3 (AVX2, F16C) */
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f"))
+	if (__builtin_cpu_supports("x86-64-v4"))
 		want = "avx512";
-	else if (__builtin_cpu_supports("avx2"))
+	else if (__builtin_cpu_supports("x86-64-v3"))
 		want = "avx2";
 	/* a request is honoured only when the CPU can run it */
 	if (env != NULL && strcmp(env, "generic") == 0)
 		want = "generic";
 	else if (env != NULL && strcmp(env, "avx2") == 0 &&
-		 __builtin_cpu_supports("avx2"))
+		 __builtin_cpu_supports("x86-64-v3"))
 		want = "avx2";
 #else
 	(void)env;
@@ -1428,6 +1671,8 @@ main(void)
 		cmocka_unit_test(test_float64_folds_match_the_scalar_reference),
 		cmocka_unit_test(test_float16_folds_match_the_scalar_reference),
 		cmocka_unit_test(test_bfloat16_folds_match_the_scalar_reference),
+		cmocka_unit_test(test_long_folds_match_the_scalar_reference_at_every_start_in_a_line),
+		cmocka_unit_test(test_a_nan_in_any_position_gives_the_canonical_nan_there),
 		cmocka_unit_test(test_init_matches_the_scalar_reference_for_every_dtype),
 		cmocka_unit_test(test_finish_matches_the_scalar_reference_for_every_dtype),
 		cmocka_unit_test(test_a_whole_reduction_matches_the_scalar_reference),
