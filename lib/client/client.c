@@ -119,15 +119,6 @@ struct acis_ctx {
 	unsigned int tx_n;
 };
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int
 fail(acis_ctx_t *ctx, int err, const char *fmt, ...)
 {
@@ -463,7 +454,7 @@ send_one(acis_req_t *r, uint32_t k, int retrans)
 		h.flags |= ACIS_F_RETRANS;
 	if (k + 1 == r->n_send)
 		h.flags |= ACIS_F_LAST;
-	r->sent_at[k] = now_ns();
+	r->sent_at[k] = acis_now_ns();
 	return queue_msg(r->ctx, &h, src, len);
 }
 
@@ -593,7 +584,7 @@ answer_send(acis_req_t *r, uint32_t k)
 {
 	if (k == UINT32_MAX || r->ans[k])
 		return;
-	r->last_rx = now_ns();
+	r->last_rx = acis_now_ns();
 	r->ans[k] = 1;
 	r->answered++;
 	r->outstanding--;
@@ -662,7 +653,7 @@ take_result(acis_req_t *r, const struct acis_hdr *h, const uint8_t *p)
 	if (!r->rcv[idx]) {
 		r->rcv[idx] = 1;
 		r->got++;
-		r->last_rx = now_ns();
+		r->last_rx = acis_now_ns();
 		if (h->payload_len)
 			memcpy(r->rbuf + off, p, h->payload_len);
 	}
@@ -917,7 +908,7 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 			if (k != UINT32_MAX && !r->ans[k] &&
 			    r->n_retry < r->n_send) {
 				r->retry[r->n_retry++] = k;
-				r->retry_at = now_ns() + BUSY_BACKOFF_NS;
+				r->retry_at = acis_now_ns() + BUSY_BACKOFF_NS;
 			}
 		} else if (h.status == ACIS_S_PENDING) {
 			/* the switch has it and waits for others: wait a
@@ -926,7 +917,7 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 			uint32_t k = send_index(r, h.chunk);
 
 			if (k != UINT32_MAX && !r->ans[k])
-				r->sent_at[k] = now_ns();
+				r->sent_at[k] = acis_now_ns();
 		} else if (h.status == ACIS_S_TIMEOUT) {
 			char ranks[160];
 			size_t o = 0;
@@ -1052,7 +1043,7 @@ progress(acis_ctx_t *ctx, int wait_ms, const acis_req_t *want)
 	 * pause (this process descheduled) the answers are in the socket. */
 	if ((rc = receive(ctx, 0)) != ACIS_OK)
 		return rc;
-	now = now_ns();
+	now = acis_now_ns();
 	for (r = ctx->active; r != NULL; r = r->next) {
 		if (r->done)
 			continue;
@@ -1189,7 +1180,7 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	r->packed = (coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER) &&
 		    (uint64_t)P * r->msg_size <= r->cs;
 	r->seq = comm->seq++;
-	r->deadline = now_ns() + (uint64_t)ctx->cfg.timeout_ms * 1000000ull;
+	r->deadline = acis_now_ns() + (uint64_t)ctx->cfg.timeout_ms * 1000000ull;
 	/* what this rank sends and receives */
 	switch (coll) {
 	case ACIS_C_ALLREDUCE:
@@ -1313,7 +1304,7 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 		rc = ACIS_ERR_NOMEM;
 		goto refuse;
 	}
-	r->last_rx = now_ns();
+	r->last_rx = acis_now_ns();
 	/* Blocks a rank keeps for itself never cross the network. */
 	if ((coll == ACIS_C_SCATTER && me == r->root) ||
 	    (((coll == ACIS_C_GATHER && me == r->root) ||
@@ -1552,7 +1543,7 @@ acis_ibarrier(acis_comm_t *c, acis_req_t **q)
 static int
 ctrl_call(acis_ctx_t *ctx, struct acis_hdr *h, struct acis_hdr *reply)
 {
-	uint64_t deadline = now_ns() + (uint64_t)ctx->cfg.timeout_ms * 1000000ull;
+	uint64_t deadline = acis_now_ns() + (uint64_t)ctx->cfg.timeout_ms * 1000000ull;
 	uint64_t next = 0;
 	int rc;
 
@@ -1563,7 +1554,7 @@ ctrl_call(acis_ctx_t *ctx, struct acis_hdr *h, struct acis_hdr *reply)
 	ctx->ctl.comm = h->comm;
 	ctx->ctl.seq = h->seq;
 	while (!ctx->ctl.got) {
-		uint64_t now = now_ns();
+		uint64_t now = acis_now_ns();
 
 		if (now > deadline) {
 			ctx->ctl.waiting = 0;

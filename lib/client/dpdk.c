@@ -73,7 +73,6 @@ struct dpdk_transport {
 	int sw_mac_known;
 	uint32_t sw_ip;
 	uint16_t sw_port, my_port; /* host order */
-	unsigned int mtu;
 	int rx_cksum;              /* the port verifies checksums */
 	uint64_t poll_ns;
 	uint8_t linear[LINEAR_MAX];
@@ -215,15 +214,6 @@ eal_up(const struct acis_transport_cfg *cfg, int pci, char *err,
 
 /* ---- the port ---------------------------------------------------- */
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int
 dfail(struct dpdk_transport *d, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -257,8 +247,8 @@ tx_all(struct dpdk_transport *d, struct rte_mbuf **m, uint16_t n)
 			continue;
 		}
 		if (since == 0) {
-			since = now_ns();
-		} else if (now_ns() - since > TX_STALL_NS) {
+			since = acis_now_ns();
+		} else if (acis_now_ns() - since > TX_STALL_NS) {
 			d->t.st->transport_drops += n - sent;
 			rte_pktmbuf_free_bulk(m + sent, n - sent);
 			return;
@@ -300,8 +290,6 @@ dpdk_send(struct acis_transport *t, const struct acis_tmsg *msgs,
 	struct rte_mbuf *m[BURST];
 	unsigned int off, i, k;
 
-	if (!d->sw_mac_known) /* not yet: lost, as before ARP on a wire */
-		return ACIS_OK;
 	for (off = 0; off < n; off += k) {
 		k = n - off < BURST ? n - off : BURST;
 		if (rte_pktmbuf_alloc_bulk(d->pool, m, k) != 0)
@@ -449,9 +437,9 @@ dpdk_recv(struct acis_transport *t, int wait_ms, acis_deliver_fn fn, void *arg)
 
 	if (rx_once(d, fn, arg) != 0 || wait_ms <= 0)
 		return ACIS_OK;
-	start = now_ns();
+	start = acis_now_ns();
 	for (;;) {
-		now = now_ns();
+		now = acis_now_ns();
 		if (now - start >= (uint64_t)wait_ms * 1000000ull)
 			break;
 		if (now - start < d->poll_ns) {
@@ -601,13 +589,13 @@ port_start(struct dpdk_transport *d, const struct acis_transport_cfg *cfg)
 	if (cfg->host_mac != NULL)
 		rte_eth_promiscuous_enable(d->port);
 	/* memif's link comes up once the switch accepted the connection */
-	until = now_ns() + LINK_WAIT_MS * 1000000ull;
+	until = acis_now_ns() + LINK_WAIT_MS * 1000000ull;
 	for (;;) {
 		memset(&link, 0, sizeof(link));
 		rte_eth_link_get_nowait(d->port, &link);
 		if (link.link_status == RTE_ETH_LINK_UP)
 			break;
-		if (now_ns() > until)
+		if (acis_now_ns() > until)
 			return dfail(d, ACIS_ERR_TIMEOUT, "transport dpdk: %s: "
 				     "link still down after %u ms (is the "
 				     "switch up, with this port's peer in its "
@@ -631,13 +619,12 @@ no_deliver(void *arg, const uint8_t *p, size_t len, uint32_t src_ip)
 static int
 resolve_switch(struct dpdk_transport *d, unsigned int timeout_ms)
 {
-	uint64_t until = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t until = acis_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 	uint64_t next = 0;
 	char ip[INET_ADDRSTRLEN];
 
 	while (!d->sw_mac_known) {
-		uint64_t now = now_ns();
-		struct acis_client_stats st = *d->t.st;
+		uint64_t now = acis_now_ns();
 
 		if (now > until) {
 			inet_ntop(AF_INET, &d->sw_ip, ip, sizeof(ip));
@@ -650,9 +637,9 @@ resolve_switch(struct dpdk_transport *d, unsigned int timeout_ms)
 			send_arp_request(d);
 			next = now + ARP_RESEND_NS;
 		}
-		/* nothing but ARP is expected yet: anything else is lost */
+		/* nothing but ARP is expected yet: anything else is lost
+		 * (and counted) */
 		rx_once(d, no_deliver, NULL);
-		*d->t.st = st;
 		nap(1000000);
 	}
 	return ACIS_OK;
@@ -703,7 +690,6 @@ acis_dpdk_transport_open(const struct acis_transport_cfg *cfg,
 	d->sw_port = ntohs(cfg->switch_port);
 	d->my_port = cfg->host_port != 0 ? ntohs(cfg->host_port)
 					 : (uint16_t)(49152 + cfg->rank % 16384);
-	d->mtu = cfg->mtu;
 	d->poll_ns = (uint64_t)(cfg->poll_us != 0 ? cfg->poll_us
 						  : POLL_US_DEFAULT) * 1000ull;
 	d->me.ip = cfg->host_ip;

@@ -74,6 +74,17 @@ hold(struct fault_transport *f, struct held *set, const void *a, size_t alen,
 	return 1;
 }
 
+/* One more datagram passed held one h: whether it is due now (always
+ * when drain), its slot then freed. */
+static int
+due(struct held *h, int drain)
+{
+	if (h->left == 0 || (--h->left != 0 && !drain))
+		return 0;
+	h->left = 0;
+	return 1;
+}
+
 /* One more datagram passed the held ones (all of them when drain):
  * append those now due to out[] and return the new count. */
 static unsigned int
@@ -84,9 +95,8 @@ release_tx(struct fault_transport *f, unsigned int n, int drain)
 	for (i = 0; i < f->cfg.window && f->held_bufs != NULL; i++) {
 		struct held *h = &f->tx_held[i];
 
-		if (h->left == 0 || (--h->left != 0 && !drain))
+		if (!due(h, drain))
 			continue;
-		h->left = 0;
 		h->busy = 1;
 		f->out[n++] = (struct acis_tmsg){.hdr = h->buf, .hdr_len = h->len};
 	}
@@ -156,11 +166,10 @@ release_rx(struct fault_transport *f, int drain)
 	for (i = 0; i < f->cfg.window && f->held_bufs != NULL; i++) {
 		struct held *h = &f->rx_held[i];
 
-		if (h->left == 0 || (--h->left != 0 && !drain))
+		if (!due(h, drain))
 			continue;
 		/* in use while delivered: hold() must not take it */
 		h->busy = 1;
-		h->left = 0;
 		f->fn(f->arg, h->buf, h->len, h->src_ip);
 		h->busy = 0;
 	}

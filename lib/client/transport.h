@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "acis.h"
 
@@ -105,6 +106,16 @@ struct acis_fault_cfg {
 int acis_fault_wrap(struct acis_transport *inner,
 		    const struct acis_fault_cfg *cfg,
 		    struct acis_transport **out, char *err, size_t errlen);
+
+/* Monotonic time in ns: deadlines above the seam and below it. */
+static inline uint64_t
+acis_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* Largest datagram a transport moves (a jumbo frame's payload, rounded). */
 #define ACIS_TRANSPORT_MAX_DGRAM 9216
