@@ -4,7 +4,7 @@
 # joined to the switch namespace by a veth pair. acis-switch runs in the
 # switch namespace and attaches to sw0..swN-1 with AF_PACKET or AF_XDP.
 #
-#   scripts/testbed.sh up   [-n HOSTS] [-p PREFIX] [-m MTU] [-t] [-b]
+#   scripts/testbed.sh up   [-n HOSTS] [-p PREFIX] [-m MTU] [-t] [-b] [-M]
 #   scripts/testbed.sh tap  [-n HOSTS] [-p PREFIX]
 #   scripts/testbed.sh down [-p PREFIX]
 #   scripts/testbed.sh exec [-p PREFIX] sw|br|hI COMMAND...
@@ -17,7 +17,13 @@
 # 10.77.2.(10+i)/24, a veth whose peer is a port of the Linux bridge br0
 # in namespace PREFIX-br: the hosts joined by the kernel's own bridge, as
 # a user would join them without acis-switch (the benchmarks' baseline).
-# Same MTU and offloads as eth0. "down" deletes PREFIX-br too.
+# Same MTU as eth0, the kernel's default offloads (nothing of ours reads
+# that path). "down" deletes PREFIX-br too.
+#
+# With -M the folder of the switch's memif sockets, $ACIS_MEMIF_DIR
+# (default /run/acis-memif), is made, and what a host process sets to use
+# its memif port (libacis's kernel-bypass transport, doc/transports.md)
+# is printed; the switch then runs pipelines/testbed-memif.ini.
 #
 # With -t the hosts get no veth: the switch's ports are net_tap devices
 # tap0..tapN-1, which it creates in its namespace when it starts, and
@@ -32,13 +38,15 @@ hosts=4
 mtu=1500
 tap=0
 bridge=0
-while getopts "n:p:m:tb" o; do
+memif=0
+while getopts "n:p:m:tbM" o; do
 	case $o in
 	n) hosts=$OPTARG ;;
 	p) prefix=$OPTARG ;;
 	m) mtu=$OPTARG ;;
 	t) tap=1 ;;
 	b) bridge=1 ;;
+	M) memif=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -73,27 +81,31 @@ up() {
 	for ((i = 0; i < hosts; i++)); do
 		local ns="$prefix-h$i"
 		ip netns add "$ns"
+		ip -n "$ns" link set lo up
 		if [ "$tap" -eq 1 ]; then
-			ip -n "$ns" link set lo up
 			[ "$bridge" -eq 0 ] || bridge_host "$i"
 			continue
 		fi
-		ip link add "$prefix-v$i" mtu "$mtu" type veth peer name "sw$i" \
-			mtu "$mtu" netns "$prefix-sw"
-		ip link set "$prefix-v$i" netns "$ns"
-		ip -n "$ns" link set "$prefix-v$i" name eth0
-		ip -n "$ns" link set eth0 address "$(host_mac "$i")"
-		ip -n "$ns" addr add "$(host_ip "$i")/24" dev eth0
-		ip -n "$ns" link set lo up
-		ip -n "$ns" link set eth0 up
-		ip -n "$prefix-sw" link set "sw$i" up
+		host_veth "$i" eth0 "$(host_mac "$i")" "$(host_ip "$i")" \
+			"$prefix-v$i" "sw$i" "$prefix-sw"
 		tame "$ns" eth0
 		tame "$prefix-sw" "sw$i"
 		[ "$bridge" -eq 0 ] || bridge_host "$i"
 	done
 	echo "testbed $prefix: switch namespace $prefix-sw, $hosts hosts ($(host_ip 0)..$(host_ip $((hosts - 1))))"
+	[ "$memif" -eq 0 ] || memif_up
 	[ "$bridge" -eq 0 ] ||
 		echo "testbed $prefix: bridge br0 in $prefix-br ($(bridge_ip 0)..$(bridge_ip $((hosts - 1))) on the hosts' eth1)"
+}
+
+# The memif sockets' folder (-M), and the environment of host I's
+# memif port: the one scripts/lib.sh's acis_host_env gives the tests.
+memif_up() {
+	local dir=${ACIS_MEMIF_DIR:-/run/acis-memif}
+	mkdir -p "$dir"
+	echo "testbed $prefix: memif sockets in $dir (switch: pipelines/testbed-memif.ini); host I's processes set"
+	echo "  ACIS_TRANSPORT=dpdk ACIS_BIND=10.77.0.(10+I) ACIS_DPDK_PORT=net_memif0,role=client,id=0,socket=$dir/hI.sock,socket-abstract=no"
+	echo "  (id=1 for a second process on the same host)"
 }
 
 # The kernel's bridge the hosts' eth1 join (-b). It only forwards: no
@@ -108,20 +120,27 @@ bridge_up() {
 	ip -n "$br" link set br0 up
 }
 
-# Host I's eth1 and its port br-hI on br0 (-b).
+# host_veth I IF MAC IP TMPNAME PEER PEERNS: host I's interface IF (MAC,
+# IP/24), a veth created as TMPNAME whose other end PEER is in PEERNS.
+host_veth() {
+	local ns="$prefix-h$1" ifc=$2 mac=$3 ip=$4 tmp=$5 peer=$6 peerns=$7
+	ip link add "$tmp" mtu "$mtu" type veth peer name "$peer" \
+		mtu "$mtu" netns "$peerns"
+	ip link set "$tmp" netns "$ns"
+	ip -n "$ns" link set "$tmp" name "$ifc"
+	ip -n "$ns" link set "$ifc" address "$mac"
+	ip -n "$ns" addr add "$ip/24" dev "$ifc"
+	ip -n "$ns" link set "$ifc" up
+	ip -n "$peerns" link set "$peer" up
+}
+
+# Host I's eth1 and its port br-hI on br0 (-b). The kernel's defaults
+# stay (segmentation and receive offloads on): this is the path a user
+# would give MPI, and nothing of ours reads its frames.
 bridge_host() {
-	local i=$1 ns="$prefix-h$1" br="$prefix-br"
-	ip link add "$prefix-b$i" mtu "$mtu" type veth peer name "br-h$i" \
-		mtu "$mtu" netns "$br"
-	ip link set "$prefix-b$i" netns "$ns"
-	ip -n "$ns" link set "$prefix-b$i" name eth1
-	ip -n "$ns" link set eth1 address "$(bridge_mac "$i")"
-	ip -n "$ns" addr add "$(bridge_ip "$i")/24" dev eth1
-	ip -n "$ns" link set eth1 up
-	ip -n "$br" link set "br-h$i" master br0
-	ip -n "$br" link set "br-h$i" up
-	tame "$ns" eth1
-	tame "$br" "br-h$i"
+	host_veth "$1" eth1 "$(bridge_mac "$1")" "$(bridge_ip "$1")" \
+		"$prefix-b$1" "br-h$1" "$prefix-br"
+	ip -n "$prefix-br" link set "br-h$1" master br0
 }
 
 # The switch's tap devices into the hosts (after the switch started).
@@ -166,5 +185,5 @@ status)
 		echo "$prefix-br: br0 ports $(ip -n "$prefix-br" -o link show master br0 |
 			awk -F': ' '{sub(/@.*/, "", $2); printf "%s ", $2}')"
 	fi ;;
-*) echo "usage: $0 up|tap|down|exec|status [-n HOSTS] [-p PREFIX] [-m MTU] [-t] [-b]" >&2; exit 2 ;;
+*) echo "usage: $0 up|tap|down|exec|status [-n HOSTS] [-p PREFIX] [-m MTU] [-t] [-b] [-M]" >&2; exit 2 ;;
 esac
