@@ -9,6 +9,8 @@ source "$(dirname "$0")/lib.sh"
 PREFIX=${ACIS_DEMO_PREFIX:-acis-demo}
 PIPELINE=${ACIS_DEMO_PIPELINE:-$ACIS_ROOT/pipelines/testbed-lookaside.ini}
 LOG=$(mktemp /tmp/acis-demo.XXXXXX.log)
+# the switch's memif sockets, one per host (its pipeline's m0..m3)
+export ACIS_MEMIF_DIR=$(mktemp -d /tmp/acis-demo-memif.XXXXXX)
 TB="$ACIS_ROOT/scripts/testbed.sh"
 
 cleanup() {
@@ -16,7 +18,7 @@ cleanup() {
 	[ "$BASHPID" = "$$" ] || return 0
 	acis_switch_stop
 	"$TB" down -p "$PREFIX" 2>/dev/null || true
-	rm -f "$LOG"
+	rm -rf "$LOG" "$ACIS_MEMIF_DIR"
 }
 trap cleanup EXIT INT TERM
 
@@ -52,6 +54,21 @@ if acis_run_ranks "$PREFIX" 4 42 "$COLL_DIR" --sizes 64,1048576 \
 	grep -A2 -h '^world \(allreduce\|bcast\|reduce_scatter\)' "$COLL_DIR/rank0.log"
 	echo "(gather: shown by each gather's root)"
 	grep -A2 -h '^world gather' "$COLL_DIR"/rank*.log
+	tail -n 1 "$COLL_DIR/rank0.log"
+else
+	cat "$COLL_DIR"/rank*.log
+	rm -rf "$COLL_DIR"
+	exit 1
+fi
+rm -rf "$COLL_DIR"
+
+acis_log "the same through kernel bypass: each host's libacis on a memif port of its own"
+echo "(ACIS_TRANSPORT=dpdk: no kernel between host and switch; doc/transports.md)"
+COLL_DIR=$(mktemp -d /tmp/acis-demo-coll.XXXXXX)
+if ACIS_HOST_TRANSPORT=dpdk acis_run_ranks "$PREFIX" 4 43 "$COLL_DIR" \
+	--sizes 64,1048576 --colls allreduce,bcast,gather,reduce_scatter \
+	--dtypes float32 --times; then
+	grep -h 'ms$' "$COLL_DIR/rank0.log" | head -8 || true
 	tail -n 1 "$COLL_DIR/rank0.log"
 else
 	cat "$COLL_DIR"/rank*.log
