@@ -50,14 +50,16 @@ acis_wait_for() {
 acis_switch_start() {
 	local prefix=$1 pipeline=$2 log=$3; shift 3
 	local lcore mem
-	# ACIS_SW_LCORES: the EAL lcore list (default: the last core)
+	# ACIS_SW_LCORES: the EAL lcore list (default: the last core);
+	# ACIS_SW_IDLE_SLEEP: --idle-sleep's microseconds (default 50, 0:
+	# poll without sleeping)
 	lcore=${ACIS_SW_LCORES:-$(( $(nproc) > 1 ? $(nproc) - 1 : 0 ))}
 	mem=$(acis_eal_mem_args)
 	# shellcheck disable=SC2086
 	ip netns exec "$prefix-sw" "$ACIS_BUILD/app/acis-switch/acis-switch" \
 		-l "$lcore" $mem --file-prefix "$prefix" --no-pci \
 		--log-level=warning -- --pipeline "$pipeline" \
-		--idle-sleep 50 "$@" >"$log" 2>&1 &
+		--idle-sleep "${ACIS_SW_IDLE_SLEEP:-50}" "$@" >"$log" 2>&1 &
 	ACIS_SW_PID=$!
 	if ! acis_wait_for 150 "$ACIS_BUILD/app/acisctl/acisctl" -f "$prefix" info; then
 		echo "acis-switch did not come up; its log:" >&2
@@ -70,6 +72,8 @@ acis_switch_start() {
 # counters on the way out) and wait for it.
 acis_switch_stop() {
 	[ -n "${ACIS_SW_PID:-}" ] || return 0
+	# a switch paused with SIGSTOP (e2e.sh) hears SIGINT once continued
+	kill -CONT "$ACIS_SW_PID" 2>/dev/null || true
 	kill -INT "$ACIS_SW_PID" 2>/dev/null || true
 	wait "$ACIS_SW_PID" 2>/dev/null || true
 	ACIS_SW_PID=

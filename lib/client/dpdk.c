@@ -565,7 +565,11 @@ port_start(struct dpdk_transport *d, const struct acis_transport_cfg *cfg)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_CHECKSUM;
 		d->rx_cksum = 1;
 	}
-	if (info.max_mtu >= cfg->mtu && info.max_mtu != 0)
+	/* a driver whose frames are not bound by an MTU of its own (memif
+	 * chains its ring buffers; DPDK 22.11 reports 1518 for it) is left
+	 * at its default: setting ours would be refused */
+	if (info.max_mtu >= cfg->mtu && info.max_mtu != 0 &&
+	    info.max_rx_pktlen >= room - 2 * ACIS_VLAN_HLEN)
 		conf.rxmode.mtu = cfg->mtu;
 	if ((rc = rte_eth_dev_configure(d->port, 1, 1, &conf)) != 0)
 		return dfail(d, ACIS_ERR_SYS, "transport dpdk: configure %s: "

@@ -7,7 +7,7 @@
 #
 #   scripts/bench/e2e.sh [-o DIR] [-n "4"] [-i ITER] [-w WARMUP] [-c COLLS]
 #                        [-s MIN] [-S MAX] [-t MS] [-m MTU] [-p PIPELINE]
-#                        [-P PEERS]
+#                        [-P PEERS] [-x dedicated|shared]
 #
 # The set-ups, each a function run_NAME P COLL below:
 #   acis          libacis through acis-switch, kernel UDP sockets
@@ -37,8 +37,16 @@
 # (doc/acis-bench.md). Ratios are a peer's avg latency over the switch's:
 # above 1, the switch is faster. Writes DIR/e2e.csv (a transport column
 # naming the set-up), SETUP-P.{txt,csv}, table.txt, e2e.png, run.txt.
+# -x says how the switch and the hosts share the cores. dedicated (the
+# default): the switch polls the last core without sleeping, as a
+# switch is hardware of its own, the hosts' acis-bench run on the other
+# cores, and the switch is paused (SIGSTOP) while a peer that does not
+# cross it runs, so it takes nothing from them. shared: the switch
+# sleeps 50 us when idle (--idle-sleep 50) and runs throughout, the
+# hosts unbound (the method of the runs before the dedicated core).
 # -m sets the testbed's MTU (veths, bridge, libacis, the switch; default
-# 1500, or ACIS_MTU); above 1500 the switch runs
+# 9000, or ACIS_MTU: jumbo frames, the faster for the switch and no
+# slower for the peers' TCP); above 1500 the switch runs
 # pipelines/testbed-jumbo.ini unless -p names another: AF_PACKET's ring
 # needs slots a jumbo frame fits in. Needs root and Debian's openmpi-bin,
 # libopenmpi-dev, mpich and libmpich-dev (those of the peers chosen).
@@ -64,10 +72,11 @@ declare -A SETUP_WHAT=(
 	[mpich-shm]="MPICH, all ranks in h0, shared memory"
 )
 
-OUT='' HOSTS_LIST=4 ITER='' WARM='' MIN=4 MAX=4194304 TIMEOUT=30000 MTU=${ACIS_MTU:-1500}
+OUT='' HOSTS_LIST=4 ITER='' WARM='' MIN=4 MAX=4194304 TIMEOUT=30000 MTU=${ACIS_MTU:-9000}
+CORES=dedicated
 COLLS=allreduce,reduce,bcast,scatter,gather,allgather,reduce_scatter,barrier
 PIPELINE='' PEERS_WANTED='' P_GIVEN=0
-while getopts "o:n:i:w:c:s:S:t:m:p:P:h" o; do
+while getopts "o:n:i:w:c:s:S:t:m:p:P:x:h" o; do
 	case $o in
 	o) OUT=$OPTARG ;;
 	n) HOSTS_LIST=$OPTARG ;;
@@ -80,6 +89,7 @@ while getopts "o:n:i:w:c:s:S:t:m:p:P:h" o; do
 	m) MTU=$OPTARG ;;
 	p) PIPELINE=$OPTARG ;;
 	P) PEERS_WANTED=$OPTARG P_GIVEN=1 ;;
+	x) CORES=$OPTARG ;;
 	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
@@ -90,6 +100,19 @@ bench_want_ints e2e -n "$HOSTS_LIST"
 bench_want_int e2e -s "$MIN"
 bench_want_int e2e -S "$MAX" "$MIN"
 bench_want_int e2e -t "$TIMEOUT"
+case $CORES in
+dedicated | shared) ;;
+*) echo "e2e: -x $CORES: want dedicated or shared" >&2; exit 2 ;;
+esac
+# dedicated: the switch on the last core, never sleeping; the hosts'
+# libacis on the others (one core: all share it)
+SW_CORE=$(( $(nproc) > 1 ? $(nproc) - 1 : 0 ))
+HOST_CPUS=''
+if [ "$CORES" = dedicated ]; then
+	export ACIS_SW_IDLE_SLEEP=0 ACIS_SW_LCORES=$SW_CORE
+	HOST_CPUS=0
+	[ "$SW_CORE" -le 1 ] || HOST_CPUS=0-$((SW_CORE - 1))
+fi
 P_FLAG=$PIPELINE
 bench_testbed_mtu e2e -m "$MTU"
 # acis-memif's ports: the memif pipeline, which has the AF_PACKET ports
@@ -97,7 +120,8 @@ bench_testbed_mtu e2e -m "$MTU"
 if [ -z "$P_FLAG" ]; then
 	PIPELINE=$ACIS_ROOT/pipelines/testbed-memif.ini
 	[ "$MTU" -le 1500 ] ||
-		export ACIS_AFP_ARGS=",blocksz=20480,framesz=10240,framecnt=1024"
+		export ACIS_AFP_ARGS=",blocksz=20480,framesz=10240,framecnt=1024" \
+			ACIS_MBUF_SIZE=10240
 fi
 
 # -P LIST: the peers named, in PEERS' order; an unknown name exits 2
@@ -143,13 +167,18 @@ if [ "$NEED_MPICH" -eq 1 ]; then
 		{ echo "e2e: the MPICH peers need mpich and libmpich-dev (scripts/bench/setup.sh)" >&2; exit 1; }
 fi
 OUT=$(bench_outdir e2e "$OUT")
-bench_runinfo "$OUT" "$0 -o $OUT -n \"$HOSTS_LIST\"${ITER:+ -i $ITER}${WARM:+ -w $WARM} -c $COLLS -s $MIN -S $MAX -t $TIMEOUT -m $MTU -p $PIPELINE -P $(IFS=,; echo "${PEERS[*]}")"
+bench_runinfo "$OUT" "$0 -o $OUT -n \"$HOSTS_LIST\"${ITER:+ -i $ITER}${WARM:+ -w $WARM} -c $COLLS -s $MIN -S $MAX -t $TIMEOUT -m $MTU -p $PIPELINE -P $(IFS=,; echo "${PEERS[*]}") -x $CORES"
 ompi_version=$(mpirun.openmpi --version 2>/dev/null | head -1) || true
 mpich_version=$(mpichversion 2>/dev/null | awk '/^MPICH (Version|Device):/ {
 	sub(/^[^:]*:[ \t]*/, ""); printf "%s%s", n++ ? ", device " : "MPICH ", $0 }') || true
 {
 	echo "openmpi:   ${ompi_version:-not installed}"
 	echo "mpich:     ${mpich_version:-not installed}"
+	if [ "$CORES" = dedicated ]; then
+		echo "cores:     dedicated: the switch polls core $SW_CORE without sleeping, the hosts' libacis on CPUs $HOST_CPUS; paused (SIGSTOP) while a peer that does not cross it runs"
+	else
+		echo "cores:     shared: the switch sleeps 50 us when idle and runs throughout, hosts unbound"
+	fi
 	for s in "${SETUPS[@]}"; do
 		printf 'setup:     %-13s %s\n' "$s" "${SETUP_WHAT[$s]}"
 	done
@@ -198,6 +227,7 @@ acis_run() {
 		local env=()
 		# shellcheck disable=SC2207
 		env=($(ACIS_HOST_TRANSPORT=$tr acis_host_env "$r"))
+		[ -z "${HOST_CPUS:-}" ] || env=(taskset -c "$HOST_CPUS" env "${env[@]}")
 		if [ "$r" -eq 0 ]; then
 			env "${env[@]}" ip netns exec "$PREFIX-h0" "$BENCH" "${args[@]}" \
 				--output "$OUT/part.csv" >"$OUT/part.txt" \
@@ -321,6 +351,16 @@ keep_part() {
 	rm -f "$OUT/part.csv" "$OUT/part.txt"
 }
 
+# switch_for SETUP: with dedicated cores, the switch runs for the set-ups
+# that cross it (acis*, ompi-switch) and is paused for the others
+switch_for() {
+	[ "$CORES" = dedicated ] && [ -n "${ACIS_SW_PID:-}" ] || return 0
+	case $1 in
+	acis* | *-switch) kill -CONT "$ACIS_SW_PID" ;;
+	*) kill -STOP "$ACIS_SW_PID" ;;
+	esac
+}
+
 rc=0
 tbopts=()
 [ "$NEED_BRIDGE" -eq 0 ] || tbopts+=(-b)
@@ -339,10 +379,12 @@ for P in $HOSTS_LIST; do
 			"(load $(cut -d' ' -f1 /proc/loadavg))"
 		echo "load:      $P hosts, $c: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/run.txt"
 		for s in "${SETUPS[@]}"; do
+			switch_for "$s"
 			"run_${s//-/_}" "$P" "$c" ||
 				{ echo "e2e: $s failed on $P hosts, $c (see $OUT/$s-$P*.log)" >&2; rc=1; }
 		done
 	done
+	switch_for acis
 	{
 		# retransmissions (acis_duplicate, retrans_answered) say how
 		# much of the time went to recovering from late answers
