@@ -152,7 +152,7 @@ acis_host_env() {
 	udp) ;;
 	dpdk)
 		echo "ACIS_TRANSPORT=dpdk ACIS_BIND=10.77.0.$((10 + $1))" \
-			"ACIS_DPDK_PORT=net_memif$1,role=client,id=${ACIS_MEMIF_ID:-0},socket=${ACIS_MEMIF_DIR:-/run/acis-memif}/h$1.sock,socket-abstract=no"
+			"ACIS_DPDK_PORT=net_memif$1,role=client,id=${ACIS_MEMIF_ID:-0},socket=${ACIS_MEMIF_DIR:-/run/acis-memif}/h$1.sock,socket-abstract=no${ACIS_MEMIF_ARGS:-}"
 		;;
 	*) echo "acis_host_env: ACIS_HOST_TRANSPORT=$ACIS_HOST_TRANSPORT: expected udp or dpdk" >&2; return 1 ;;
 	esac

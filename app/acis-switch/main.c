@@ -165,10 +165,16 @@ static void
 supervise(void)
 {
 	uint64_t last_rx = rx_total();
-	unsigned int since_rx = 0, since_stats = 0;
+	unsigned int since_rx = 0, since_stats = 0, tick = 0;
 
 	while (!g_sw.quit) {
-		sleep(1);
+		/* a tenth of a second: memif peers that connect are
+		 * populated before their first collectives are far along */
+		usleep(100000);
+		acis_switch_populate_memif();
+		if (++tick < 10)
+			continue;
+		tick = 0;
 		if (opt.stats_interval && ++since_stats >= opt.stats_interval) {
 			since_stats = 0;
 			acis_stats_print(stdout);
@@ -273,7 +279,11 @@ main(int argc, char **argv)
 	}
 	if (main_ctx != NULL) {
 		/* The main lcore runs stages; the clock runs beside it. */
-		if (pthread_create(&sup, NULL, supervise_thread, NULL) == 0)
+		/* a control thread: on the cores no lcore polls (the
+		 * EAL's own threads' set), so its work (memif regions
+		 * populated, stats printed) never takes an lcore's core */
+		if (rte_ctrl_thread_create(&sup, "acis-supervise", NULL,
+					   supervise_thread, NULL) == 0)
 			sup_started = 1;
 		acis_switch_run_lcore(main_ctx);
 	} else {

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -371,6 +372,8 @@ setup_port(unsigned int idx, char *err, size_t len)
 		return errf(err, len, rc, "%s:%d: [port %s]: cannot read "
 			    "device info: %s", pl->path, pc->line, pc->name,
 			    rte_strerror(-rc));
+	if (strcmp(info.driver_name, "net_memif") == 0)
+		g_sw.has_memif = 1;
 	/* A port nobody polls gets no RX queue: a TX-only device is fine. */
 	pr->n_rxq = (uint16_t)acis_pipeline_port_rx_queues(pl, idx);
 	pr->n_txq = (uint16_t)g_sw.n_workers;
@@ -798,6 +801,49 @@ acis_switch_run_lcore(void *arg)
 	}
 	acis_coll_offline(lc);
 	return 0;
+}
+
+/*
+ * memif's regions belong to its clients: each connection maps the
+ * client's (memfd, "memif_region_N") into the switch, and every page is
+ * a fault when a frame first lands on it: 37 MB of them for a ring of
+ * 4096 jumbo buffers, taken while the client's first hundred-odd
+ * collectives wait. The supervisor calls this once a second; a region
+ * is populated once (the last 64 remembered), off the lcores' path.
+ */
+void
+acis_switch_populate_memif(void)
+{
+#ifdef MADV_POPULATE_WRITE
+	static struct { unsigned long lo, hi; } done[64];
+	static unsigned int n_done;
+	char line[512];
+	FILE *f;
+
+	if (!g_sw.has_memif)
+		return;
+	f = fopen("/proc/self/maps", "r");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long lo, hi;
+		unsigned int i;
+
+		if (strstr(line, "memif_region") == NULL ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2 || hi <= lo)
+			continue;
+		for (i = 0; i < RTE_MIN(n_done, RTE_DIM(done)); i++)
+			if (done[i].lo == lo && done[i].hi == hi)
+				break;
+		if (i < RTE_MIN(n_done, RTE_DIM(done)))
+			continue;
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+		done[n_done % RTE_DIM(done)].lo = lo;
+		done[n_done % RTE_DIM(done)].hi = hi;
+		n_done++;
+	}
+	fclose(f);
+#endif
 }
 
 void

@@ -213,6 +213,7 @@ struct acis_switch {
 	uint64_t tsc_hz;
 	uint64_t start_tsc;
 	unsigned int n_ports;
+	int has_memif;           /**< a port is net_memif (populate its peers) */
 	struct acis_port_rt ports[ACIS_MAX_PORTS];
 	uint16_t port_index[RTE_MAX_ETHPORTS]; /**< ethdev id -> port index */
 	unsigned int n_lcores;
@@ -282,6 +283,9 @@ int acis_switch_run_lcore(void *arg);
  * frames due). The lcore loop repeats it; tests call it directly. */
 void acis_switch_walk(struct acis_lcore_ctx *lc);
 void acis_switch_fini(void);
+/* Fault in the shared memory of memif peers that connected since the last
+ * call (the supervisor's second), so their first frames do not. */
+void acis_switch_populate_memif(void);
 
 struct rte_tel_data;
 /* A management command's refusal: the reply {"error": "..."} (acisctl
