@@ -209,8 +209,16 @@ mkdir -p "$ACIS_MEMIF_DIR"
 AGENT=$ACIS_ROOT/scripts/bench/mpi-netns-agent.sh
 TB=$ACIS_ROOT/scripts/testbed.sh
 # the testbed (PREFIX-sw, -hI and -br) and what runs in it go with it
+# RUNNING: the processes a set-up has started (acis-bench on each host,
+# or the MPI launcher, which takes its ranks down with it), ended first
+RUNNING=()
 cleanup() {
 	[ "$BASHPID" = "$$" ] || return 0
+	if [ ${#RUNNING[@]} -gt 0 ]; then
+		kill "${RUNNING[@]}" 2>/dev/null || true
+		sleep 1
+		kill -KILL "${RUNNING[@]}" 2>/dev/null || true
+	fi
 	acis_e2e_cleanup "$PREFIX" "$BENCH_OMPI_TMP" "$ACIS_MEMIF_DIR"
 }
 trap cleanup EXIT
@@ -238,9 +246,11 @@ acis_run() {
 		fi
 		pids+=($!)
 	done
+	RUNNING=("${pids[@]}")
 	for r in "${!pids[@]}"; do
 		wait "${pids[$r]}" || rc=1
 	done
+	RUNNING=()
 	keep_part "$OUT/$s-$P"
 	return $rc
 }
@@ -254,12 +264,16 @@ ompi_run() {
 	local s=$1 P=$2 c=$3 rc=0
 	shift 3
 	mkdir -p "$BENCH_OMPI_TMP/h0"
+	# in the background, so that an interrupt ends it (RUNNING) at once
 	TMPDIR=$BENCH_OMPI_TMP/h0 \
 	ip netns exec "$PREFIX-h0" mpirun.openmpi --allow-run-as-root -np "$P" \
 		--bind-to none --mca mpi_yield_when_idle 1 "$@" \
 		-x PATH -x LD_LIBRARY_PATH \
 		"$OUT/acis-bench-ompi" --colls "$c" "${opts[@]}" --output "$OUT/part.csv" \
-		>"$OUT/part.txt" 2>>"$OUT/$s-$P.log" || rc=1
+		>"$OUT/part.txt" 2>>"$OUT/$s-$P.log" </dev/null &
+	RUNNING=($!)
+	wait "${RUNNING[0]}" || rc=1
+	RUNNING=()
 	keep_part "$OUT/$s-$P"
 	return $rc
 }
@@ -296,6 +310,7 @@ mpich_run() {
 		"$OUT/acis-bench-mpich" --colls "$c" "${opts[@]}" --output "$OUT/part.csv" \
 		>"$OUT/part.txt" 2>>"$OUT/$s-$P.log" </dev/null &
 	pid=$!
+	RUNNING=("$pid")
 	# Over UCX's TCP (Debian 12: MPICH 4.0.2, UCX 1.13) MPI_Finalize
 	# hangs now and then, two ranks waiting for ever on the flush of
 	# endpoints to ranks that have already left (UCX's TCP transport
@@ -312,6 +327,7 @@ mpich_run() {
 		sleep 0.2
 	done
 	wait "$pid" || rc=1
+	RUNNING=()
 	# ended by us: the run stands if rank 0 said it had no errors
 	[ "$t" -le 15 ] || { grep -q '^# done, 0 errors' "$OUT/part.txt" && rc=0; }
 	keep_part "$OUT/$s-$P"

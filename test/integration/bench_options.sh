@@ -69,6 +69,7 @@ expect "e2e.sh -S below -s" 2 e2e.sh -s 4096 -S 64
 expect "e2e.sh -i 1.5" 2 e2e.sh -i 1.5
 expect "e2e.sh -m 100" 2 e2e.sh -m 100
 expect "e2e.sh -m 9600" 2 e2e.sh -m 9600
+expect "e2e.sh -x both" 2 e2e.sh -x both
 expect "run-acis-bench.sh -n '2 3'" 2 run-acis-bench.sh -n '2 3'
 ACIS_MTU=x expect "run-acis-bench.sh with ACIS_MTU=x" 2 run-acis-bench.sh
 ACIS_MTU=9600 expect "run-acis-bench.sh with ACIS_MTU=9600" 2 run-acis-bench.sh
