@@ -542,8 +542,30 @@ port_find(struct dpdk_transport *d, const struct acis_transport_cfg *cfg,
 	return ACIS_OK;
 }
 
+/* rte_mempool_mem_iter's callback: one chunk of the pool faulted in */
+static void
+populate_chunk(struct rte_mempool *mp, void *opaque,
+	       struct rte_mempool_memhdr *memhdr, unsigned int mem_idx)
+{
+	(void)mp;
+	(void)opaque;
+	(void)mem_idx;
+#ifdef MADV_POPULATE_WRITE
+	{
+		uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+		uintptr_t lo = (uintptr_t)memhdr->addr & ~(pg - 1);
+		uintptr_t hi = ((uintptr_t)memhdr->addr + memhdr->len + pg - 1) &
+			       ~(pg - 1);
+
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+	}
+#else
+	(void)memhdr;
+#endif
+}
+
 /*
- * Fault in memif's shared regions now. The driver maps them (memfd,
+ * Fault in memif's shared regions now, as the pool's. The driver maps them (memfd,
  * "memif_region_N") and leaves their pages to the first frames: a ring
  * of 4096 jumbo buffers is 37 MB of page faults, taken by the first
  * hundred-odd collectives of a run (a 256 KiB allreduce: 350 us a call
@@ -594,6 +616,10 @@ port_start(struct dpdk_transport *d, const struct acis_transport_cfg *cfg)
 		return dfail(d, ACIS_ERR_NOMEM, "transport dpdk: no memory "
 			     "for %u mbufs: %s", POOL_MBUFS,
 			     rte_strerror(rte_errno));
+	/* without hugepages the pool's pages are faulted in by the frames
+	 * that first use them (the pool cycles through all of them): now
+	 * instead, as memif's regions below */
+	rte_mempool_mem_iter(d->pool, populate_chunk, NULL);
 	memset(&conf, 0, sizeof(conf));
 	if ((rc = rte_eth_dev_info_get(d->port, &info)) != 0)
 		return dfail(d, ACIS_ERR_SYS, "transport dpdk: %s: %s",
