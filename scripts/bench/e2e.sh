@@ -21,7 +21,8 @@
 #   ompi-switch   Open MPI over TCP across acis-switch's L2 forwarding
 #                 (10.77.0.0/24): Open MPI slowed by crossing the switch's
 #                 forwarding (AF_PACKET ports unless -p says otherwise),
-#                 not a set-up a user would pick
+#                 not a set-up a user would pick; with dedicated cores its
+#                 ranks run on the hosts' cores, off the switch's
 #   ompi-shm      Open MPI, every rank in h0, btl self,vader (shared
 #                 memory): one machine's limit
 #   mpich-bridge  MPICH (ch4, UCX over TCP) across the Linux bridge
@@ -267,9 +268,13 @@ ompi_run() {
 	local s=$1 P=$2 c=$3 rc=0
 	shift 3
 	mkdir -p "$BENCH_OMPI_TMP/h0"
-	# in the background, so that an interrupt ends it (RUNNING) at once
+	# in the background, so that an interrupt ends it (RUNNING) at once;
+	# with dedicated cores, ranks that cross the switch keep off its core
+	# (the daemons and ranks inherit mpirun's affinity)
+	local pin=()
+	[ "$s" != ompi-switch ] || [ -z "$HOST_CPUS" ] || pin=(taskset -c "$HOST_CPUS")
 	TMPDIR=$BENCH_OMPI_TMP/h0 \
-	ip netns exec "$PREFIX-h0" mpirun.openmpi --allow-run-as-root -np "$P" \
+	"${pin[@]}" ip netns exec "$PREFIX-h0" mpirun.openmpi --allow-run-as-root -np "$P" \
 		--bind-to none --mca mpi_yield_when_idle 1 "$@" \
 		-x PATH -x LD_LIBRARY_PATH \
 		"$OUT/acis-bench-ompi" --colls "$c" "${opts[@]}" --output "$OUT/part.csv" \

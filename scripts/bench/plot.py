@@ -100,6 +100,7 @@ def agg(src, png):
 # its own name ("mpi" is that of runs before the peers had names)
 E2E_LABELS = {
     "acis": "acis switch (UDP sockets)",
+    "acis-memif": "acis switch (memif, kernel bypass)",
     "ompi-bridge": "Open MPI TCP, Linux bridge",
     "ompi-switch": "Open MPI TCP through the switch",
     "ompi-shm": "Open MPI shared memory",
