@@ -109,7 +109,8 @@ acis_heap() { acis_counter "$1" /eal/heap_info,0 "$2"; }
 # after their communicator was freed (no_comm) or their rank left the job
 # (not_member; with two workers a confirmation can overtake the LEAVE),
 # and congestion losses the protocol recovers from (handoff_full, tx_full
-# when a two-core machine is overloaded). acis_unexpected_drops PREFIX
+# when a two-core machine is overloaded), and answers to a memif host that
+# has gone (tx_link_down). acis_unexpected_drops PREFIX
 acis_unexpected_drops() {
 	local d=/acis/drops
 	echo $(( $(acis_counter "$1" $d total) - \
@@ -118,7 +119,8 @@ acis_unexpected_drops() {
 		$(acis_counter "$1" $d acis_no_comm) - \
 		$(acis_counter "$1" $d acis_not_member) - \
 		$(acis_counter "$1" $d handoff_full) - \
-		$(acis_counter "$1" $d tx_full) ))
+		$(acis_counter "$1" $d tx_full) - \
+		$(acis_counter "$1" $d tx_link_down) ))
 }
 
 # Whether the switch has N aggregation slots open, as before a test

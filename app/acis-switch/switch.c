@@ -372,8 +372,10 @@ setup_port(unsigned int idx, char *err, size_t len)
 		return errf(err, len, rc, "%s:%d: [port %s]: cannot read "
 			    "device info: %s", pl->path, pc->line, pc->name,
 			    rte_strerror(-rc));
-	if (strcmp(info.driver_name, "net_memif") == 0)
+	if (strcmp(info.driver_name, "net_memif") == 0) {
 		g_sw.has_memif = 1;
+		pr->link_cheap = 1;
+	}
 	/* A port nobody polls gets no RX queue: a TX-only device is fine. */
 	pr->n_rxq = (uint16_t)acis_pipeline_port_rx_queues(pl, idx);
 	pr->n_txq = (uint16_t)g_sw.n_workers;

@@ -199,6 +199,9 @@ struct acis_port_rt {
 	uint16_t n_rxq;
 	uint16_t n_txq;
 	uint8_t resolved; /**< port_id is ours to stop and close */
+	/** the driver reads its link without a system call (memif): a TX
+	 * queue's refusal is told apart as tx_link_down when the link is */
+	uint8_t link_cheap;
 	/** AF_XDP: the sockets the PMD made for this port (one a queue) */
 	struct acis_xsk_ref xsk[ACIS_PORT_XSK_MAX];
 	uint16_t n_xsk;

@@ -84,7 +84,8 @@ extern "C" {
 	X(LA_OVERSIZE, "lookaside_oversize", "look-aside result longer than the MTU or the buffer") \
 	X(LA_NO_ROUTE, "lookaside_no_route", "look-aside result to forward, but the request was addressed to the switch") \
 	X(HANDOFF_FULL, "handoff_full", "worker handoff ring full")           \
-	X(TX_FULL, "tx_full", "port TX queue full")
+	X(TX_FULL, "tx_full", "port TX queue full")                           \
+	X(TX_LINK_DOWN, "tx_link_down", "port's link down (a memif peer gone): its TX queue took nothing")
 
 enum acis_drop_reason {
 #define ACIS_X_ENUM(e, n, d) ACIS_DROP_##e,
