@@ -106,9 +106,15 @@ check "the mbuf pool never ran dry (got $nombuf)" [ "$nombuf" -eq 0 ]
 # Repeats, late copies, and copies that come after their communicator was
 # freed or their rank left (on memif, answers the switch sends again to a
 # host that has gone: tx_link_down) are expected under faults; anything
-# else is not.
+# else is not. On memif a host's receive ring is what a NIC's is: when
+# the switch answers a burst of resent chunks (after its 3-second stop,
+# say), a host napping between polls can find its ring overrun (tx_full,
+# 1 or 2 frames in some runs), which the protocol recovers from like any
+# loss.
+expected='total|acis_duplicate|acis_no_comm|acis_not_member|tx_link_down'
+[ "${ACIS_HOST_TRANSPORT:-udp}" != dpdk ] || expected+='|tx_full'
 others=$(acis_ctl "$PREFIX" --raw /acis/drops | grep -o '"[a-z0-9_]*": *[0-9]*' |
-	grep -v -E '"(total|acis_duplicate|acis_no_comm|acis_not_member|tx_link_down)"' |
+	grep -v -E "\"($expected)\"" |
 	tr -d '" ' | awk -F: '$2 > 0 { printf "%s%s %s", sep, $1, $2; sep = ", " }')
 check "the switch dropped nothing but repeats (other drops: ${others:-none})" [ -z "$others" ]
 acis_ctl "$PREFIX" collectives |
