@@ -8,7 +8,9 @@
  * folds, fold for each further one, and finish to produce the result.
  *
  * Semantics (doc/collectives.md):
- *  - integer sum and prod wrap modulo 2^bits (two's complement);
+ *  - integer sum and prod wrap modulo 2^bits (two's complement), 8 and
+ *    16-bit ones too; integer min and max compare signed for the signed
+ *    types, unsigned for the unsigned;
  *  - float sum and prod are IEEE-754 round-to-nearest in the accumulator
  *    type; their result depends on the order of folding, so the switch folds
  *    them in rank order (acis_reduce_order_free() says which pairs need it);

@@ -12,6 +12,9 @@
  * variant when the program starts, by what the CPU can run, never by the
  * build's -march.
  *
+ * The 8 and 16-bit integers accumulate in their own width, as the wider
+ * ones do: their sums wrap modulo 2^8 and 2^16.
+ *
  * The kernels use each variant's native vector width rather than one
  * 64-byte type everywhere: a vector wider than the target's registers is
  * split by GCC and, on stores, bounced through the stack.
@@ -96,6 +99,12 @@ bits_f64(uint64_t u)
 }
 
 /* Element i of an array that may be unaligned. */
+static inline uint8_t
+ld8(const void *p, size_t i)
+{
+	return ((const uint8_t *)p)[i];
+}
+
 static inline uint16_t
 ld16(const void *p, size_t i)
 {
@@ -124,6 +133,12 @@ ld64(const void *p, size_t i)
 }
 
 static inline void
+st8(void *p, size_t i, uint8_t v)
+{
+	((uint8_t *)p)[i] = v;
+}
+
+static inline void
 st16(void *p, size_t i, uint16_t v)
 {
 	memcpy((uint8_t *)p + i * sizeof(v), &v, sizeof(v));
@@ -147,6 +162,9 @@ static unsigned int
 elem_size(unsigned int dtype)
 {
 	switch (dtype) {
+	case ACIS_INT8:
+	case ACIS_UINT8:
+		return 1;
 	case ACIS_INT32:
 	case ACIS_UINT32:
 	case ACIS_FLOAT32:
@@ -157,10 +175,19 @@ elem_size(unsigned int dtype)
 		return 8;
 	case ACIS_FLOAT16:
 	case ACIS_BFLOAT16:
+	case ACIS_INT16:
+	case ACIS_UINT16:
 		return 2;
 	default:
 		return 0;
 	}
+}
+
+/* float16 and bfloat16: the types that accumulate wider (in float32). */
+static int
+is_half(unsigned int dtype)
+{
+	return dtype == ACIS_FLOAT16 || dtype == ACIS_BFLOAT16;
 }
 
 static int
@@ -181,9 +208,7 @@ pair_valid(unsigned int dtype, unsigned int op)
 unsigned int
 acis_acc_size(unsigned int dtype)
 {
-	unsigned int size = elem_size(dtype);
-
-	return size == 2 ? 4 : size;
+	return is_half(dtype) ? 4 : elem_size(dtype);
 }
 
 int
@@ -325,6 +350,22 @@ ref_op64(unsigned int op, uint64_t a, uint64_t b, int is_signed)
 	}
 }
 
+/* 8 and 16-bit integers (bits wide) through the 32-bit op, extended as
+ * their signedness says: sum, prod and the bitwise ops keep the right low
+ * bits either way, min and max compare the extended values. */
+static uint32_t
+ref_op_narrow(unsigned int op, uint32_t a, uint32_t b, unsigned int bits,
+	      int is_signed)
+{
+	uint32_t sign = UINT32_C(1) << (bits - 1);
+
+	if (is_signed) {
+		a = (a ^ sign) - sign;
+		b = (b ^ sign) - sign;
+	}
+	return ref_op32(op, a, b, is_signed);
+}
+
 /* Float op on encodings ab, bb of type FT (bits UT). Equal operands can
  * differ only as -0 and +0, where the sign bit decides. */
 #define REF_FLOAT_OP(name, FT, UT, to_float, to_bits, QNAN, SIGN)	\
@@ -379,9 +420,18 @@ acis_reduce_init_scalar(unsigned int dtype, void *acc, const void *src,
 	size_t i;
 
 	switch (elem_size(dtype)) {
-	case 2:
+	case 1:
 		for (i = 0; i < n; i++)
-			st32(acc, i, widen_scalar(dtype, ld16(src, i)));
+			st8(acc, i, ld8(src, i));
+		break;
+	case 2:
+		if (is_half(dtype)) {
+			for (i = 0; i < n; i++)
+				st32(acc, i, widen_scalar(dtype, ld16(src, i)));
+			break;
+		}
+		for (i = 0; i < n; i++)
+			st16(acc, i, ld16(src, i));
 		break;
 	case 4:
 		for (i = 0; i < n; i++)
@@ -406,6 +456,18 @@ acis_reduce_fold_scalar(unsigned int dtype, unsigned int op, void *acc,
 		return;
 	for (i = 0; i < n; i++) {
 		switch (dtype) {
+		case ACIS_INT8:
+		case ACIS_UINT8:
+			st8(acc, i, (uint8_t)ref_op_narrow(op, ld8(acc, i),
+							   ld8(src, i), 8,
+							   dtype == ACIS_INT8));
+			break;
+		case ACIS_INT16:
+		case ACIS_UINT16:
+			st16(acc, i, (uint16_t)ref_op_narrow(
+					     op, ld16(acc, i), ld16(src, i), 16,
+					     dtype == ACIS_INT16));
+			break;
 		case ACIS_INT32:
 		case ACIS_UINT32:
 			st32(acc, i, ref_op32(op, ld32(acc, i), ld32(src, i),
@@ -459,10 +521,15 @@ acis_reduce_finish_scalar(unsigned int dtype, void *dst, const void *acc,
  * Vector kernels.
  *
  * Vector types per width W in bytes; the float16/bfloat16 source vector
- * holds as many 16-bit lanes as the 32-bit accumulator vector, in W / 2.
+ * h16x holds as many 16-bit lanes as the 32-bit accumulator vector, in
+ * W / 2.
  */
 #define VECTOR_TYPES(W)							\
-typedef uint16_t u16x_##W __attribute__((vector_size((W) / 2)));	\
+typedef uint16_t h16x_##W __attribute__((vector_size((W) / 2)));	\
+typedef uint8_t u8x_##W __attribute__((vector_size(W)));		\
+typedef int8_t i8x_##W __attribute__((vector_size(W)));		\
+typedef uint16_t u16x_##W __attribute__((vector_size(W)));		\
+typedef int16_t i16x_##W __attribute__((vector_size(W)));		\
 typedef uint32_t u32x_##W __attribute__((vector_size(W)));		\
 typedef int32_t i32x_##W __attribute__((vector_size(W)));		\
 typedef uint64_t u64x_##W __attribute__((vector_size(W)));		\
@@ -585,7 +652,8 @@ VECTOR_TYPES(64)
 })
 
 /* Integer min and max as single instructions: GCC makes a compare and a
- * blend of OP_IMIN. AVX2 has no 64-bit ones, AVX-512 VL has. */
+ * blend of OP_IMIN. AVX2 has no 64-bit ones, AVX-512 VL has; 8 and 16-bit
+ * ones of both signs are AVX2's (and, in 64 bytes, AVX-512 BW's). */
 #define INTRIN(fn, M, a, b) ((__typeof__(a))fn((M)(a), (M)(b)))
 #endif
 
@@ -667,9 +735,9 @@ VECTOR_TYPES(64)
  * W): the same type, or float16/bfloat16 widened. */
 #define SRC_SAME(V, W, p) LOADV(V, p)
 #define SRC_F16(V, W, p)						\
-	WIDEN_F16(LOADV(u16x_##W, p), u32x_##W, f32x_##W)
+	WIDEN_F16(LOADV(h16x_##W, p), u32x_##W, f32x_##W)
 #define SRC_BF16(V, W, p)						\
-	WIDEN_BF16(LOADV(u16x_##W, p), u32x_##W, f32x_##W)
+	WIDEN_BF16(LOADV(h16x_##W, p), u32x_##W, f32x_##W)
 
 /* The same for an accumulator vector VP of any width (a piece). */
 #define SRCN_SAME(VP, p) LOADV(VP, p)
@@ -835,28 +903,44 @@ name(void *acc, const void *src, size_t n)				\
 	((V)((u32x_##W)ZX16_##W(LOADV(HALVES_##W, p)) << 16))
 
 /*
- * AVX-512 masks, in 32 and 64-byte vectors (VL gives the 32-byte ones):
- * the first k lanes of a vector at p, the others zero, and back; 16-bit
- * source lanes; the lanes where r0 or r1 is NaN, one compare for two
- * vectors.
+ * AVX-512 masks, in 32 and 64-byte vectors (VL gives the 32-byte ones,
+ * BW the 8 and 16-bit lanes): the first k lanes of a vector at p, the
+ * others zero, and back; 16-bit source lanes; the lanes where r0 or r1 is
+ * NaN, one compare for two vectors.
  */
 #define MLOAD_32(T, V, k, p)						\
-	(sizeof(T) == 4 ?						\
+	(sizeof(T) == 1 ?						\
+		 (V)_mm256_maskz_loadu_epi8((__mmask32)(k), (p)) :	\
+	 sizeof(T) == 2 ?						\
+		 (V)_mm256_maskz_loadu_epi16((__mmask16)(k), (p)) :	\
+	 sizeof(T) == 4 ?						\
 		 (V)_mm256_maskz_loadu_epi32((__mmask8)(k), (p)) :	\
 		 (V)_mm256_maskz_loadu_epi64((__mmask8)(k), (p)))
 #define MLOAD_64(T, V, k, p)						\
-	(sizeof(T) == 4 ?						\
+	(sizeof(T) == 1 ?						\
+		 (V)_mm512_maskz_loadu_epi8((__mmask64)(k), (p)) :	\
+	 sizeof(T) == 2 ?						\
+		 (V)_mm512_maskz_loadu_epi16((__mmask32)(k), (p)) :	\
+	 sizeof(T) == 4 ?						\
 		 (V)_mm512_maskz_loadu_epi32((__mmask16)(k), (p)) :	\
 		 (V)_mm512_maskz_loadu_epi64((__mmask8)(k), (p)))
 
 #define MSTORE_32(T, p, k, v) do {					\
-	if (sizeof(T) == 4)						\
+	if (sizeof(T) == 1)						\
+		_mm256_mask_storeu_epi8((p), (__mmask32)(k), (__m256i)(v)); \
+	else if (sizeof(T) == 2)					\
+		_mm256_mask_storeu_epi16((p), (__mmask16)(k), (__m256i)(v)); \
+	else if (sizeof(T) == 4)					\
 		_mm256_mask_storeu_epi32((p), (__mmask8)(k), (__m256i)(v)); \
 	else								\
 		_mm256_mask_storeu_epi64((p), (__mmask8)(k), (__m256i)(v)); \
 } while (0)
 #define MSTORE_64(T, p, k, v) do {					\
-	if (sizeof(T) == 4)						\
+	if (sizeof(T) == 1)						\
+		_mm512_mask_storeu_epi8((p), (__mmask64)(k), (__m512i)(v)); \
+	else if (sizeof(T) == 2)					\
+		_mm512_mask_storeu_epi16((p), (__mmask32)(k), (__m512i)(v)); \
+	else if (sizeof(T) == 4)					\
 		_mm512_mask_storeu_epi32((p), (__mmask16)(k), (__m512i)(v)); \
 	else								\
 		_mm512_mask_storeu_epi64((p), (__mmask8)(k), (__m512i)(v)); \
@@ -942,10 +1026,11 @@ name(void *acc, const void *src, size_t n)				\
 /*
  * A fold with AVX-512 masks, in vectors of W bytes. With PEEL, an
  * accumulator that starts inside a cache line is first brought to the
- * line's end in naturally aligned pieces (4, 8, 16, 32 bytes), so that
- * no load or store of acc in the loop straddles two lines. The tail is
- * one vector under a mask (masked-off lanes load zeros, which are neither
- * NaN nor stored).
+ * line's end in naturally aligned pieces (1, 2, 4, 8, 16, 32 bytes, from
+ * the element size up), so that no load or store of acc in the loop
+ * straddles two lines. The tail is one vector under a mask (masked-off
+ * lanes load zeros, which are neither NaN nor stored); the mask is 64 bits
+ * wide for the 64 byte lanes of 8-bit integers.
  */
 #define KERNEL_FOLD_MASKED(name, attr, W, T, TS, V, SRC, MSRC, SRCN, OP, \
 			   OPN, CANON, QL, FIX, PEEL, DT, OPC)		\
@@ -961,6 +1046,10 @@ name(void *acc, const void *src, size_t n)				\
 	if (PEEL && PEELS((uintptr_t)a, T, m)) {			\
 		size_t hb = 64 - ((uintptr_t)a & 63);			\
 									\
+		if (sizeof(T) < 2 && (hb & 1))				\
+			FOLD_PIECE(T, TS, 1, SRCN, OPN, CANON, QL);	\
+		if (sizeof(T) < 4 && (hb & 2))				\
+			FOLD_PIECE(T, TS, 2, SRCN, OPN, CANON, QL);	\
 		if (hb & 4)						\
 			FOLD_PIECE(T, TS, 4, SRCN, OPN, CANON, QL);	\
 		if (hb & 8)						\
@@ -973,7 +1062,7 @@ name(void *acc, const void *src, size_t n)				\
 	}								\
 	FOLD_LOOP2(T, TS, V, W, SRC, OP, CANON, m)			\
 	if (m & (lanes - 1)) {						\
-		unsigned int k = (1u << (m & (lanes - 1))) - 1;		\
+		uint64_t k = (UINT64_C(1) << (m & (lanes - 1))) - 1;	\
 		V r = OP(MLOAD_##W(T, V, k, a + i * sizeof(T)),		\
 			 MSRC(V, W, k, s + i * (TS)));			\
 									\
@@ -1074,6 +1163,14 @@ name(void *dst, const void *acc, size_t n)				\
  * 64 and 32-byte folds.
  */
 #define FOLD_generic KERNEL_FOLD_OVERLAP
+#define S8_MIN_generic OP_IMIN
+#define S8_MAX_generic OP_IMAX
+#define U8_MIN_generic OP_IMIN
+#define U8_MAX_generic OP_IMAX
+#define S16_MIN_generic OP_IMIN
+#define S16_MAX_generic OP_IMAX
+#define U16_MIN_generic OP_IMIN
+#define U16_MAX_generic OP_IMAX
 #define S32_MIN_generic OP_IMIN
 #define S32_MAX_generic OP_IMAX
 #define U32_MIN_generic OP_IMIN
@@ -1092,6 +1189,14 @@ name(void *dst, const void *acc, size_t n)				\
 
 #ifdef REDUCE_X86
 #define FOLD_avx2 KERNEL_FOLD_OVERLAP
+#define S8_MIN_avx2(a, b) INTRIN(_mm256_min_epi8, __m256i, a, b)
+#define S8_MAX_avx2(a, b) INTRIN(_mm256_max_epi8, __m256i, a, b)
+#define U8_MIN_avx2(a, b) INTRIN(_mm256_min_epu8, __m256i, a, b)
+#define U8_MAX_avx2(a, b) INTRIN(_mm256_max_epu8, __m256i, a, b)
+#define S16_MIN_avx2(a, b) INTRIN(_mm256_min_epi16, __m256i, a, b)
+#define S16_MAX_avx2(a, b) INTRIN(_mm256_max_epi16, __m256i, a, b)
+#define U16_MIN_avx2(a, b) INTRIN(_mm256_min_epu16, __m256i, a, b)
+#define U16_MAX_avx2(a, b) INTRIN(_mm256_max_epu16, __m256i, a, b)
 #define S32_MIN_avx2(a, b) INTRIN(_mm256_min_epi32, __m256i, a, b)
 #define S32_MAX_avx2(a, b) INTRIN(_mm256_max_epi32, __m256i, a, b)
 #define U32_MIN_avx2(a, b) INTRIN(_mm256_min_epu32, __m256i, a, b)
@@ -1109,6 +1214,14 @@ name(void *dst, const void *acc, size_t n)				\
 #define EXTRA_avx2 ANY_NAN_avx2
 
 #define FOLD_avx512y KERNEL_FOLD_MASKED
+#define S8_MIN_avx512y S8_MIN_avx2
+#define S8_MAX_avx512y S8_MAX_avx2
+#define U8_MIN_avx512y U8_MIN_avx2
+#define U8_MAX_avx512y U8_MAX_avx2
+#define S16_MIN_avx512y S16_MIN_avx2
+#define S16_MAX_avx512y S16_MAX_avx2
+#define U16_MIN_avx512y U16_MIN_avx2
+#define U16_MAX_avx512y U16_MAX_avx2
 #define S32_MIN_avx512y S32_MIN_avx2
 #define S32_MAX_avx512y S32_MAX_avx2
 #define U32_MIN_avx512y U32_MIN_avx2
@@ -1124,6 +1237,14 @@ name(void *dst, const void *acc, size_t n)				\
 #define EXTRA_avx512y 0
 
 #define FOLD_avx512z KERNEL_FOLD_MASKED
+#define S8_MIN_avx512z(a, b) INTRIN(_mm512_min_epi8, __m512i, a, b)
+#define S8_MAX_avx512z(a, b) INTRIN(_mm512_max_epi8, __m512i, a, b)
+#define U8_MIN_avx512z(a, b) INTRIN(_mm512_min_epu8, __m512i, a, b)
+#define U8_MAX_avx512z(a, b) INTRIN(_mm512_max_epu8, __m512i, a, b)
+#define S16_MIN_avx512z(a, b) INTRIN(_mm512_min_epi16, __m512i, a, b)
+#define S16_MAX_avx512z(a, b) INTRIN(_mm512_max_epi16, __m512i, a, b)
+#define U16_MIN_avx512z(a, b) INTRIN(_mm512_min_epu16, __m512i, a, b)
+#define U16_MAX_avx512z(a, b) INTRIN(_mm512_max_epu16, __m512i, a, b)
 #define S32_MIN_avx512z(a, b) INTRIN(_mm512_min_epi32, __m512i, a, b)
 #define S32_MAX_avx512z(a, b) INTRIN(_mm512_max_epi32, __m512i, a, b)
 #define U32_MIN_avx512z(a, b) INTRIN(_mm512_min_epu32, __m512i, a, b)
@@ -1177,8 +1298,34 @@ name(void *dst, const void *acc, size_t n)				\
 		   SRCN, OP, OPN, CANON, QNAN32_LANE, fix_nan32_##fx,	\
 		   EXTRA_##isa, DT, OPC)
 
+/* Integer folds of one width w (bits): sum, prod and the bitwise ops
+ * (unsigned), min and max of either sign. S and U name the variant's
+ * signed and unsigned min and max. */
+#define DEFINE_INT_FOLDS(isa, fx, attr, W, w, S, U, DS, DU)		\
+IFOLD(isa, fx, attr, W, fold_u##w##_sum, uint##w##_t, u##w##x_##W,	\
+      OP_ADD, OP_ADD, DU, ACIS_OP_SUM)					\
+IFOLD(isa, fx, attr, W, fold_u##w##_prod, uint##w##_t, u##w##x_##W,	\
+      OP_MUL, OP_MUL, DU, ACIS_OP_PROD)					\
+IFOLD(isa, fx, attr, W, fold_u##w##_band, uint##w##_t, u##w##x_##W,	\
+      OP_AND, OP_AND, DU, ACIS_OP_BAND)					\
+IFOLD(isa, fx, attr, W, fold_u##w##_bor, uint##w##_t, u##w##x_##W,	\
+      OP_OR, OP_OR, DU, ACIS_OP_BOR)					\
+IFOLD(isa, fx, attr, W, fold_u##w##_bxor, uint##w##_t, u##w##x_##W,	\
+      OP_XOR, OP_XOR, DU, ACIS_OP_BXOR)					\
+IFOLD(isa, fx, attr, W, fold_u##w##_min, uint##w##_t, u##w##x_##W,	\
+      U##_MIN_##isa, OP_IMIN, DU, ACIS_OP_MIN)				\
+IFOLD(isa, fx, attr, W, fold_u##w##_max, uint##w##_t, u##w##x_##W,	\
+      U##_MAX_##isa, OP_IMAX, DU, ACIS_OP_MAX)				\
+IFOLD(isa, fx, attr, W, fold_i##w##_min, int##w##_t, i##w##x_##W,	\
+      S##_MIN_##isa, OP_IMIN, DS, ACIS_OP_MIN)				\
+IFOLD(isa, fx, attr, W, fold_i##w##_max, int##w##_t, i##w##x_##W,	\
+      S##_MAX_##isa, OP_IMAX, DS, ACIS_OP_MAX)
+
 /* Folds whose source is the accumulator's type. */
 #define DEFINE_SAME_FOLDS(isa, fx, attr, W)				\
+DEFINE_INT_FOLDS(isa, fx, attr, W, 8, S8, U8, ACIS_INT8, ACIS_UINT8)	\
+DEFINE_INT_FOLDS(isa, fx, attr, W, 16, S16, U16, ACIS_INT16,		\
+		 ACIS_UINT16)						\
 IFOLD(isa, fx, attr, W, fold_u32_sum, uint32_t, u32x_##W, OP_ADD,	\
       OP_ADD, ACIS_UINT32, ACIS_OP_SUM)					\
 IFOLD(isa, fx, attr, W, fold_u32_prod, uint32_t, u32x_##W, OP_MUL,	\
@@ -1262,12 +1409,12 @@ DEFINE_HALF_FOLDS(isa, isa, attr, W)
 
 /* init and finish of the 16-bit floats. */
 #define DEFINE_INIT_FINISH(isa, attr, W)				\
-KERNEL_INIT16(init_f16_##isa, attr, u16x_##W, u32x_##W, f32x_##W,	\
+KERNEL_INIT16(init_f16_##isa, attr, h16x_##W, u32x_##W, f32x_##W,	\
 	      WIDEN_F16)						\
-KERNEL_INIT16(init_bf16_##isa, attr, u16x_##W, u32x_##W, f32x_##W,	\
+KERNEL_INIT16(init_bf16_##isa, attr, h16x_##W, u32x_##W, f32x_##W,	\
 	      WIDEN_BF16)						\
-KERNEL_FINISH16(finish_f16_##isa, attr, u16x_##W, u32x_##W, NARROW_F16) \
-KERNEL_FINISH16(finish_bf16_##isa, attr, u16x_##W, u32x_##W, NARROW_BF16)
+KERNEL_FINISH16(finish_f16_##isa, attr, h16x_##W, u32x_##W, NARROW_F16) \
+KERNEL_FINISH16(finish_bf16_##isa, attr, h16x_##W, u32x_##W, NARROW_BF16)
 
 /* The generic variant has no attribute: the compiler's own flags (on x86
  * without -march, SSE2). The others add the features they use to those
@@ -1288,6 +1435,24 @@ DEFINE_SAME_FOLDS(avx512y, avx512, AVX512_ATTR, 32)
 DEFINE_SAME_FOLDS(avx512z, avx512, AVX512_ATTR, 64)
 DEFINE_HALF_FOLDS(avx512, avx512, AVX512_ATTR, 64)
 DEFINE_INIT_FINISH(avx512, AVX512_ATTR, 64)
+PICK_WIDTH(fold_u8_sum, uint8_t)
+PICK_WIDTH(fold_u8_prod, uint8_t)
+PICK_WIDTH(fold_u8_band, uint8_t)
+PICK_WIDTH(fold_u8_bor, uint8_t)
+PICK_WIDTH(fold_u8_bxor, uint8_t)
+PICK_WIDTH(fold_u8_min, uint8_t)
+PICK_WIDTH(fold_u8_max, uint8_t)
+PICK_WIDTH(fold_i8_min, int8_t)
+PICK_WIDTH(fold_i8_max, int8_t)
+PICK_WIDTH(fold_u16_sum, uint16_t)
+PICK_WIDTH(fold_u16_prod, uint16_t)
+PICK_WIDTH(fold_u16_band, uint16_t)
+PICK_WIDTH(fold_u16_bor, uint16_t)
+PICK_WIDTH(fold_u16_bxor, uint16_t)
+PICK_WIDTH(fold_u16_min, uint16_t)
+PICK_WIDTH(fold_u16_max, uint16_t)
+PICK_WIDTH(fold_i16_min, int16_t)
+PICK_WIDTH(fold_i16_max, int16_t)
 PICK_WIDTH(fold_u32_sum, uint32_t)
 PICK_WIDTH(fold_u32_prod, uint32_t)
 PICK_WIDTH(fold_u32_band, uint32_t)
@@ -1318,6 +1483,18 @@ PICK_WIDTH(fold_f64_max, double)
 
 /* Init and finish of the types whose accumulator is the type itself.
  * memmove: finishing in place (dst == acc) is allowed. */
+static void
+copy1(void *dst, const void *src, size_t n)
+{
+	memmove(dst, src, n);
+}
+
+static void
+copy2(void *dst, const void *src, size_t n)
+{
+	memmove(dst, src, n * 2);
+}
+
 static void
 copy4(void *dst, const void *src, size_t n)
 {
@@ -1368,6 +1545,8 @@ struct reduce_kernels {
 		[ACIS_FLOAT32] = copy4, [ACIS_FLOAT64] = copy8,		\
 		[ACIS_FLOAT16] = init_f16_##isa,			\
 		[ACIS_BFLOAT16] = init_bf16_##isa,			\
+		[ACIS_INT8] = copy1, [ACIS_UINT8] = copy1,		\
+		[ACIS_INT16] = copy2, [ACIS_UINT16] = copy2,		\
 	},								\
 	.finish = {							\
 		[ACIS_INT32] = copy4, [ACIS_INT64] = copy8,		\
@@ -1375,6 +1554,8 @@ struct reduce_kernels {
 		[ACIS_FLOAT32] = copy4, [ACIS_FLOAT64] = copy8,		\
 		[ACIS_FLOAT16] = finish_f16_##isa,			\
 		[ACIS_BFLOAT16] = finish_bf16_##isa,			\
+		[ACIS_INT8] = copy1, [ACIS_UINT8] = copy1,		\
+		[ACIS_INT16] = copy2, [ACIS_UINT16] = copy2,		\
 	},								\
 	.fold = {							\
 		[ACIS_INT32] = INT_OPS(32, i, isa),			\
@@ -1385,6 +1566,10 @@ struct reduce_kernels {
 		[ACIS_FLOAT64] = FLOAT_OPS(f64, isa),			\
 		[ACIS_FLOAT16] = FLOAT_OPS(f16, isa),			\
 		[ACIS_BFLOAT16] = FLOAT_OPS(bf16, isa),			\
+		[ACIS_INT8] = INT_OPS(8, i, isa),			\
+		[ACIS_UINT8] = INT_OPS(8, u, isa),			\
+		[ACIS_INT16] = INT_OPS(16, i, isa),			\
+		[ACIS_UINT16] = INT_OPS(16, u, isa),			\
 	},								\
 }
 

@@ -113,7 +113,9 @@ enum acis_ctrl {
 #define ACIS_F_RETRANS 0x04   /**< a retransmission */
 #define ACIS_F_PACKED 0x08    /**< result holds every rank's block */
 
-/** Datatypes. */
+/** Datatypes. The 8 and 16-bit integers are MPI's char, signed char and
+ * int8_t (int8), unsigned char and uint8_t (uint8), short and int16_t
+ * (int16), unsigned short and uint16_t (uint16), as in SHARP. */
 enum acis_dtype {
 	ACIS_INT32 = 1,
 	ACIS_INT64 = 2,
@@ -123,6 +125,10 @@ enum acis_dtype {
 	ACIS_FLOAT64 = 6,
 	ACIS_FLOAT16 = 7,
 	ACIS_BFLOAT16 = 8,
+	ACIS_INT8 = 9,
+	ACIS_UINT8 = 10,
+	ACIS_INT16 = 11,
+	ACIS_UINT16 = 12,
 	ACIS_DTYPE_MAX
 };
 

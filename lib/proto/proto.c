@@ -82,7 +82,8 @@ acis_dtype_size(unsigned int dtype)
 	static const uint8_t size[ACIS_DTYPE_MAX] = {
 		[ACIS_INT32] = 4, [ACIS_INT64] = 8, [ACIS_UINT32] = 4,
 		[ACIS_UINT64] = 8, [ACIS_FLOAT32] = 4, [ACIS_FLOAT64] = 8,
-		[ACIS_FLOAT16] = 2, [ACIS_BFLOAT16] = 2,
+		[ACIS_FLOAT16] = 2, [ACIS_BFLOAT16] = 2, [ACIS_INT8] = 1,
+		[ACIS_UINT8] = 1, [ACIS_INT16] = 2, [ACIS_UINT16] = 2,
 	};
 
 	return dtype < ACIS_DTYPE_MAX ? size[dtype] : 0;
@@ -214,6 +215,8 @@ acis_dtype_name(unsigned int d)
 		[ACIS_UINT32] = "uint32", [ACIS_UINT64] = "uint64",
 		[ACIS_FLOAT32] = "float32", [ACIS_FLOAT64] = "float64",
 		[ACIS_FLOAT16] = "float16", [ACIS_BFLOAT16] = "bfloat16",
+		[ACIS_INT8] = "int8", [ACIS_UINT8] = "uint8",
+		[ACIS_INT16] = "int16", [ACIS_UINT16] = "uint16",
 	};
 
 	return d < ACIS_DTYPE_MAX && n[d] ? n[d] : "unknown";

@@ -345,7 +345,8 @@ test_msg_size_above_4_gib_keeps_its_high_word(void **state)
 static int
 valid_combo(unsigned int coll, unsigned int dtype, unsigned int op)
 {
-	int is_int = dtype >= ACIS_INT32 && dtype <= ACIS_UINT64;
+	int is_int = (dtype >= ACIS_INT32 && dtype <= ACIS_UINT64) ||
+		     (dtype >= ACIS_INT8 && dtype <= ACIS_UINT16);
 
 	if (coll == ACIS_C_BARRIER)
 		return dtype == 0 && op == ACIS_OP_NONE;
@@ -415,9 +416,10 @@ test_round_trip_keeps_every_field_of_every_valid_data_and_result(void **state)
 			for (algo = 0; algo < ACIS_A_MAX; algo++)
 				n = round_trip_dtypes_and_ops(types[t], coll,
 							      algo, n);
-	/* Reductions: 4 integer types x 7 ops + 4 float types x 4 ops;
-	 * bcast, scatter, gather, allgather: 8 types, op none; barrier: 1. */
-	assert_int_equal(n, 2 * ACIS_A_MAX * (3 * (4 * 7 + 4 * 4) + 4 * 8 + 1));
+	/* Reductions: 8 integer types x 7 ops + 4 float types x 4 ops;
+	 * bcast, scatter, gather, allgather: 12 types, op none; barrier: 1. */
+	assert_int_equal(n,
+			 2 * ACIS_A_MAX * (3 * (8 * 7 + 4 * 4) + 4 * 12 + 1));
 }
 
 /* Is oc an opcode of message type t? */
@@ -830,6 +832,65 @@ test_parse_rejects_msg_size_not_a_multiple_of_the_element(void **state)
 }
 
 static void
+test_parse_takes_int8_messages_of_any_length(void **state)
+{
+	/* 1417 bytes: a full chunk and one byte, which is the last */
+	struct acis_hdr h = data_hdr(ACIS_C_ALLREDUCE, ACIS_INT8, ACIS_OP_MIN,
+				     CS + 1, 1);
+
+	(void)state;
+	assert_int_equal(h.payload_len, 1);
+	assert_int_equal(parse(&h), ACIS_E_OK);
+	h = data_hdr(ACIS_C_SCATTER, ACIS_UINT8, ACIS_OP_NONE, 37, 0);
+	assert_int_equal(parse(&h), ACIS_E_OK);
+}
+
+static void
+test_parse_rejects_16_bit_integers_split_in_half(void **state)
+{
+	static const unsigned int types[] = {ACIS_INT16, ACIS_UINT16};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		struct acis_hdr h = data_hdr(ACIS_C_ALLREDUCE, types[i],
+					     ACIS_OP_BXOR, 74, 0);
+
+		assert_int_equal(parse(&h), ACIS_E_OK);
+		/* 75 bytes: 37.5 elements */
+		h.msg_size = 75;
+		h.payload_len = 75;
+		assert_int_equal(parse(&h), ACIS_E_CHUNK);
+		/* the payload alone, in a PACKED result */
+		h = data_hdr(ACIS_C_GATHER, types[i], ACIS_OP_NONE, 16, 0);
+		h.type = ACIS_T_RESULT;
+		h.flags = ACIS_F_PACKED;
+		h.payload_len = 4 * 16 + 1;
+		assert_int_equal(parse(&h), ACIS_E_CHUNK);
+		h.payload_len = 4 * 16 + 2;
+		assert_int_equal(parse(&h), ACIS_E_OK);
+	}
+}
+
+static void
+test_parse_accepts_every_op_on_the_8_and_16_bit_integers(void **state)
+{
+	static const unsigned int types[] = {ACIS_INT8, ACIS_UINT8,
+					     ACIS_INT16, ACIS_UINT16};
+	unsigned int i, op;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		for (op = ACIS_OP_SUM; op <= ACIS_OP_BXOR; op++) {
+			struct acis_hdr h = data_hdr(ACIS_C_REDUCE_SCATTER,
+						     types[i], op, 64, 0);
+
+			assert_int_equal(parse(&h), ACIS_E_OK);
+		}
+	}
+}
+
+static void
 test_parse_rejects_msg_size_above_2_to_the_40(void **state)
 {
 	uint64_t ms = ACIS_MAX_MSG_SIZE + 8;
@@ -1145,6 +1206,10 @@ test_dtype_names_are_unique(void **state)
 	assert_names_unique(acis_dtype_name, 1, ACIS_DTYPE_MAX);
 	assert_string_equal(acis_dtype_name(ACIS_FLOAT32), "float32");
 	assert_string_equal(acis_dtype_name(ACIS_BFLOAT16), "bfloat16");
+	assert_string_equal(acis_dtype_name(ACIS_INT8), "int8");
+	assert_string_equal(acis_dtype_name(ACIS_UINT8), "uint8");
+	assert_string_equal(acis_dtype_name(ACIS_INT16), "int16");
+	assert_string_equal(acis_dtype_name(ACIS_UINT16), "uint16");
 }
 
 static void
@@ -1204,6 +1269,10 @@ test_dtype_size_is_the_element_width(void **state)
 	assert_int_equal(acis_dtype_size(ACIS_FLOAT64), 8);
 	assert_int_equal(acis_dtype_size(ACIS_FLOAT16), 2);
 	assert_int_equal(acis_dtype_size(ACIS_BFLOAT16), 2);
+	assert_int_equal(acis_dtype_size(ACIS_INT8), 1);
+	assert_int_equal(acis_dtype_size(ACIS_UINT8), 1);
+	assert_int_equal(acis_dtype_size(ACIS_INT16), 2);
+	assert_int_equal(acis_dtype_size(ACIS_UINT16), 2);
 }
 
 static void
@@ -1218,25 +1287,25 @@ test_dtype_size_of_an_unknown_type_is_0(void **state)
 static void
 test_op_valid_follows_its_truth_table(void **state)
 {
-	/* Rows: op 0..8; columns: dtype 0..9 (0 and 9 unknown). Bitwise
-	 * ops only on the four integer types; none and unknown never. */
-	static const uint8_t want[9][10] = {
-		/*      ?  i32 i64 u32 u64 f32 f64 f16 bf16 ? */
-		[0] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* none */
-		[1] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 0}, /* sum */
-		[2] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 0}, /* prod */
-		[3] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 0}, /* min */
-		[4] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 0}, /* max */
-		[5] = {0, 1, 1, 1, 1, 0, 0, 0, 0, 0}, /* band */
-		[6] = {0, 1, 1, 1, 1, 0, 0, 0, 0, 0}, /* bor */
-		[7] = {0, 1, 1, 1, 1, 0, 0, 0, 0, 0}, /* bxor */
-		[8] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unknown */
+	/* Rows: op 0..8; columns: dtype 0..13 (0 and 13 unknown). Bitwise
+	 * ops only on the eight integer types; none and unknown never. */
+	static const uint8_t want[9][14] = {
+		/*      ?  i32 i64 u32 u64 f32 f64 f16 bf16 i8 u8 i16 u16 ? */
+		[0] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* none */
+		[1] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}, /* sum */
+		[2] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}, /* prod */
+		[3] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}, /* min */
+		[4] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}, /* max */
+		[5] = {0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0}, /* band */
+		[6] = {0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0}, /* bor */
+		[7] = {0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0}, /* bxor */
+		[8] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unknown */
 	};
 	unsigned int op, dt;
 
 	(void)state;
 	for (op = 0; op < 9; op++)
-		for (dt = 0; dt < 10; dt++)
+		for (dt = 0; dt < 14; dt++)
 			assert_int_equal(!!acis_op_valid(op, dt), want[op][dt]);
 	assert_int_equal(acis_op_valid(UINT32_MAX, ACIS_INT32), 0);
 	assert_int_equal(acis_op_valid(ACIS_OP_SUM, UINT32_MAX), 0);
@@ -1305,6 +1374,9 @@ main(void)
 		cmocka_unit_test(test_parse_rejects_chunk_size_0),
 		cmocka_unit_test(test_parse_rejects_chunk_size_not_a_multiple_of_8),
 		cmocka_unit_test(test_parse_rejects_msg_size_not_a_multiple_of_the_element),
+		cmocka_unit_test(test_parse_takes_int8_messages_of_any_length),
+		cmocka_unit_test(test_parse_rejects_16_bit_integers_split_in_half),
+		cmocka_unit_test(test_parse_accepts_every_op_on_the_8_and_16_bit_integers),
 		cmocka_unit_test(test_parse_rejects_msg_size_above_2_to_the_40),
 		cmocka_unit_test(test_parse_rejects_a_chunk_index_past_the_message),
 		cmocka_unit_test(test_parse_rejects_a_last_chunk_with_the_wrong_payload_length),

@@ -8,7 +8,8 @@
  * peels a misaligned accumulator, at every start within a line; a NaN in
  * every position of short and long arrays, the tail and the peeled head
  * included, giving the canonical NaN there and nowhere else; hand-computed
- * results for the corners of the semantics (wrapping, NaN, signed zeros,
+ * results for the corners of the semantics (wrapping at every integer
+ * width, signed and unsigned min and max, NaN, signed zeros,
  * float16/bfloat16 rounding); the conversions against exact value
  * formulas and, where the CPU has F16C, against the hardware; and the
  * small query functions.
@@ -40,7 +41,8 @@
 #define BUF_SIZE (MAX_N * 8 + 64)
 #define GUARD 0xa5
 /* Lanes in the hand-computed tests: two 64-byte vectors of 32-bit lanes
- * and a tail, so the vector body and the tail both produce the result. */
+ * and a tail, so the vector body and the tail both produce the result
+ * (the same 148 bytes in 8 and 16-bit lanes). */
 #define LANES 37
 
 static uint8_t src_buf[BUF_SIZE] __attribute__((aligned(64)));
@@ -59,6 +61,8 @@ static const char *const dtype_names[] = {
 	[ACIS_UINT32] = "uint32", [ACIS_UINT64] = "uint64",
 	[ACIS_FLOAT32] = "float32", [ACIS_FLOAT64] = "float64",
 	[ACIS_FLOAT16] = "float16", [ACIS_BFLOAT16] = "bfloat16",
+	[ACIS_INT8] = "int8", [ACIS_UINT8] = "uint8",
+	[ACIS_INT16] = "int16", [ACIS_UINT16] = "uint16",
 };
 
 static const char *const op_names[] = {
@@ -74,22 +78,30 @@ src_size(unsigned int dtype)
 	static const size_t size[ACIS_DTYPE_MAX] = {
 		[ACIS_INT32] = 4, [ACIS_INT64] = 8, [ACIS_UINT32] = 4,
 		[ACIS_UINT64] = 8, [ACIS_FLOAT32] = 4, [ACIS_FLOAT64] = 8,
-		[ACIS_FLOAT16] = 2, [ACIS_BFLOAT16] = 2,
+		[ACIS_FLOAT16] = 2, [ACIS_BFLOAT16] = 2, [ACIS_INT8] = 1,
+		[ACIS_UINT8] = 1, [ACIS_INT16] = 2, [ACIS_UINT16] = 2,
 	};
 
 	return size[dtype];
-}
-
-static size_t
-acc_size(unsigned int dtype)
-{
-	return src_size(dtype) == 2 ? 4 : src_size(dtype);
 }
 
 static int
 is_float(unsigned int dtype)
 {
 	return dtype >= ACIS_FLOAT32 && dtype <= ACIS_BFLOAT16;
+}
+
+/* float16 and bfloat16, which accumulate in float32. */
+static int
+is_half(unsigned int dtype)
+{
+	return dtype == ACIS_FLOAT16 || dtype == ACIS_BFLOAT16;
+}
+
+static size_t
+acc_size(unsigned int dtype)
+{
+	return is_half(dtype) ? 4 : src_size(dtype);
 }
 
 static int
@@ -166,6 +178,7 @@ static const uint16_t bf16_special[] = {
 static const uint64_t int_special[] = {
 	0, 1, 2, UINT64_MAX, 0x7fffffffffffffff, 0x8000000000000000,
 	0x7fffffff, 0x80000000, 0xffffffff, 0x10000, 0x100000000,
+	0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x100,
 };
 
 #define PICK(a) (a[next_random() % (sizeof(a) / sizeof(a[0]))])
@@ -250,7 +263,7 @@ random_acc(unsigned int dtype, void *p)
 	uint16_t h;
 	uint32_t v;
 
-	if (src_size(dtype) != 2) {
+	if (!is_half(dtype)) {
 		random_src(dtype, p);
 		return;
 	}
@@ -402,6 +415,34 @@ test_bfloat16_folds_match_the_scalar_reference(void **state)
 {
 	(void)state;
 	check_folds(ACIS_BFLOAT16);
+}
+
+static void
+test_int8_folds_match_the_scalar_reference(void **state)
+{
+	(void)state;
+	check_folds(ACIS_INT8);
+}
+
+static void
+test_uint8_folds_match_the_scalar_reference(void **state)
+{
+	(void)state;
+	check_folds(ACIS_UINT8);
+}
+
+static void
+test_int16_folds_match_the_scalar_reference(void **state)
+{
+	(void)state;
+	check_folds(ACIS_INT16);
+}
+
+static void
+test_uint16_folds_match_the_scalar_reference(void **state)
+{
+	(void)state;
+	check_folds(ACIS_UINT16);
 }
 
 /*
@@ -890,16 +931,17 @@ expect_fold(unsigned int dtype, unsigned int op, uint64_t acc, uint64_t src,
 	    uint64_t want)
 {
 	size_t size = src_size(dtype), i;
+	size_t lanes = size < 4 ? LANES * 4 / size : LANES;
 	uint8_t a[LANES * 8], r[LANES * 8], s[LANES * 8];
 
-	for (i = 0; i < LANES; i++) {
+	for (i = 0; i < lanes; i++) {
 		memcpy(a + i * size, &acc, size);
 		memcpy(s + i * size, &src, size);
 	}
 	memcpy(r, a, sizeof(a));
-	acis_reduce_fold(dtype, op, a, s, LANES);
-	acis_reduce_fold_scalar(dtype, op, r, s, LANES);
-	for (i = 0; i < LANES; i++) {
+	acis_reduce_fold(dtype, op, a, s, lanes);
+	acis_reduce_fold_scalar(dtype, op, r, s, lanes);
+	for (i = 0; i < lanes; i++) {
 		if (element(a + i * size, size) != want ||
 		    element(r + i * size, size) != want)
 			print_error("%s %s %#llx, %#llx: lane %zu is %#llx "
@@ -1063,6 +1105,224 @@ test_bitwise_ops_combine_the_bits(void **state)
 		    0x00ffff0000ffff00, 0xffffff00ffffff00);
 	expect_fold(ACIS_UINT64, ACIS_OP_BXOR, 0xffff0000ffff0000,
 		    0x00ffff0000ffff00, 0xff00ff00ff00ff00);
+}
+
+static void
+test_int8_sum_past_the_maximum_wraps_to_the_minimum(void **state)
+{
+	(void)state;
+	expect_fold(ACIS_INT8, ACIS_OP_SUM, 0x7f, 1, 0x80);
+	expect_fold(ACIS_INT8, ACIS_OP_SUM, 0x80, 0xff, 0x7f);
+}
+
+static void
+test_uint8_sum_wraps_modulo_2_to_the_8(void **state)
+{
+	(void)state;
+	expect_fold(ACIS_UINT8, ACIS_OP_SUM, 0xff, 2, 1);
+	expect_fold(ACIS_UINT8, ACIS_OP_SUM, 0x80, 0x80, 0);
+}
+
+static void
+test_int16_sum_past_the_maximum_wraps_to_the_minimum(void **state)
+{
+	(void)state;
+	expect_fold(ACIS_INT16, ACIS_OP_SUM, 0x7fff, 1, 0x8000);
+	expect_fold(ACIS_INT16, ACIS_OP_SUM, 0x8000, 0xffff, 0x7fff);
+}
+
+static void
+test_uint16_sum_wraps_modulo_2_to_the_16(void **state)
+{
+	(void)state;
+	expect_fold(ACIS_UINT16, ACIS_OP_SUM, 0xffff, 2, 1);
+	expect_fold(ACIS_UINT16, ACIS_OP_SUM, 0x8000, 0x8000, 0);
+}
+
+static void
+test_8_and_16_bit_prod_wraps(void **state)
+{
+	(void)state;
+	/* the minimum times -1 is the minimum again */
+	expect_fold(ACIS_INT8, ACIS_OP_PROD, 0x80, 0xff, 0x80);
+	expect_fold(ACIS_INT16, ACIS_OP_PROD, 0x8000, 0xffff, 0x8000);
+	/* 16 * 16 = 2^8; 255 * 255 = 1 mod 2^8; -3 * 50 = -150 = 106 */
+	expect_fold(ACIS_UINT8, ACIS_OP_PROD, 16, 16, 0);
+	expect_fold(ACIS_UINT8, ACIS_OP_PROD, 0xff, 0xff, 1);
+	expect_fold(ACIS_INT8, ACIS_OP_PROD, 0xfd, 50, 106);
+	/* 2^8 * 2^8 = 2^16; 65535^2 = 1 mod 2^16; 300 * 300 = 90000 */
+	expect_fold(ACIS_UINT16, ACIS_OP_PROD, 0x100, 0x100, 0);
+	expect_fold(ACIS_UINT16, ACIS_OP_PROD, 0xffff, 0xffff, 1);
+	expect_fold(ACIS_UINT16, ACIS_OP_PROD, 300, 300, 90000 - 65536);
+	expect_fold(ACIS_INT16, ACIS_OP_PROD, 0xfffd, 300, 0x10000 - 900);
+}
+
+static void
+test_int8_and_int16_min_and_max_compare_as_signed(void **state)
+{
+	(void)state;
+	expect_fold_both(ACIS_INT8, ACIS_OP_MIN, 0xff, 1, 0xff);
+	expect_fold_both(ACIS_INT8, ACIS_OP_MAX, 0xff, 1, 1);
+	expect_fold_both(ACIS_INT8, ACIS_OP_MIN, 0x80, 0x7f, 0x80);
+	expect_fold_both(ACIS_INT8, ACIS_OP_MAX, 0x80, 0x7f, 0x7f);
+	expect_fold_both(ACIS_INT8, ACIS_OP_MIN, 0x80, 0xff, 0x80);
+	expect_fold_both(ACIS_INT16, ACIS_OP_MIN, 0xffff, 1, 0xffff);
+	expect_fold_both(ACIS_INT16, ACIS_OP_MAX, 0xffff, 1, 1);
+	expect_fold_both(ACIS_INT16, ACIS_OP_MIN, 0x8000, 0x7fff, 0x8000);
+	expect_fold_both(ACIS_INT16, ACIS_OP_MAX, 0x8000, 0x7fff, 0x7fff);
+	/* 0x00ff is 255, above -1 and 0x0080 (128): no byte is a sign */
+	expect_fold_both(ACIS_INT16, ACIS_OP_MAX, 0x00ff, 0x0080, 0x00ff);
+	expect_fold_both(ACIS_INT16, ACIS_OP_MIN, 0x00ff, 0xff00, 0xff00);
+}
+
+static void
+test_uint8_and_uint16_min_and_max_compare_as_unsigned(void **state)
+{
+	(void)state;
+	expect_fold_both(ACIS_UINT8, ACIS_OP_MIN, 0xff, 1, 1);
+	expect_fold_both(ACIS_UINT8, ACIS_OP_MAX, 0xff, 1, 0xff);
+	expect_fold_both(ACIS_UINT8, ACIS_OP_MAX, 0x80, 0x7f, 0x80);
+	expect_fold_both(ACIS_UINT8, ACIS_OP_MIN, 0x80, 0x7f, 0x7f);
+	expect_fold_both(ACIS_UINT16, ACIS_OP_MIN, 0xffff, 1, 1);
+	expect_fold_both(ACIS_UINT16, ACIS_OP_MAX, 0xffff, 1, 0xffff);
+	expect_fold_both(ACIS_UINT16, ACIS_OP_MAX, 0x8000, 0x7fff, 0x8000);
+	expect_fold_both(ACIS_UINT16, ACIS_OP_MIN, 0x00ff, 0xff00, 0x00ff);
+}
+
+static void
+test_8_and_16_bit_bitwise_ops_combine_the_bits(void **state)
+{
+	(void)state;
+	expect_fold(ACIS_INT8, ACIS_OP_BAND, 0xf0, 0x3c, 0x30);
+	expect_fold(ACIS_UINT8, ACIS_OP_BOR, 0xf0, 0x3c, 0xfc);
+	expect_fold(ACIS_INT8, ACIS_OP_BXOR, 0xf0, 0x3c, 0xcc);
+	expect_fold(ACIS_UINT16, ACIS_OP_BAND, 0xff00, 0x0ff0, 0x0f00);
+	expect_fold(ACIS_INT16, ACIS_OP_BOR, 0xff00, 0x0ff0, 0xfff0);
+	expect_fold(ACIS_UINT16, ACIS_OP_BXOR, 0xff00, 0x0ff0, 0xf0f0);
+}
+
+/* What C's own arithmetic on the type gives for acc OP src: the test's
+ * reference for the kernels and the library's scalar reference alike. */
+static uint64_t
+c_fold(unsigned int dtype, unsigned int op, uint64_t a, uint64_t b)
+{
+	int is_signed = dtype == ACIS_INT8 || dtype == ACIS_INT16;
+	uint64_t mask = src_size(dtype) == 1 ? 0xff : 0xffff;
+	int64_t sa = dtype == ACIS_INT8 ? (int8_t)a :
+		     dtype == ACIS_INT16 ? (int16_t)a : (int64_t)a;
+	int64_t sb = dtype == ACIS_INT8 ? (int8_t)b :
+		     dtype == ACIS_INT16 ? (int16_t)b : (int64_t)b;
+
+	switch (op) {
+	case ACIS_OP_SUM:
+		return (a + b) & mask;
+	case ACIS_OP_PROD:
+		return (a * b) & mask;
+	case ACIS_OP_MIN:
+		return is_signed ? (sa < sb ? a : b) : (a < b ? a : b);
+	case ACIS_OP_MAX:
+		return is_signed ? (sa > sb ? a : b) : (a > b ? a : b);
+	case ACIS_OP_BAND:
+		return a & b;
+	case ACIS_OP_BOR:
+		return a | b;
+	default:
+		return a ^ b;
+	}
+}
+
+/* Every pair of 8-bit values (acc the low byte of the index, src the
+ * high), and 65536 pairs of 16-bit ones, half of them random and half
+ * around the signed and unsigned extremes, from odd addresses: the kernel
+ * and the scalar reference give what C does. */
+static void
+check_every_pair(unsigned int dtype)
+{
+	static const uint16_t edge[] = {0, 1, 2, 0x7e, 0x7f, 0x80, 0x81, 0xff,
+					0x100, 0x7ffe, 0x7fff, 0x8000, 0x8001,
+					0xfffe, 0xffff, 0xff7f};
+	size_t size = src_size(dtype), n = 65536, i;
+	uint8_t *acc = malloc(n * size + 1), *vec = malloc(n * size + 1);
+	uint8_t *ref = malloc(n * size + 1), *src = malloc(n * size + 1);
+	unsigned int op;
+
+	assert_non_null(acc);
+	assert_non_null(vec);
+	assert_non_null(ref);
+	assert_non_null(src);
+	seed(106 + dtype);
+	for (i = 0; i < n; i++) {
+		uint64_t a = i & 0xff, b = i >> 8;
+
+		if (size == 2 && (i & 1)) {
+			a = next_random() & 0xffff;
+			b = next_random() & 0xffff;
+		} else if (size == 2) {
+			a = PICK(edge);
+			b = PICK(edge);
+		}
+		memcpy(acc + 1 + i * size, &a, size);
+		memcpy(src + 1 + i * size, &b, size);
+	}
+	for (op = ACIS_OP_SUM; op <= ACIS_OP_BXOR; op++) {
+		memcpy(vec, acc, n * size + 1);
+		memcpy(ref, acc, n * size + 1);
+		acis_reduce_fold(dtype, op, vec + 1, src + 1, n);
+		acis_reduce_fold_scalar(dtype, op, ref + 1, src + 1, n);
+		for (i = 0; i < n; i++) {
+			uint64_t a = element(acc + 1 + i * size, size);
+			uint64_t b = element(src + 1 + i * size, size);
+			uint64_t want = c_fold(dtype, op, a, b);
+			uint64_t v = element(vec + 1 + i * size, size);
+			uint64_t r = element(ref + 1 + i * size, size);
+
+			if (v != want || r != want)
+				print_error("%s %s %#llx, %#llx: %#llx "
+					    "(reference %#llx), expected "
+					    "%#llx\n", dtype_names[dtype],
+					    op_names[op],
+					    (unsigned long long)a,
+					    (unsigned long long)b,
+					    (unsigned long long)v,
+					    (unsigned long long)r,
+					    (unsigned long long)want);
+			assert_int_equal(v, want);
+			assert_int_equal(r, want);
+		}
+	}
+	free(acc);
+	free(vec);
+	free(ref);
+	free(src);
+}
+
+static void
+test_int8_folds_of_every_pair_are_what_c_computes(void **state)
+{
+	(void)state;
+	check_every_pair(ACIS_INT8);
+}
+
+static void
+test_uint8_folds_of_every_pair_are_what_c_computes(void **state)
+{
+	(void)state;
+	check_every_pair(ACIS_UINT8);
+}
+
+static void
+test_int16_folds_of_edge_and_random_pairs_are_what_c_computes(void **state)
+{
+	(void)state;
+	check_every_pair(ACIS_INT16);
+}
+
+static void
+test_uint16_folds_of_edge_and_random_pairs_are_what_c_computes(
+	void **state)
+{
+	(void)state;
+	check_every_pair(ACIS_UINT16);
 }
 
 static void
@@ -1536,6 +1796,10 @@ test_order_free_is_true_except_for_float_sum_and_prod(void **state)
 		[ACIS_FLOAT64] = {0, 0, 0, 1, 1, 0, 0, 0},
 		[ACIS_FLOAT16] = {0, 0, 0, 1, 1, 0, 0, 0},
 		[ACIS_BFLOAT16] = {0, 0, 0, 1, 1, 0, 0, 0},
+		[ACIS_INT8] = {0, 1, 1, 1, 1, 1, 1, 1},
+		[ACIS_UINT8] = {0, 1, 1, 1, 1, 1, 1, 1},
+		[ACIS_INT16] = {0, 1, 1, 1, 1, 1, 1, 1},
+		[ACIS_UINT16] = {0, 1, 1, 1, 1, 1, 1, 1},
 	};
 	unsigned int dtype, op;
 
@@ -1566,6 +1830,11 @@ test_acc_size_is_the_element_size_or_4_for_16_bit_floats(void **state)
 	assert_int_equal(acis_acc_size(ACIS_FLOAT64), 8);
 	assert_int_equal(acis_acc_size(ACIS_FLOAT16), 4);
 	assert_int_equal(acis_acc_size(ACIS_BFLOAT16), 4);
+	/* 16 bits wide, but integers: they accumulate in themselves */
+	assert_int_equal(acis_acc_size(ACIS_INT8), 1);
+	assert_int_equal(acis_acc_size(ACIS_UINT8), 1);
+	assert_int_equal(acis_acc_size(ACIS_INT16), 2);
+	assert_int_equal(acis_acc_size(ACIS_UINT16), 2);
 	assert_int_equal(acis_acc_size(0), 0);
 	assert_int_equal(acis_acc_size(ACIS_DTYPE_MAX), 0);
 }
@@ -1573,11 +1842,12 @@ test_acc_size_is_the_element_size_or_4_for_16_bit_floats(void **state)
 /* init and finish of a type that accumulates in itself move bits, never
  * values: signalling NaNs and -0 arrive unchanged. */
 static void
-test_init_and_finish_copy_non_16_bit_types_exactly(void **state)
+test_init_and_finish_copy_all_but_the_16_bit_floats_exactly(void **state)
 {
 	static const unsigned int dtypes[] = {
 		ACIS_INT32, ACIS_INT64, ACIS_UINT32, ACIS_UINT64,
-		ACIS_FLOAT32, ACIS_FLOAT64,
+		ACIS_FLOAT32, ACIS_FLOAT64, ACIS_INT8, ACIS_UINT8,
+		ACIS_INT16, ACIS_UINT16,
 	};
 	uint8_t src[77 * 8 + 3], acc[77 * 8], dst[77 * 8];
 	size_t k, i;
@@ -1671,6 +1941,10 @@ main(void)
 		cmocka_unit_test(test_float64_folds_match_the_scalar_reference),
 		cmocka_unit_test(test_float16_folds_match_the_scalar_reference),
 		cmocka_unit_test(test_bfloat16_folds_match_the_scalar_reference),
+		cmocka_unit_test(test_int8_folds_match_the_scalar_reference),
+		cmocka_unit_test(test_uint8_folds_match_the_scalar_reference),
+		cmocka_unit_test(test_int16_folds_match_the_scalar_reference),
+		cmocka_unit_test(test_uint16_folds_match_the_scalar_reference),
 		cmocka_unit_test(test_long_folds_match_the_scalar_reference_at_every_start_in_a_line),
 		cmocka_unit_test(test_a_nan_in_any_position_gives_the_canonical_nan_there),
 		cmocka_unit_test(test_init_matches_the_scalar_reference_for_every_dtype),
@@ -1690,6 +1964,18 @@ main(void)
 		cmocka_unit_test(test_int64_min_and_max_compare_as_signed),
 		cmocka_unit_test(test_uint64_min_and_max_compare_as_unsigned),
 		cmocka_unit_test(test_bitwise_ops_combine_the_bits),
+		cmocka_unit_test(test_int8_sum_past_the_maximum_wraps_to_the_minimum),
+		cmocka_unit_test(test_uint8_sum_wraps_modulo_2_to_the_8),
+		cmocka_unit_test(test_int16_sum_past_the_maximum_wraps_to_the_minimum),
+		cmocka_unit_test(test_uint16_sum_wraps_modulo_2_to_the_16),
+		cmocka_unit_test(test_8_and_16_bit_prod_wraps),
+		cmocka_unit_test(test_int8_and_int16_min_and_max_compare_as_signed),
+		cmocka_unit_test(test_uint8_and_uint16_min_and_max_compare_as_unsigned),
+		cmocka_unit_test(test_8_and_16_bit_bitwise_ops_combine_the_bits),
+		cmocka_unit_test(test_int8_folds_of_every_pair_are_what_c_computes),
+		cmocka_unit_test(test_uint8_folds_of_every_pair_are_what_c_computes),
+		cmocka_unit_test(test_int16_folds_of_edge_and_random_pairs_are_what_c_computes),
+		cmocka_unit_test(test_uint16_folds_of_edge_and_random_pairs_are_what_c_computes),
 		cmocka_unit_test(test_float32_min_with_a_nan_gives_the_canonical_nan),
 		cmocka_unit_test(test_float32_max_with_a_nan_gives_the_canonical_nan),
 		cmocka_unit_test(test_float64_min_and_max_with_a_nan_give_the_canonical_nan),
@@ -1724,7 +2010,7 @@ main(void)
 		cmocka_unit_test(test_f16_to_f32_agrees_with_the_f16c_instruction),
 		cmocka_unit_test(test_order_free_is_true_except_for_float_sum_and_prod),
 		cmocka_unit_test(test_acc_size_is_the_element_size_or_4_for_16_bit_floats),
-		cmocka_unit_test(test_init_and_finish_copy_non_16_bit_types_exactly),
+		cmocka_unit_test(test_init_and_finish_copy_all_but_the_16_bit_floats_exactly),
 		cmocka_unit_test(test_an_invalid_pair_leaves_the_accumulator_alone),
 		cmocka_unit_test(test_isa_names_the_best_variant_allowed),
 	};
