@@ -86,6 +86,22 @@ value(unsigned int dt, uint32_t rank, uint64_t i, void *out)
 	case ACIS_UINT64:
 		memcpy(out, &x, 8);
 		break;
+	case ACIS_INT8:
+	case ACIS_UINT8: {
+		/* any byte: a few ranks' sums and products leave the range
+		 * and wrap, which the reference does too */
+		uint8_t v = (uint8_t)x;
+
+		memcpy(out, &v, 1);
+		break;
+	}
+	case ACIS_INT16:
+	case ACIS_UINT16: {
+		uint16_t v = (uint16_t)x;
+
+		memcpy(out, &v, 2);
+		break;
+	}
 	case ACIS_FLOAT32:
 		/* many magnitudes, so rounding order matters */
 		f = (float)((int64_t)(x % 2000001) - 1000000) /
@@ -204,17 +220,22 @@ want(const char *list, const char *name)
 	return 0;
 }
 
+/* The op of the k-th run: integers take turns through sum, bxor, max,
+ * prod and min (signed or unsigned as the type is), floats through the
+ * ops defined on them. */
 static unsigned int
 op_for(unsigned int dt, unsigned int k)
 {
 	static const unsigned int int_ops[] = {ACIS_OP_SUM, ACIS_OP_BXOR,
-					       ACIS_OP_MAX, ACIS_OP_PROD};
+					       ACIS_OP_MAX, ACIS_OP_PROD,
+					       ACIS_OP_MIN};
 	static const unsigned int fp_ops[] = {ACIS_OP_SUM, ACIS_OP_MIN,
 					      ACIS_OP_PROD};
 
-	if (dt >= ACIS_FLOAT32)
+	if (dt == ACIS_FLOAT32 || dt == ACIS_FLOAT64 || dt == ACIS_FLOAT16 ||
+	    dt == ACIS_BFLOAT16)
 		return fp_ops[k % 3];
-	return int_ops[k % 4];
+	return int_ops[k % 5];
 }
 
 /*
@@ -405,7 +426,8 @@ run_all(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
 {
 	static const unsigned int dts[] = {ACIS_FLOAT32, ACIS_INT32,
 		ACIS_FLOAT64, ACIS_INT64, ACIS_UINT32, ACIS_UINT64,
-		ACIS_FLOAT16, ACIS_BFLOAT16};
+		ACIS_FLOAT16, ACIS_BFLOAT16, ACIS_INT8, ACIS_UINT8,
+		ACIS_INT16, ACIS_UINT16};
 	unsigned int i, d, k = 0;
 
 	for (d = 0; d < sizeof(dts) / sizeof(dts[0]); d++) {

@@ -18,7 +18,7 @@
  * Every blocking call gives up after the configured timeout: no call waits
  * forever. One acis_ctx per thread: the library takes no locks.
  *
- * Datatypes (ACIS_INT32 ... ACIS_BFLOAT16) and ops (ACIS_OP_SUM ...) are
+ * Datatypes (ACIS_INT32 ... ACIS_UINT16) and ops (ACIS_OP_SUM ...) are
  * the wire protocol's codes from acis_proto.h.
  */
 #ifndef ACIS_H

@@ -49,7 +49,7 @@ check "ACKs listed several chunks ($ack_chunks chunks in $acks ACKs)" \
 if [ -z "${E2E_SHORT:-}" ]; then
 	run_job "4 hosts, every other datatype" 4 102 \
 		--sizes 4,1000,65536,1048576 \
-		--dtypes float64,int64,uint32,uint64,float16,bfloat16
+		--dtypes float64,int64,uint32,uint64,float16,bfloat16,int8,uint8,int16,uint16
 	run_job "3 hosts (not a power of two), 4 B..4 MiB, split, in place" 3 103 \
 		--sizes $LADDER --dtypes float32,int32,float16 --split --in-place
 	run_job "2 hosts, 4 B..4 MiB, split, non-blocking" 2 104 \

@@ -145,6 +145,13 @@ proto_seeds(void)
 	n = data_msg(b, ACIS_T_RESULT, ACIS_C_GATHER, ACIS_A_DEFAULT,
 		     ACIS_UINT64, ACIS_OP_NONE, 64, 64, 0, ACIS_F_PACKED);
 	put("fuzz_proto", "result_gather_packed", b, n);
+	/* an odd count of bytes, the last chunk; 16-bit integers */
+	n = data_msg(b, ACIS_T_DATA, ACIS_C_ALLREDUCE, ACIS_A_DEFAULT,
+		     ACIS_INT8, ACIS_OP_MIN, 101, 64, 1, ACIS_F_LAST);
+	put("fuzz_proto", "data_allreduce_i8_odd", b, n);
+	n = data_msg(b, ACIS_T_RESULT, ACIS_C_REDUCE_SCATTER, ACIS_A_RING,
+		     ACIS_UINT16, ACIS_OP_BAND, 96, 32, 4, 0);
+	put("fuzz_proto", "result_reduce_scatter_u16", b, n);
 	n = data_msg(b, ACIS_T_DATA, ACIS_C_BARRIER, ACIS_A_DEFAULT, 0, 0, 0,
 		     8, 0, 0);
 	put("fuzz_proto", "data_barrier", b, n);

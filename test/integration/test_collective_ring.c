@@ -589,23 +589,28 @@ nth_order(unsigned int k, unsigned int order[WORLD])
 
 /*
  * One single-chunk allreduce of o per arrival order of the ranks, each
- * with its own seq: nothing may come out before the last contribution,
- * and then every rank gets one multicast RESULT whose payload is want.
+ * with its own seq from seq0: nothing may come out before the last
+ * contribution, and then every rank gets one multicast RESULT whose
+ * payload is want. Returns the world communicator.
  */
-static void
-allreduce_in_every_order(const struct coll_spec *o, const void *const in[WORLD],
-			 const void *want)
+static uint32_t
+allreduce_in_every_order_from(const struct coll_spec *o,
+			      const void *const in[WORLD], const void *want,
+			      uint32_t seq0)
 {
 	uint32_t world = join_all();
 	unsigned int k, i, p, order[WORLD];
+	struct acis_coll_stats cs0;
+	struct acis_agg_stats as0;
 
 	assert_true(o->msg_size <= o->chunk_size);
+	acis_coll_stats_sum(&cs0, &as0);
 	for (k = 0; k < ORDERS; k++) {
 		unsigned int chained = chained_frames();
 
 		nth_order(k, order);
 		for (i = 0; i < WORLD; i++) {
-			contribute(order[i], o, world, order[i], k, 0,
+			contribute(order[i], o, world, order[i], seq0 + k, 0,
 				   in[order[i]]);
 			run();
 			if (i + 1 < WORLD)
@@ -615,7 +620,7 @@ allreduce_in_every_order(const struct coll_spec *o, const void *const in[WORLD],
 		for (p = 0; p < WORLD; p++) {
 			const struct reply *r = only(p, ACIS_T_RESULT);
 
-			expect_result_hdr(r, o, world, k, 0, p);
+			expect_result_hdr(r, o, world, seq0 + k, 0, p);
 			assert_true(r->h.flags & ACIS_F_MULTICAST);
 			assert_false(r->h.flags & ACIS_F_PACKED);
 			assert_int_equal(r->h.contributors, WORLD);
@@ -629,15 +634,24 @@ allreduce_in_every_order(const struct coll_spec *o, const void *const in[WORLD],
 			struct acis_agg_stats as;
 
 			acis_coll_stats_sum(&cs, &as);
-			assert_int_equal(cs.results_shared, (k + 1) * WORLD);
+			assert_int_equal(cs.results_shared - cs0.results_shared,
+					 (k + 1) * WORLD);
 			/* and that segment was the first contribution's own
 			 * mbuf, folded into in place (float16 and bfloat16
 			 * widen, and are copied instead) */
-			assert_int_equal(cs.zero_copy,
+			assert_int_equal(cs.zero_copy - cs0.zero_copy,
 					 o->dtype == ACIS_FLOAT16 ||
 					 o->dtype == ACIS_BFLOAT16 ? 0 : k + 1);
 		}
 	}
+	return world;
+}
+
+static void
+allreduce_in_every_order(const struct coll_spec *o, const void *const in[WORLD],
+			 const void *want)
+{
+	allreduce_in_every_order_from(o, in, want, 0);
 }
 
 /* ---- data ---- */
@@ -1066,6 +1080,154 @@ test_allreduce_float64_min_gives_the_same_bits_in_every_arrival_order(void **sta
 	start(LINGER);
 	allreduce_in_every_order(&o, bufs, want);
 	finish();
+}
+
+/* a OP b for the 8 and 16-bit integers, from C's own arithmetic on the
+ * type: sums and products keep the low bits, min and max compare the
+ * values the bits stand for. */
+static uint32_t
+narrow_fold(unsigned int dtype, unsigned int op, uint32_t a, uint32_t b)
+{
+	uint32_t mask = dtype == ACIS_INT8 || dtype == ACIS_UINT8 ? 0xff :
+								     0xffff;
+	int32_t va = dtype == ACIS_INT8 ? (int8_t)a :
+		     dtype == ACIS_INT16 ? (int16_t)a : (int32_t)a;
+	int32_t vb = dtype == ACIS_INT8 ? (int8_t)b :
+		     dtype == ACIS_INT16 ? (int16_t)b : (int32_t)b;
+
+	switch (op) {
+	case ACIS_OP_SUM:
+		return (a + b) & mask;
+	case ACIS_OP_PROD:
+		return (a * b) & mask;
+	case ACIS_OP_MIN:
+		return va < vb ? a : b;
+	case ACIS_OP_MAX:
+		return va > vb ? a : b;
+	case ACIS_OP_BAND:
+		return a & b;
+	case ACIS_OP_BOR:
+		return a | b;
+	default:
+		return a ^ b;
+	}
+}
+
+/* The element i of rank r's buffer (size bytes, little endian). */
+static uint32_t
+narrow_get(const uint8_t *buf, size_t size, unsigned int i)
+{
+	return size == 1 ? buf[i] : (uint32_t)(buf[2 * i] | buf[2 * i + 1] << 8);
+}
+
+static void
+narrow_put(uint8_t *buf, size_t size, unsigned int i, uint32_t v)
+{
+	buf[size * i] = (uint8_t)v;
+	if (size == 2)
+		buf[2 * i + 1] = (uint8_t)(v >> 8);
+}
+
+/*
+ * An 8 or 16-bit integer allreduce with every op, each in every arrival
+ * order: sums and products wrap, min and max compare as the type's sign
+ * says, and the first contribution's mbuf is the accumulator. 77 elements,
+ * an odd count: vectors and a tail in every kernel variant. Every rank
+ * confirms each result, so the slots close before the next op's.
+ */
+static void
+allreduce_narrow_with_every_op(unsigned int dtype)
+{
+	enum { N = 77 };
+	static uint8_t in[WORLD][2 * N], want[2 * N];
+	const void *const bufs[WORLD] = {in[0], in[1], in[2], in[3]};
+	int is_signed = dtype == ACIS_INT8 || dtype == ACIS_INT16;
+	size_t size = dtype == ACIS_INT8 || dtype == ACIS_UINT8 ? 1 : 2;
+	uint32_t mask = size == 1 ? 0xff : 0xffff, top = (mask >> 1) + 1;
+	/* the largest, the smallest, -1 (or the largest unsigned), 1 */
+	const uint32_t edge[4] = {top - 1, top, mask, 1};
+	/* int8 and uint8, int16 and uint16 are neighbours */
+	unsigned int other_sign = is_signed ? dtype + 1 : dtype - 1;
+	unsigned int op, i, r, k, p, wrapped = 0, sign_told = 0;
+	uint32_t world, seq0 = 0;
+
+	for (i = 0; i < N; i++) {
+		int64_t exact = 0;
+
+		for (r = 0; r < WORLD; r++) {
+			uint32_t v = i % 5 == 0 ?
+					     edge[(r + i / 5) % 4] :
+					     ((i + 1) * 2654435761u ^
+					      (r + 1) * 40503u * (i + 7)) >> 9;
+
+			narrow_put(in[r], size, i, v & mask);
+			exact += is_signed && (v & top) ?
+					 (int64_t)(v & mask) - (mask + 1) :
+					 (int64_t)(v & mask);
+		}
+		wrapped += exact > (int64_t)(is_signed ? top - 1 : mask) ||
+			   exact < (is_signed ? -(int64_t)top : 0);
+	}
+	assert_true(wrapped > 0); /* sums that leave the type's range */
+	start(LINGER);
+	for (op = ACIS_OP_SUM; op <= ACIS_OP_BXOR; op++) {
+		const struct coll_spec o = {ACIS_C_ALLREDUCE, (uint8_t)dtype,
+					    (uint8_t)op, ACIS_RANK_NONE,
+					    N * size, CHUNK};
+
+		for (i = 0; i < N; i++) {
+			uint32_t acc = narrow_get(in[0], size, i);
+			uint32_t other = acc; /* min with the other sign */
+
+			for (r = 1; r < WORLD; r++) {
+				uint32_t v = narrow_get(in[r], size, i);
+
+				acc = narrow_fold(dtype, op, acc, v);
+				other = narrow_fold(other_sign, op, other, v);
+			}
+			narrow_put(want, size, i, acc);
+			sign_told += op == ACIS_OP_MIN && acc != other;
+		}
+		world = allreduce_in_every_order_from(&o, bufs, want, seq0);
+		for (k = 0; k < ORDERS; k++) {
+			for (p = 0; p < WORLD; p++)
+				confirm(p, &o, world, p, seq0 + k, 1);
+			run_quiet();
+		}
+		assert_int_equal(slot_stats().in_use, 0);
+		seq0 += ORDERS;
+	}
+	/* min of the signed type differs from the unsigned one's */
+	assert_true(sign_told > 0);
+	finish();
+}
+
+static void
+test_allreduce_int8_with_every_op_in_every_arrival_order(void **state)
+{
+	(void)state;
+	allreduce_narrow_with_every_op(ACIS_INT8);
+}
+
+static void
+test_allreduce_uint8_with_every_op_in_every_arrival_order(void **state)
+{
+	(void)state;
+	allreduce_narrow_with_every_op(ACIS_UINT8);
+}
+
+static void
+test_allreduce_int16_with_every_op_in_every_arrival_order(void **state)
+{
+	(void)state;
+	allreduce_narrow_with_every_op(ACIS_INT16);
+}
+
+static void
+test_allreduce_uint16_with_every_op_in_every_arrival_order(void **state)
+{
+	(void)state;
+	allreduce_narrow_with_every_op(ACIS_UINT16);
 }
 
 /* ---- tests: duplicates ---- */
@@ -2084,6 +2246,10 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_slots_beyond_their_share_of_the_pool_copy, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float16_sum_is_rounded_once_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float64_min_gives_the_same_bits_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_allreduce_int8_with_every_op_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_allreduce_uint8_with_every_op_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_allreduce_int16_with_every_op_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_allreduce_uint16_with_every_op_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_duplicate_contribution_is_dropped_and_not_added_twice, teardown),
 		cmocka_unit_test_teardown(test_duplicated_shared_results_keep_their_payload, teardown),
 		cmocka_unit_test_teardown(test_duplicate_of_a_held_contribution_is_dropped_and_not_folded_twice, teardown),

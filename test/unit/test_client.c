@@ -2,9 +2,10 @@
 /*
  * Unit tests of libacis against a switch played by a thread on loopback:
  * what a rank puts on the wire for ACIS_IN_PLACE calls (the bytes of every
- * DATA chunk the "switch" receives are checked), the refusals of bad
- * arguments and bad ACIS_* variables, and a communicator that cannot be
- * let go while a request on it runs.
+ * DATA chunk the "switch" receives are checked), the 8 and 16-bit
+ * integers' codes and sizes on the wire, the refusals of bad arguments and
+ * bad ACIS_* variables, and a communicator that cannot be let go while a
+ * request on it runs.
  *
  * The switch thread answers control requests, and DATA as the test's mode
  * says; it records every DATA chunk it is sent. The rank is rank 1 of a
@@ -42,8 +43,9 @@ enum mode {
 
 struct rec {
 	uint32_t seq, chunk;
+	uint64_t msg_size;
 	uint16_t len;
-	uint8_t retrans;
+	uint8_t retrans, dtype;
 	uint8_t data[CS];
 };
 
@@ -102,6 +104,8 @@ sw_data(const struct acis_hdr *h, const uint8_t *p,
 
 		r->seq = h->seq;
 		r->chunk = h->chunk;
+		r->msg_size = h->msg_size;
+		r->dtype = h->dtype;
 		r->len = h->payload_len;
 		r->retrans = (h->flags & ACIS_F_RETRANS) != 0;
 		memcpy(r->data, p, h->payload_len);
@@ -346,6 +350,48 @@ test_in_place_reduce_scatter_sends_the_input_again(void **state)
 	leave(ctx);
 }
 
+/* A scatter of each 8 and 16-bit integer type, root 1 of 2: block 0 goes
+ * out under the type's code, msg_size its bytes; a code past them is
+ * refused before anything is sent. */
+static void
+test_8_and_16_bit_integers_go_out_with_their_codes_and_sizes(void **state)
+{
+	static const enum acis_dtype types[] = {ACIS_INT8, ACIS_UINT8,
+						ACIS_INT16, ACIS_UINT16};
+	static const size_t sizes[] = {1, 1, 2, 2};
+	static uint8_t in[2 * BLK], out[BLK];
+	acis_ctx_t *ctx = join(M_ACK, 5000, 1);
+	acis_comm_t *w = acis_comm_world(ctx);
+	unsigned int i, k, n;
+
+	(void)state;
+	pattern(in, sizeof(in), 7);
+	for (i = 0; i < 4; i++) {
+		pthread_mutex_lock(&sw.lock);
+		sw.n_rec = 0;
+		pthread_mutex_unlock(&sw.lock);
+		assert_int_equal(acis_scatter(in, out, BLK / sizes[i], types[i],
+					      1, w), ACIS_OK);
+		assert_memory_equal(out, in + BLK, BLK);
+		check_sent(block_of, in, CPR);
+		pthread_mutex_lock(&sw.lock);
+		n = sw.n_rec;
+		for (k = 0; k < n; k++) {
+			if (sw.rec[k].dtype != types[i] ||
+			    sw.rec[k].msg_size != BLK)
+				break;
+		}
+		pthread_mutex_unlock(&sw.lock);
+		if (k < n)
+			fail_msg("%s: chunk %u went out wrong",
+				 acis_dtype_name(types[i]), k);
+	}
+	assert_int_equal(acis_scatter(in, out, 10, ACIS_DTYPE_MAX, 1, w),
+			 ACIS_ERR_INVAL);
+	assert_non_null(strstr(acis_last_error(ctx), "unknown datatype"));
+	leave(ctx);
+}
+
 /* A buffer the call needs may not be NULL; a refused i-call leaves no
  * request behind, and the context goes on working. */
 static void
@@ -492,6 +538,8 @@ main(void)
 		    test_in_place_allgather_sends_my_block_not_what_arrives),
 		cmocka_unit_test(
 		    test_in_place_reduce_scatter_sends_the_input_again),
+		cmocka_unit_test(
+		    test_8_and_16_bit_integers_go_out_with_their_codes_and_sizes),
 		cmocka_unit_test(
 		    test_missing_buffers_are_refused_and_leave_nothing_running),
 		cmocka_unit_test(test_comm_with_a_running_request_is_not_let_go),
