@@ -100,6 +100,14 @@ mpi_type(enum acis_dtype dt)
 		return MPI_FLOAT;
 	case ACIS_FLOAT64:
 		return MPI_DOUBLE;
+	case ACIS_INT8:
+		return MPI_INT8_T;
+	case ACIS_UINT8:
+		return MPI_UINT8_T;
+	case ACIS_INT16:
+		return MPI_INT16_T;
+	case ACIS_UINT16:
+		return MPI_UINT16_T;
 	default: /* float16 and bfloat16 have no MPI type */
 		return MPI_DATATYPE_NULL;
 	}

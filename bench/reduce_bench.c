@@ -61,6 +61,7 @@ typedef double uf64 __attribute__((aligned(1)));
 typedef uint32_t uu32 __attribute__((aligned(1)));
 typedef int32_t ui32 __attribute__((aligned(1)));
 typedef uint16_t uu16 __attribute__((aligned(1)));
+typedef int16_t ui16 __attribute__((aligned(1)));
 #ifdef BENCH_X86
 typedef _Float16 uf16 __attribute__((aligned(1)));
 #endif
@@ -113,6 +114,13 @@ LOOP(i32_sum_##isa, attr, uu32, uu32, a[i] += s[i])			\
 LOOP(i32_min_##isa, attr, ui32, ui32, a[i] = s[i] < a[i] ? s[i] : a[i]) \
 LOOP(i32_max_##isa, attr, ui32, ui32, a[i] = s[i] > a[i] ? s[i] : a[i]) \
 LOOP(bf16_sum_##isa, attr, uf32, uu16, a[i] += BF16_WIDEN(s[i]))	\
+LOOP(i8_sum_##isa, attr, uint8_t, uint8_t, a[i] += s[i])		\
+LOOP(i8_min_##isa, attr, int8_t, int8_t, a[i] = s[i] < a[i] ? s[i] : a[i]) \
+LOOP(u8_max_##isa, attr, uint8_t, uint8_t,				\
+     a[i] = s[i] > a[i] ? s[i] : a[i])					\
+LOOP(i16_sum_##isa, attr, uu16, uu16, a[i] += s[i])			\
+LOOP(i16_min_##isa, attr, ui16, ui16, a[i] = s[i] < a[i] ? s[i] : a[i]) \
+LOOP(u16_max_##isa, attr, uu16, uu16, a[i] = s[i] > a[i] ? s[i] : a[i]) \
 LOOP_F16(isa, attr)
 
 LOOPS(base, )
@@ -163,6 +171,12 @@ static const struct fold_case cases[] = {
 	{"float16-sum", ACIS_FLOAT16, ACIS_OP_SUM, 2, LOOP_SET(f16_sum)},
 #endif
 	{"bfloat16-sum", ACIS_BFLOAT16, ACIS_OP_SUM, 2, LOOP_SET(bf16_sum)},
+	{"int8-sum", ACIS_INT8, ACIS_OP_SUM, 1, LOOP_SET(i8_sum)},
+	{"int8-min", ACIS_INT8, ACIS_OP_MIN, 1, LOOP_SET(i8_min)},
+	{"uint8-max", ACIS_UINT8, ACIS_OP_MAX, 1, LOOP_SET(u8_max)},
+	{"int16-sum", ACIS_INT16, ACIS_OP_SUM, 2, LOOP_SET(i16_sum)},
+	{"int16-min", ACIS_INT16, ACIS_OP_MIN, 2, LOOP_SET(i16_min)},
+	{"uint16-max", ACIS_UINT16, ACIS_OP_MAX, 2, LOOP_SET(u16_max)},
 };
 
 /* Payload sizes: powers of two and a 1500-byte MTU's payload (1418 B)
@@ -292,9 +306,9 @@ fill(const struct fold_case *c, uint8_t *acc, uint8_t *src, size_t n)
 			memcpy(src + i * 2, &h, 2);
 			memcpy(acc + i * 4, &f, 4);
 			break;
-		default: /* int32 */
-			memcpy(src + i * 4, &r, 4);
-			memcpy(acc + i * 4, &r, 4);
+		default: /* integers, accumulated in themselves */
+			memcpy(src + i * c->src_size, &r, c->src_size);
+			memcpy(acc + i * c->src_size, &r, c->src_size);
 			break;
 		}
 	}

@@ -37,7 +37,9 @@ ETH_IP = 0x0800
 ETH_ARP = 0x0806
 
 DTYPES = {"int32": (1, 4, "<i"), "int64": (2, 8, "<q"), "uint32": (3, 4, "<I"),
-          "uint64": (4, 8, "<Q"), "float32": (5, 4, "<f"), "float64": (6, 8, "<d")}
+          "uint64": (4, 8, "<Q"), "float32": (5, 4, "<f"), "float64": (6, 8, "<d"),
+          "int8": (9, 1, "<b"), "uint8": (10, 1, "<B"), "int16": (11, 2, "<h"),
+          "uint16": (12, 2, "<H")}
 OPS = {"sum": 1, "prod": 2, "min": 3, "max": 4}
 COLLS = {"allreduce": 1, "reduce": 2, "bcast": 3, "barrier": 8}
 T_DATA, T_ACK, T_CTRL, T_LOOKASIDE = 1, 3, 5, 7
@@ -115,8 +117,9 @@ def collective(a, net):
         frames.append(net.to_switch(r, acis_hdr(T_CTRL, CTRL_JOIN, job=a.job, rank=r,
                                                 root=a.ranks)))
     # each rank's data: small integers, exact in every datatype
-    data = [b"".join(struct.pack(fmt, rng.randint(-8, 8) if "u" not in fmt.lower()
-                                 else rng.randint(0, 8)) for _ in range(size // esize))
+    # (struct's unsigned formats are the upper-case ones)
+    data = [b"".join(struct.pack(fmt, rng.randint(0, 8) if fmt[-1].isupper()
+                                 else rng.randint(-8, 8)) for _ in range(size // esize))
             for _ in range(a.ranks)]
     senders = [0] if coll == COLLS["bcast"] else range(a.ranks)
     root = 0 if coll in (COLLS["reduce"], COLLS["bcast"]) else RANK_NONE
