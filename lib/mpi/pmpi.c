@@ -413,7 +413,9 @@ start(int thread_required)
 	if (thread_required == MPI_THREAD_MULTIPLE)
 		snprintf(why, sizeof(why), "MPI_THREAD_MULTIPLE asked for: "
 			 "a libacis context is one thread's at a time");
-	else if (cfg.switch_ip == NULL)
+	else if (getenv("ACIS_SWITCH") == NULL || *getenv("ACIS_SWITCH") == '\0')
+		/* named, never assumed (libacis's default is the testbed's):
+		 * a program that did not ask for a switch waits for none */
 		snprintf(why, sizeof(why), "no switch: set ACIS_SWITCH=IP");
 	else if (size < 2)
 		snprintf(why, sizeof(why), "one rank: nothing to offload");
