@@ -438,7 +438,9 @@ start(int thread_required)
 			say("rank %d: %s (ACIS_MPI_STRICT=1)", g.rank, why);
 			PMPI_Abort(MPI_COMM_WORLD, 1);
 		}
-		if (!ok || g.rank == 0)
+		/* once for the job, and from every rank whose own join
+		 * failed (its reason is its own) */
+		if (g.rank == 0 || rc != ACIS_OK)
 			say("rank %d: collectives stay with the MPI library: "
 			    "%s", g.rank, why);
 		return;

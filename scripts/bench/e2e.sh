@@ -15,6 +15,11 @@
 #                 own net_memif port (ACIS_TRANSPORT=dpdk,
 #                 doc/transports.md); the switch then runs
 #                 pipelines/testbed-memif.ini unless -p names another
+#   acis-mpi      the Open MPI benchmark of ompi-bridge, unchanged, with
+#                 libacis-mpi preloaded (doc/mpi.md): its collectives
+#                 through the switch (kernel sockets), the rest of Open
+#                 MPI across the bridge; when Open MPI and
+#                 libacis-mpi-openmpi.so are there
 #   ompi-bridge   Open MPI over TCP (btl self,tcp) across a Linux bridge
 #                 (testbed.sh -b, 10.77.2.0/24): the set-up a user would
 #                 pick without the switch, and the headline ratio's peer
@@ -60,12 +65,13 @@ source "$(dirname "$0")/common.sh"
 # set-up NAME runs as run_NAME P COLL (dashes as underscores), and its
 # name says what it needs: ompi-* Open MPI, mpich-* MPICH, *-bridge the
 # testbed's Linux bridge (testbed.sh -b).
-ACIS_SETUPS=(acis acis-memif)
+ACIS_SETUPS=(acis acis-memif acis-mpi)
 PEERS=(ompi-bridge ompi-switch ompi-shm mpich-bridge mpich-shm)
 HEADLINE=ompi-bridge
 declare -A SETUP_WHAT=(
 	[acis]="libacis through acis-switch, kernel UDP sockets"
 	[acis-memif]="libacis through acis-switch, kernel bypass: each host's own net_memif port (ACIS_TRANSPORT=dpdk)"
+	[acis-mpi]="Open MPI's benchmark of ompi-bridge with libacis-mpi preloaded: collectives through acis-switch, kernel sockets"
 	[ompi-bridge]="Open MPI, TCP (btl self,tcp) across a Linux bridge, 10.77.2.0/24"
 	[ompi-switch]="Open MPI, TCP across acis-switch's L2 forwarding, 10.77.0.0/24: slowed by crossing the switch, not a set-up a user would pick"
 	[ompi-shm]="Open MPI, all ranks in h0, btl self,vader (shared memory)"
@@ -144,12 +150,18 @@ if [ "$P_GIVEN" -eq 1 ]; then
 	}
 	PEERS=("${chosen[@]}")
 fi
+# acis-mpi: where Open MPI and libacis-mpi for it are
+ACIS_MPI_LIB=$ACIS_BUILD/lib/mpi/libacis-mpi-openmpi.so
+if ! command -v mpirun.openmpi >/dev/null || [ ! -e "$ACIS_MPI_LIB" ]; then
+	echo "e2e: no Open MPI or no $ACIS_MPI_LIB: acis-mpi not run" >&2
+	ACIS_SETUPS=(acis acis-memif)
+fi
 SETUPS=("${ACIS_SETUPS[@]}" "${PEERS[@]}")
 # what the chosen set-ups need
 NEED_OMPI=0 NEED_MPICH=0 NEED_BRIDGE=0
 for s in "${SETUPS[@]}"; do
-	case $s in ompi-*) NEED_OMPI=1 ;; mpich-*) NEED_MPICH=1 ;; esac
-	case $s in *-bridge) NEED_BRIDGE=1 ;; esac
+	case $s in ompi-* | acis-mpi) NEED_OMPI=1 ;; mpich-*) NEED_MPICH=1 ;; esac
+	case $s in *-bridge | acis-mpi) NEED_BRIDGE=1 ;; esac
 done
 
 # the hosts' libacis and the switch's pipeline file read it
@@ -272,7 +284,9 @@ ompi_run() {
 	# with dedicated cores, ranks that cross the switch keep off its core
 	# (the daemons and ranks inherit mpirun's affinity)
 	local pin=()
-	[ "$s" != ompi-switch ] || [ -z "$HOST_CPUS" ] || pin=(taskset -c "$HOST_CPUS")
+	case $s in ompi-switch | acis-mpi)
+		[ -z "$HOST_CPUS" ] || pin=(taskset -c "$HOST_CPUS") ;;
+	esac
 	TMPDIR=$BENCH_OMPI_TMP/h0 \
 	"${pin[@]}" ip netns exec "$PREFIX-h0" mpirun.openmpi --allow-run-as-root -np "$P" \
 		--bind-to none --mca mpi_yield_when_idle 1 "$@" \
@@ -286,21 +300,30 @@ ompi_run() {
 	return $rc
 }
 
-# ompi_across SETUP P COLL NET: one rank per host namespace, on subnet
-# NET (10.77.0: through the switch, 10.77.2: the bridge); the agent
-# starts the other ranks' daemons in their namespaces
+# ompi_across SETUP P COLL NET [MPIRUN-OPTIONS...]: one rank per host
+# namespace, on subnet NET (10.77.0: through the switch, 10.77.2: the
+# bridge); the agent starts the other ranks' daemons in their namespaces
 ompi_across() {
 	local s=$1 P=$2 c=$3 net=$4 r
+	shift 4
 	: >"$OUT/hosts-$s-$P"
 	for ((r = 0; r < P; r++)); do
 		echo "$net.$((10 + r)) slots=1" >>"$OUT/hosts-$s-$P"
 	done
 	ompi_run "$s" "$P" "$c" --hostfile "$OUT/hosts-$s-$P" --map-by node \
 		--mca plm_rsh_agent "$AGENT" --mca btl self,tcp \
-		--mca btl_tcp_if_include "$net.0/24" --mca oob_tcp_if_include "$net.0/24"
+		--mca btl_tcp_if_include "$net.0/24" --mca oob_tcp_if_include "$net.0/24" "$@"
 }
 
 run_ompi_bridge() { ompi_across ompi-bridge "$1" "$2" 10.77.2; }
+# the same binary and set-up, libacis-mpi preloaded: the switch at
+# 10.77.0.1 through each host's eth0, every collective offloaded
+# (crossovers 0), a table of what went where in acis-mpi-P.log
+run_acis_mpi() {
+	ompi_across acis-mpi "$1" "$2" 10.77.2 -x LD_PRELOAD="$ACIS_MPI_LIB" \
+		-x ACIS_SWITCH=10.77.0.1 -x ACIS_MPI_MIN_BYTES=0 -x ACIS_MPI_STATS=1 \
+		-x ACIS_MTU="$MTU" -x ACIS_TIMEOUT_MS="$TIMEOUT"
+}
 run_ompi_switch() { ompi_across ompi-switch "$1" "$2" 10.77.0; }
 run_ompi_shm() {
 	ompi_run ompi-shm "$1" "$2" --oversubscribe --mca btl self,vader

@@ -101,6 +101,7 @@ def agg(src, png):
 E2E_LABELS = {
     "acis": "acis switch (UDP sockets)",
     "acis-memif": "acis switch (memif, kernel bypass)",
+    "acis-mpi": "Open MPI + libacis-mpi (LD_PRELOAD)",
     "ompi-bridge": "Open MPI TCP, Linux bridge",
     "ompi-switch": "Open MPI TCP through the switch",
     "ompi-shm": "Open MPI shared memory",
