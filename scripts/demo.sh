@@ -77,6 +77,26 @@ else
 fi
 rm -rf "$COLL_DIR"
 
+if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null &&
+	[ -e "$ACIS_BUILD/lib/mpi/libacis-mpi-openmpi.so" ]; then
+	acis_log "an unmodified MPI program: plain mpicc, its collectives through the switch"
+	echo "(examples/mpi/mpi_demo.c has nothing of acis in it; libacis-mpi comes"
+	echo " with LD_PRELOAD and sends its collectives to the switch; doc/mpi.md)"
+	MPI_DIR=$(mktemp -d /tmp/acis-demo-mpi.XXXXXX)
+	mpicc.openmpi -O2 "$ACIS_ROOT/examples/mpi/mpi_demo.c" -o "$MPI_DIR/mpi_demo"
+	before=$(acis_coll_counter "$PREFIX" completed_allreduce)
+	if ! TMPDIR=$MPI_DIR "$TB" exec -p "$PREFIX" h0 mpirun.openmpi --allow-run-as-root \
+		--oversubscribe -np 4 --mca btl self,vader --bind-to none \
+		--mca mpi_yield_when_idle 1 \
+		-x LD_PRELOAD="$ACIS_BUILD/lib/mpi/libacis-mpi-openmpi.so" \
+		-x ACIS_SWITCH=10.77.0.1 -x ACIS_MPI_STATS=1 "$MPI_DIR/mpi_demo"; then
+		rm -rf "$MPI_DIR"
+		exit 1
+	fi
+	rm -rf "$MPI_DIR"
+	echo "the switch's completed allreduces: $before before the program, $(acis_coll_counter "$PREFIX" completed_allreduce) after"
+fi
+
 acis_log "look-aside CGRA: one GCN aggregation layer through the switch's handler"
 echo "(4096-node power-law graph; host 0 streams the sparse rows to UDP port"
 echo " 48000, the handler gathers resident node features and returns each block"
