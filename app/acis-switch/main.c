@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -202,6 +205,62 @@ supervise_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A DPDK process already running on the EAL's --file-prefix (its
+ * telemetry socket answers): a second switch there would start without
+ * telemetry (the socket is taken) and acisctl would talk to the first.
+ * 0, or 1 with the reason in msg.
+ */
+static int
+prefix_in_use(int argc, char **argv, char *msg, size_t len)
+{
+	const char *prefix = "rte", *base;
+	char dir[PATH_MAX], path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct sockaddr_un sa;
+	char hello[256];
+	ssize_t n;
+	int i, fd;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < argc)
+			prefix = argv[++i];
+		else if (strncmp(argv[i], "--file-prefix=", 14) == 0)
+			prefix = argv[i] + 14;
+	}
+	/* the EAL's runtime directory (eal_create_runtime_dir) */
+	base = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
+	if (base == NULL)
+		base = "/tmp";
+	snprintf(dir, sizeof(dir), "%s/dpdk/%s", base, prefix);
+	if ((size_t)snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", dir) >=
+	    sizeof(path))
+		return 0;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (fd < 0)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		return 0; /* nobody there (or a stale socket file) */
+	}
+	/* the first message names the process: {"version": .., "pid": N, ..} */
+	n = read(fd, hello, sizeof(hello) - 1);
+	close(fd);
+	hello[n > 0 ? n : 0] = '\0';
+	{
+		const char *p = strstr(hello, "\"pid\":");
+		long pid = p != NULL ? strtol(p + 6, NULL, 10) : 0;
+
+		snprintf(msg, len, "--file-prefix %s is in use: a DPDK process "
+			 "(pid %ld) answers on %s; start this switch with "
+			 "another --file-prefix (acisctl -f PREFIX names the "
+			 "switch it talks to)", prefix, pid, path);
+	}
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -232,6 +291,10 @@ main(int argc, char **argv)
 		       "entries)\n", opt.pipeline, pl.n_ports, pl.n_lcores,
 		       pl.n_statics);
 		return 0;
+	}
+	if (prefix_in_use(sep < 0 ? 1 : sep, argv, err, sizeof(err))) {
+		fprintf(stderr, "acis-switch: %s\n", err);
+		return 1;
 	}
 	ret = rte_eal_init(sep < 0 ? 1 : sep, argv);
 	if (ret < 0) {

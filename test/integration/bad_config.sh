@@ -9,7 +9,8 @@ SW=$1
 ROOT=$2
 CTL=$3
 D=$(mktemp -d /tmp/acis-badcfg.XXXXXX)
-trap 'rm -rf "$D"' EXIT
+first=
+trap '[ -z "$first" ] || { kill "$first"; wait "$first"; } 2>/dev/null; rm -rf "$D"' EXIT
 EAL=(-l 0 --no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=error)
 pass=0 fail=0
 
@@ -118,6 +119,31 @@ expect_ctl "acisctl refuses a --file-prefix too long for a socket" 2 \
 	"give a shorter --file-prefix" -- -f "$(printf 'p%.0s' $(seq 120))" info
 expect_ctl "acisctl names a switch it cannot reach" 1 \
 	"cannot reach a switch at $D/none.sock" -- -s "$D/none.sock" info
+
+# one switch per file prefix: a second one on a prefix in use is refused,
+# naming it and the running process, and the first keeps its telemetry
+cat >"$D/null.ini" <<EOI
+[switch]
+mac = 02:ac:15:00:00:01
+ip = 10.77.0.1
+[port a]
+dev = net_null0
+EOI
+PFX=acis-badcfg-$$
+EAL_T=(-l 0 --no-huge -m 256 --no-shconf --no-pci --log-level=error --file-prefix "$PFX")
+"$SW" "${EAL_T[@]}" -- -p "$D/null.ini" --idle-sleep 100 >"$D/first.log" 2>&1 &
+first=$!
+for _ in $(seq 100); do
+	"$CTL" -f "$PFX" info >/dev/null 2>&1 && break
+	sleep 0.1
+done
+expect "a second switch on a file prefix in use is refused" 1 \
+	"--file-prefix $PFX is in use: a DPDK process \(pid $first\) answers" -- \
+	"${EAL_T[@]}" -- -p "$D/null.ini"
+expect_ctl "the first switch still answers on its prefix" 0 '"pipeline"' -- -f "$PFX" info
+kill "$first" 2>/dev/null
+wait "$first" 2>/dev/null
+first=
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
