@@ -8,7 +8,7 @@ set -euo pipefail
 
 PACKAGES=(
 	# build
-	gcc make pkg-config meson ninja-build
+	gcc g++ make pkg-config meson ninja-build
 	# the DPDK driver headers (drivers/dpdk-sdk.sh): Debian's .orig.tar.xz
 	# and its patches
 	xz-utils patch

@@ -17,13 +17,15 @@
 #   - a rank killed in the middle of 16 MiB allreduces: the job ends (no
 #     rank hangs) and the switch's slots drain.
 #
-#   testbed_mpi.sh openmpi|mpich LIBACIS_MPI MPI_CHECK
+#   - a C++ program (MPI_CHECK_CXX, if given) the same way.
+#
+#   testbed_mpi.sh openmpi|mpich LIBACIS_MPI MPI_CHECK [MPI_CHECK_CXX]
 # Exit 77 without root or without the MPI's launcher; cleans up pass or
 # fail.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
-VARIANT=$1 LIB=$2 CHECK=$3
+VARIANT=$1 LIB=$2 CHECK=$3 CHECK_CXX=${4:-}
 case $VARIANT in
 openmpi) LAUNCHER=mpirun.openmpi ;;
 mpich) LAUNCHER=mpiexec.mpich ;;
@@ -101,6 +103,16 @@ check "the switch completed the allreduces ($((ar_after - ar_before)))" \
 	[ "$ar_after" -gt "$ar_before" ]
 check "the layer left derived types, MAXLOC, user ops and unequal counts to the library" \
 	grep -qE '^  allreduce +[0-9]+ +[0-9]+ +[0-9.]+ +0 +0 +0 +[1-9][0-9]* +[1-9]' "$DIR/full.log"
+
+# 1b. the same from C++
+if [ -n "$CHECK_CXX" ]; then
+	rc=0
+	CHECK=$CHECK_CXX mpi h0 4 "$DIR/cxx.log" ACIS_SWITCH=10.77.0.1 -- \
+		--expect-offload || rc=$?
+	check "$VARIANT, a C++ program: $(grep -h '^mpi_check_cxx:' "$DIR/cxx.log" || echo 'no summary')" \
+		[ "$rc" -eq 0 ]
+	[ "$rc" -eq 0 ] || sed 's/^/    /' "$DIR/cxx.log" | tail -10
+fi
 
 # 2. nothing offloaded, the same results
 rc=0
