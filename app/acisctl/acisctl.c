@@ -6,17 +6,17 @@
  * DPDK runtime directory): sends one command, prints the JSON reply
  * indented, exits 0 when the switch answered. The same commands work with
  * dpdk-telemetry.py; acisctl adds short names and needs no Python.
+ * `metrics` and `top` (metrics.c, top.c) read several commands and turn
+ * them into Prometheus text or a live view.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#define REPLY_MAX (1 << 20)
+#include "tel.h"
 
 static const struct {
 	const char *name;
@@ -124,6 +124,12 @@ usage(FILE *f)
 		fprintf(f, "  %-12s %-18s %s\n", shortcuts[i].name,
 			shortcuts[i].cmd, shortcuts[i].help);
 	fprintf(f, "%s", cgra_help);
+	fprintf(f, "  metrics                             every counter in "
+		   "Prometheus text format\n"
+		   "  top [-d SECONDS] [-n COUNT]         live rates: ports, "
+		   "stages, collectives,\n"
+		   "                                      slots, drops, lcores "
+		   "(every second)\n");
 	fprintf(f, "  /any/telemetry/command   sent as given\n\n"
 		   "  -f, --file-prefix P  the switch's EAL --file-prefix "
 		   "(default rte)\n"
@@ -189,15 +195,13 @@ main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *prefix = "rte", *sock_path = NULL, *cmd;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char req[1024];
-	struct sockaddr_un sun;
 	char *reply;
 	size_t i;
-	ssize_t n;
-	int raw = 0, c, fd;
+	int raw = 0, c, fd, n;
 
-	while ((c = getopt_long(argc, argv, "f:s:rh", longopts, NULL)) != -1) {
+	/* '+': options end at COMMAND, whose own options (top -n) follow */
+	while ((c = getopt_long(argc, argv, "+f:s:rh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			prefix = optarg;
@@ -221,6 +225,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 	cmd = argv[optind];
+	if (strcmp(cmd, "metrics") == 0)
+		return acisctl_metrics(prefix, sock_path, argc - optind,
+				       argv + optind);
+	if (strcmp(cmd, "top") == 0)
+		return acisctl_top(prefix, sock_path, argc - optind,
+				   argv + optind);
 	if (strcmp(cmd, "cgra") == 0) {
 		if (cgra_request(argc - optind - 1, argv + optind + 1, req,
 				 sizeof(req)) != 0)
@@ -249,62 +259,26 @@ main(int argc, char **argv)
 	if (n < 0 || (size_t)n >= sizeof(req)) {
 		/* the switch reads no more than this either: a cut request
 		 * would be another request */
-		fprintf(stderr, "acisctl: request of %zd characters, at most "
+		fprintf(stderr, "acisctl: request of %d characters, at most "
 			"%zu\n", n, sizeof(req) - 1);
 		return 2;
 	}
 
 send:
-	if (sock_path == NULL) {
-		const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
-
-		n = snprintf(path, sizeof(path), "%s/dpdk/%s/dpdk_telemetry.v2",
-			     run ? run : "/tmp", prefix);
-		if (n < 0 || (size_t)n >= sizeof(path)) {
-			fprintf(stderr, "acisctl: socket path %s/dpdk/%s/"
-				"dpdk_telemetry.v2 is longer than %zu "
-				"characters (give a shorter --file-prefix, or "
-				"the socket with -s)\n", run ? run : "/tmp",
-				prefix, sizeof(path) - 1);
-			return 2;
-		}
-		sock_path = path;
-	}
-	if (strlen(sock_path) >= sizeof(sun.sun_path)) {
-		fprintf(stderr, "acisctl: socket path %s is longer than %zu "
-			"characters\n", sock_path, sizeof(sun.sun_path) - 1);
-		return 2;
-	}
-	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	if (fd < 0) {
-		perror("acisctl: socket");
-		return 1;
-	}
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock_path);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
-		fprintf(stderr, "acisctl: cannot reach a switch at %s: %s "
-			"(is acis-switch running, with this --file-prefix?)\n",
-			sock_path, strerror(errno));
-		close(fd);
-		return 1;
-	}
-	reply = malloc(REPLY_MAX + 1);
+	fd = tel_connect(prefix, sock_path, &c);
+	if (fd < 0)
+		return c;
+	reply = malloc(TEL_REPLY_MAX + 1);
 	if (reply == NULL) {
 		close(fd);
 		return 1;
 	}
-	/* The server greets first with its version and output limit. */
-	n = read(fd, reply, REPLY_MAX);
-	if (n <= 0 || write(fd, req, strlen(req)) < 0 ||
-	    (n = read(fd, reply, REPLY_MAX)) <= 0) {
-		fprintf(stderr, "acisctl: no reply from %s\n", sock_path);
+	if (tel_request(fd, req, reply, TEL_REPLY_MAX + 1) < 0) {
+		fprintf(stderr, "acisctl: no reply from the switch\n");
 		free(reply);
 		close(fd);
 		return 1;
 	}
-	reply[n] = '\0';
 	close(fd);
 	if (raw)
 		printf("%s\n", reply);
