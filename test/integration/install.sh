@@ -36,10 +36,9 @@ for f in bin/acis-switch bin/acisctl bin/acis-asm bin/acis-bench bin/acis-coll-c
 done
 check "installed: libacis and its pkg-config file" \
 	[ -e "$LIB/libacis.so" ] && [ -e "$LIB/pkgconfig/libacis.pc" ]
-if [ -d "$(dirname "$0")/../../man" ]; then
-	check "installed: man pages (acis-switch(8), acisctl(8))" \
-		[ -e "$P/share/man/man8/acis-switch.8" ] && [ -e "$P/share/man/man8/acisctl.8" ]
-fi
+for m in man8/acis-switch.8 man8/acisctl.8 man1/acis-bench.1 man7/libacis-mpi.7; do
+	check "installed: man page $m" [ -e "$P/share/man/$m" ]
+done
 unit=$P/lib/systemd/system/acis-switch@.service
 check "the unit starts the installed switch on /etc/acis/%i.ini" \
 	grep -q "^ExecStart=$(opt prefix)/$(opt bindir)/acis-switch .*--pipeline /etc/acis/%i.ini" "$unit"
