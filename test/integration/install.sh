@@ -64,6 +64,9 @@ int main(void)
 }
 EOC
 flags=$(PKG_CONFIG_PATH=$LIB/pkgconfig pkg-config --define-variable=prefix="$P" --cflags --libs libacis)
+# a sanitizer build's libacis needs the program built with it too
+san=$(opt b_sanitize)
+[ "$san" = none ] || flags+=" -fsanitize=$san"
 check "a libacis program builds against the installed files ($flags)" \
 	cc -O2 "$D/hello.c" $flags -Wl,-rpath,"$LIB" -o "$D/hello"
 out=$(ACIS_SWITCH=127.0.0.1 ACIS_JOB=1 ACIS_RANK=0 ACIS_SIZE=2 ACIS_TIMEOUT_MS=300 \
