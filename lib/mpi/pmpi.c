@@ -137,7 +137,7 @@ say(const char *fmt, ...)
  * C integer types by their size and signedness, as the MPI standard
  * defines them; MPI_CHAR has no reductions in MPI and stays the
  * library's (which says so). */
-#define INT_OF(t, sz, sgn)                                                   \
+#define INT_OF(sz, sgn)                                                   \
 	((sz) == 1 ? ((sgn) ? ACIS_INT8 : ACIS_UINT8) :                      \
 	 (sz) == 2 ? ((sgn) ? ACIS_INT16 : ACIS_UINT16) :                    \
 	 (sz) == 4 ? ((sgn) ? ACIS_INT32 : ACIS_UINT32) :                    \
@@ -151,21 +151,21 @@ reduce_dtype(MPI_Datatype t)
 	if (t == MPI_DOUBLE)
 		return ACIS_FLOAT64;
 	if (t == MPI_INT)
-		return INT_OF(t, sizeof(int), 1);
+		return INT_OF(sizeof(int), 1);
 	if (t == MPI_UNSIGNED)
-		return INT_OF(t, sizeof(unsigned int), 0);
+		return INT_OF(sizeof(unsigned int), 0);
 	if (t == MPI_LONG)
-		return INT_OF(t, sizeof(long), 1);
+		return INT_OF(sizeof(long), 1);
 	if (t == MPI_UNSIGNED_LONG)
-		return INT_OF(t, sizeof(unsigned long), 0);
+		return INT_OF(sizeof(unsigned long), 0);
 	if (t == MPI_LONG_LONG || t == MPI_LONG_LONG_INT)
-		return INT_OF(t, sizeof(long long), 1);
+		return INT_OF(sizeof(long long), 1);
 	if (t == MPI_UNSIGNED_LONG_LONG)
-		return INT_OF(t, sizeof(unsigned long long), 0);
+		return INT_OF(sizeof(unsigned long long), 0);
 	if (t == MPI_SHORT)
-		return INT_OF(t, sizeof(short), 1);
+		return INT_OF(sizeof(short), 1);
 	if (t == MPI_UNSIGNED_SHORT)
-		return INT_OF(t, sizeof(unsigned short), 0);
+		return INT_OF(sizeof(unsigned short), 0);
 	if (t == MPI_SIGNED_CHAR || t == MPI_INT8_T)
 		return ACIS_INT8;
 	if (t == MPI_UNSIGNED_CHAR || t == MPI_UINT8_T || t == MPI_BYTE)
@@ -436,6 +436,10 @@ start(int thread_required)
 				 "join the switch");
 		if (g.strict) {
 			say("rank %d: %s (ACIS_MPI_STRICT=1)", g.rank, why);
+			/* the launcher forwards ranks' stderr on its own
+			 * time and MPI_Abort kills them at once (MPICH's
+			 * hydra lost the line now and then): a moment first */
+			usleep(200000);
 			PMPI_Abort(MPI_COMM_WORLD, 1);
 		}
 		/* once for the job, and from every rank whose own join
@@ -669,6 +673,65 @@ MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 	return rc;
 }
 
+/* ---- the checks each call makes before the switch takes it ------------
+ * Each counts the reason it says no for, and answers 1 when the switch may
+ * take the call, with its size in bytes (this rank's buffer or block). The
+ * blocking and non-blocking forms of a collective share them. */
+
+/* A reduction: a mapped type without gaps, an op the switch has for it. */
+static int
+red_check(enum acis_mpi_coll k, MPI_Datatype datatype, MPI_Op op, int count,
+	  int *dt, int *aop, size_t *bytes)
+{
+	if ((*dt = reduce_dtype(datatype)) == 0 ||
+	    !plain_bytes(datatype, count, bytes))
+		return fallback(k, ACIS_MPI_FB_DATATYPE);
+	if ((*aop = reduce_op(op, datatype, *dt)) == 0)
+		return fallback(k, ACIS_MPI_FB_OP);
+	return !small(k, *bytes);
+}
+
+/* Bytes moved as they are: a predefined type without gaps. */
+static int
+move_check(enum acis_mpi_coll k, MPI_Datatype t, int count, size_t *bytes)
+{
+	if (!plain_bytes(t, count, bytes))
+		return fallback(k, ACIS_MPI_FB_DATATYPE);
+	return !small(k, *bytes);
+}
+
+/* A rooted block collective (scatter, gather): the block this rank names
+ * (its own side; the root's other side if it is in place), and at the
+ * root the P-block side of the same block size. */
+static int
+rooted_check(enum acis_mpi_coll k, int is_root, const void *mine, int count,
+	     MPI_Datatype t, int ocount, MPI_Datatype ot, size_t *bytes)
+{
+	size_t ob;
+
+	if (!plain_bytes(mine != MPI_IN_PLACE ? t : ot,
+			 mine != MPI_IN_PLACE ? count : ocount, bytes) ||
+	    (is_root && (!plain_bytes(ot, ocount, &ob) || ob != *bytes)))
+		return fallback(k, ACIS_MPI_FB_DATATYPE);
+	return !small(k, *bytes);
+}
+
+/* allgather: every block the receive side's size, the send side alike
+ * unless in place. */
+static int
+allgather_check(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		int recvcount, MPI_Datatype recvtype, size_t *bytes)
+{
+	const enum acis_mpi_coll k = ACIS_MPI_ALLGATHER;
+	size_t sb;
+
+	if (!plain_bytes(recvtype, recvcount, bytes) ||
+	    (sendbuf != MPI_IN_PLACE &&
+	     (!plain_bytes(sendtype, sendcount, &sb) || sb != *bytes)))
+		return fallback(k, ACIS_MPI_FB_DATATYPE);
+	return !small(k, *bytes);
+}
+
 /* ---- blocking collectives --------------------------------------------- */
 
 int
@@ -681,19 +744,9 @@ MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 	size_t bytes;
 	uint64_t t0;
 
-	if (ac == NULL)
-		goto lib;
-	if ((dt = reduce_dtype(datatype)) == 0 ||
-	    !plain_bytes(datatype, count, &bytes)) {
-		fallback(k, ACIS_MPI_FB_DATATYPE);
-		goto lib;
-	}
-	if ((aop = reduce_op(op, datatype, dt)) == 0) {
-		fallback(k, ACIS_MPI_FB_OP);
-		goto lib;
-	}
-	if (small(k, bytes))
-		goto lib;
+	if (ac == NULL || !red_check(k, datatype, op, count, &dt, &aop, &bytes))
+		return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op,
+				      comm);
 	t0 = now_ns();
 	rc = acis_allreduce(in_place(sendbuf), recvbuf, (size_t)count,
 			    (enum acis_dtype)dt, (enum acis_op)aop, ac);
@@ -701,8 +754,6 @@ MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 		return failed(comm, k, rc);
 	done(k, bytes, t0);
 	return MPI_SUCCESS;
-lib:
-	return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int
@@ -715,19 +766,9 @@ MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	size_t bytes;
 	uint64_t t0;
 
-	if (ac == NULL)
-		goto lib;
-	if ((dt = reduce_dtype(datatype)) == 0 ||
-	    !plain_bytes(datatype, count, &bytes)) {
-		fallback(k, ACIS_MPI_FB_DATATYPE);
-		goto lib;
-	}
-	if ((aop = reduce_op(op, datatype, dt)) == 0) {
-		fallback(k, ACIS_MPI_FB_OP);
-		goto lib;
-	}
-	if (small(k, bytes))
-		goto lib;
+	if (ac == NULL || !red_check(k, datatype, op, count, &dt, &aop, &bytes))
+		return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root,
+				   comm);
 	t0 = now_ns();
 	rc = acis_reduce(in_place(sendbuf), recvbuf, (size_t)count,
 			 (enum acis_dtype)dt, (enum acis_op)aop, root, ac);
@@ -735,8 +776,6 @@ MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 		return failed(comm, k, rc);
 	done(k, bytes, t0);
 	return MPI_SUCCESS;
-lib:
-	return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int
@@ -749,35 +788,14 @@ MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
 	uint64_t t0;
 	int rc;
 
-	if (ac == NULL)
-		goto lib;
-	if (!plain_bytes(datatype, count, &bytes)) {
-		fallback(k, ACIS_MPI_FB_DATATYPE);
-		goto lib;
-	}
-	if (small(k, bytes))
-		goto lib;
+	if (ac == NULL || !move_check(k, datatype, count, &bytes))
+		return PMPI_Bcast(buffer, count, datatype, root, comm);
 	t0 = now_ns();
 	rc = acis_bcast(buffer, bytes, ACIS_UINT8, root, ac);
 	if (rc != ACIS_OK)
 		return failed(comm, k, rc);
 	done(k, bytes, t0);
 	return MPI_SUCCESS;
-lib:
-	return PMPI_Bcast(buffer, count, datatype, root, comm);
-}
-
-/* A rooted block collective's block size in bytes, from the side of the
- * call this rank describes (the root's receive or send side, in place or
- * not, as MPI says which counts): 0 when a type is not plain. */
-static int
-block_bytes(const void *inbuf, int count, MPI_Datatype t, const void *other,
-	    int ocount, MPI_Datatype ot, size_t *bytes)
-{
-	if (inbuf != MPI_IN_PLACE)
-		return plain_bytes(t, count, bytes);
-	(void)other;
-	return plain_bytes(ot, ocount, bytes);
 }
 
 int
@@ -787,24 +805,17 @@ MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
 	const enum acis_mpi_coll k = ACIS_MPI_SCATTER;
 	acis_comm_t *ac = take(comm, k);
-	size_t bytes, sb;
+	size_t bytes;
 	uint64_t t0;
-	int rc, me;
+	int rc, me = ac != NULL ? acis_comm_rank(ac) : 0;
 
-	if (ac == NULL)
-		goto lib;
-	me = acis_comm_rank(ac);
-	/* the root's in-place call names its block by the send side */
-	if (!block_bytes(recvbuf, recvcount, recvtype, sendbuf, sendcount,
-			 sendtype, &bytes) ||
-	    (me == root && (!plain_bytes(sendtype, sendcount, &sb) ||
-			    sb != bytes))) {
-		fallback(k, ACIS_MPI_FB_DATATYPE);
-		goto lib;
-	}
-	if (small(k, bytes))
-		goto lib;
+	if (ac == NULL || !rooted_check(k, me == root, recvbuf, recvcount,
+					recvtype, sendcount, sendtype, &bytes))
+		return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf,
+				    recvcount, recvtype, root, comm);
 	t0 = now_ns();
+	/* MPI's in-place root keeps its block in the send buffer, which
+	 * libacis's in-place scatter names as the receive side */
 	if (me == root && recvbuf == MPI_IN_PLACE)
 		rc = acis_scatter(ACIS_IN_PLACE, (void *)(uintptr_t)sendbuf,
 				  bytes, ACIS_UINT8, root, ac);
@@ -815,9 +826,6 @@ MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		return failed(comm, k, rc);
 	done(k, bytes, t0);
 	return MPI_SUCCESS;
-lib:
-	return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-			    recvtype, root, comm);
 }
 
 int
@@ -827,22 +835,14 @@ MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
 	const enum acis_mpi_coll k = ACIS_MPI_GATHER;
 	acis_comm_t *ac = take(comm, k);
-	size_t bytes, rb;
+	size_t bytes;
 	uint64_t t0;
-	int rc, me;
+	int rc, me = ac != NULL ? acis_comm_rank(ac) : 0;
 
-	if (ac == NULL)
-		goto lib;
-	me = acis_comm_rank(ac);
-	if (!block_bytes(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-			 recvtype, &bytes) ||
-	    (me == root && (!plain_bytes(recvtype, recvcount, &rb) ||
-			    rb != bytes))) {
-		fallback(k, ACIS_MPI_FB_DATATYPE);
-		goto lib;
-	}
-	if (small(k, bytes))
-		goto lib;
+	if (ac == NULL || !rooted_check(k, me == root, sendbuf, sendcount,
+					sendtype, recvcount, recvtype, &bytes))
+		return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf,
+				   recvcount, recvtype, root, comm);
 	t0 = now_ns();
 	rc = acis_gather(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, root,
 			 ac);
@@ -850,9 +850,6 @@ MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		return failed(comm, k, rc);
 	done(k, bytes, t0);
 	return MPI_SUCCESS;
-lib:
-	return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-			   recvtype, root, comm);
 }
 
 int
@@ -862,43 +859,20 @@ MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
 	const enum acis_mpi_coll k = ACIS_MPI_ALLGATHER;
 	acis_comm_t *ac = take(comm, k);
-	size_t bytes, sb;
+	size_t bytes;
 	uint64_t t0;
 	int rc;
 
-	if (ac == NULL)
-		goto lib;
-	if (!plain_bytes(recvtype, recvcount, &bytes) ||
-	    (sendbuf != MPI_IN_PLACE &&
-	     (!plain_bytes(sendtype, sendcount, &sb) || sb != bytes))) {
-		fallback(k, ACIS_MPI_FB_DATATYPE);
-		goto lib;
-	}
-	if (small(k, bytes))
-		goto lib;
+	if (ac == NULL || !allgather_check(sendbuf, sendcount, sendtype,
+					   recvcount, recvtype, &bytes))
+		return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf,
+				      recvcount, recvtype, comm);
 	t0 = now_ns();
 	rc = acis_allgather(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac);
 	if (rc != ACIS_OK)
 		return failed(comm, k, rc);
 	done(k, bytes, t0);
 	return MPI_SUCCESS;
-lib:
-	return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-			      recvtype, comm);
-}
-
-/* reduce_scatter_block and reduce_scatter with equal counts: the checks
- * they share; 0 or the switch's (dt, op) in *dt, *aop */
-static int
-rs_check(enum acis_mpi_coll k, MPI_Datatype datatype, MPI_Op op, int count,
-	 int *dt, int *aop, size_t *bytes)
-{
-	if ((*dt = reduce_dtype(datatype)) == 0 ||
-	    !plain_bytes(datatype, count, bytes))
-		return fallback(k, ACIS_MPI_FB_DATATYPE);
-	if ((*aop = reduce_op(op, datatype, *dt)) == 0)
-		return fallback(k, ACIS_MPI_FB_OP);
-	return !small(k, *bytes);
 }
 
 int
@@ -911,7 +885,7 @@ MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 	size_t bytes;
 	uint64_t t0;
 
-	if (ac == NULL || !rs_check(k, datatype, op, recvcount, &dt, &aop,
+	if (ac == NULL || !red_check(k, datatype, op, recvcount, &dt, &aop,
 				    &bytes))
 		return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount,
 						 datatype, op, comm);
@@ -949,7 +923,7 @@ MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
 	if (ac != NULL && (count = equal_counts(recvcounts, ac)) < 0)
 		fallback(k, ACIS_MPI_FB_COUNTS);
 	if (ac == NULL || count < 0 ||
-	    !rs_check(k, datatype, op, count, &dt, &aop, &bytes))
+	    !red_check(k, datatype, op, count, &dt, &aop, &bytes))
 		return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts,
 					   datatype, op, comm);
 	t0 = now_ns();
@@ -1229,7 +1203,7 @@ MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
 	int dt, aop, rc;
 	size_t bytes;
 
-	if (ac == NULL || !rs_check(k, datatype, op, count, &dt, &aop, &bytes))
+	if (ac == NULL || !red_check(k, datatype, op, count, &dt, &aop, &bytes))
 		return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op,
 				       comm, request);
 	rc = acis_iallreduce(in_place(sendbuf), recvbuf, (size_t)count,
@@ -1250,7 +1224,7 @@ MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
 	int dt, aop, rc;
 	size_t bytes;
 
-	if (ac == NULL || !rs_check(k, datatype, op, count, &dt, &aop, &bytes))
+	if (ac == NULL || !red_check(k, datatype, op, count, &dt, &aop, &bytes))
 		return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root,
 				    comm, request);
 	rc = acis_ireduce(in_place(sendbuf), recvbuf, (size_t)count,
@@ -1270,11 +1244,7 @@ MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
 	size_t bytes;
 	int rc;
 
-	if (ac != NULL && !plain_bytes(datatype, count, &bytes)) {
-		fallback(k, ACIS_MPI_FB_DATATYPE);
-		ac = NULL;
-	}
-	if (ac == NULL || small(k, bytes))
+	if (ac == NULL || !move_check(k, datatype, count, &bytes))
 		return PMPI_Ibcast(buffer, count, datatype, root, comm,
 				   request);
 	rc = acis_ibcast(buffer, bytes, ACIS_UINT8, root, ac, &q);
@@ -1291,18 +1261,11 @@ MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	const enum acis_mpi_coll k = ACIS_MPI_SCATTER;
 	acis_comm_t *ac = take(comm, k);
 	acis_req_t *q = NULL;
-	size_t bytes = 0, sb;
+	size_t bytes;
 	int rc, me = ac != NULL ? acis_comm_rank(ac) : 0;
 
-	if (ac != NULL &&
-	    (!block_bytes(recvbuf, recvcount, recvtype, sendbuf, sendcount,
-			  sendtype, &bytes) ||
-	     (me == root && (!plain_bytes(sendtype, sendcount, &sb) ||
-			     sb != bytes)))) {
-		fallback(k, ACIS_MPI_FB_DATATYPE);
-		ac = NULL;
-	}
-	if (ac == NULL || small(k, bytes))
+	if (ac == NULL || !rooted_check(k, me == root, recvbuf, recvcount,
+					recvtype, sendcount, sendtype, &bytes))
 		return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf,
 				     recvcount, recvtype, root, comm, request);
 	if (me == root && recvbuf == MPI_IN_PLACE)
@@ -1324,18 +1287,11 @@ MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	const enum acis_mpi_coll k = ACIS_MPI_GATHER;
 	acis_comm_t *ac = take(comm, k);
 	acis_req_t *q = NULL;
-	size_t bytes = 0, rb;
+	size_t bytes;
 	int rc, me = ac != NULL ? acis_comm_rank(ac) : 0;
 
-	if (ac != NULL &&
-	    (!block_bytes(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-			  recvtype, &bytes) ||
-	     (me == root && (!plain_bytes(recvtype, recvcount, &rb) ||
-			     rb != bytes)))) {
-		fallback(k, ACIS_MPI_FB_DATATYPE);
-		ac = NULL;
-	}
-	if (ac == NULL || small(k, bytes))
+	if (ac == NULL || !rooted_check(k, me == root, sendbuf, sendcount,
+					sendtype, recvcount, recvtype, &bytes))
 		return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf,
 				    recvcount, recvtype, root, comm, request);
 	rc = acis_igather(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, root,
@@ -1353,17 +1309,11 @@ MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	const enum acis_mpi_coll k = ACIS_MPI_ALLGATHER;
 	acis_comm_t *ac = take(comm, k);
 	acis_req_t *q = NULL;
-	size_t bytes = 0, sb;
+	size_t bytes;
 	int rc;
 
-	if (ac != NULL &&
-	    (!plain_bytes(recvtype, recvcount, &bytes) ||
-	     (sendbuf != MPI_IN_PLACE &&
-	      (!plain_bytes(sendtype, sendcount, &sb) || sb != bytes)))) {
-		fallback(k, ACIS_MPI_FB_DATATYPE);
-		ac = NULL;
-	}
-	if (ac == NULL || small(k, bytes))
+	if (ac == NULL || !allgather_check(sendbuf, sendcount, sendtype,
+					   recvcount, recvtype, &bytes))
 		return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf,
 				       recvcount, recvtype, comm, request);
 	rc = acis_iallgather(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac,
@@ -1384,7 +1334,7 @@ MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 	int dt, aop, rc;
 	size_t bytes;
 
-	if (ac == NULL || !rs_check(k, datatype, op, recvcount, &dt, &aop,
+	if (ac == NULL || !red_check(k, datatype, op, recvcount, &dt, &aop,
 				    &bytes))
 		return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount,
 						  datatype, op, comm, request);
@@ -1410,7 +1360,7 @@ MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
 	if (ac != NULL && (count = equal_counts(recvcounts, ac)) < 0)
 		fallback(k, ACIS_MPI_FB_COUNTS);
 	if (ac == NULL || count < 0 ||
-	    !rs_check(k, datatype, op, count, &dt, &aop, &bytes))
+	    !red_check(k, datatype, op, count, &dt, &aop, &bytes))
 		return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts,
 					    datatype, op, comm, request);
 	rc = acis_ireduce_scatter(in_place(sendbuf), recvbuf, (size_t)count,
