@@ -382,16 +382,18 @@ fallbacks(MPI_Comm comm)
 	/* a derived type */
 	MPI_Type_contiguous(4, MPI_INT, &four);
 	MPI_Type_commit(&four);
-	MPI_Allreduce(a, b, 16, MPI_INT, MPI_SUM, comm);
-	MPI_Bcast(a, 4, four, 0, comm);
-	PMPI_Bcast(c, 0, MPI_INT, 0, comm);
+	memcpy(b, a, sizeof(b));
+	memcpy(c, a, sizeof(c));
+	MPI_Bcast(b, 4, four, csize - 1, comm);
+	PMPI_Bcast(c, 4, four, csize - 1, comm);
+	ok = memcmp(b, c, sizeof(b)) == 0;
 	MPI_Type_free(&four);
 	/* MPI_MAXLOC */
 	for (i = 0; i < 8; i++)
 		mx[i].v = (i + crank) % 5, mx[i].i = crank;
 	MPI_Allreduce(mx, my, 8, MPI_2INT, MPI_MAXLOC, comm);
 	PMPI_Allreduce(mx, mz, 8, MPI_2INT, MPI_MAXLOC, comm);
-	ok = memcmp(my, mz, sizeof(my)) == 0;
+	ok = ok && memcmp(my, mz, sizeof(my)) == 0;
 	/* a user op */
 	MPI_Op_create(user_sum, 1, &uop);
 	MPI_Allreduce(a, b, 64, MPI_INT, uop, comm);
