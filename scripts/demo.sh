@@ -48,33 +48,31 @@ wait "$rx"
 acis_log "in-network collectives: 4 hosts, the switch reduces, gathers and multicasts"
 echo "(each host checks its result bit for bit against a reference it computes itself;"
 echo " host 0's view is shown)"
-COLL_DIR=$(mktemp -d /tmp/acis-demo-coll.XXXXXX)
-if acis_run_ranks "$PREFIX" 4 42 "$COLL_DIR" --sizes 64,1048576 \
-	--colls allreduce,bcast,gather,reduce_scatter --dtypes float32 --show; then
-	grep -A2 -h '^world \(allreduce\|bcast\|reduce_scatter\)' "$COLL_DIR/rank0.log"
-	echo "(gather: shown by each gather's root)"
-	grep -A2 -h '^world gather' "$COLL_DIR"/rank*.log
-	tail -n 1 "$COLL_DIR/rank0.log"
-else
+# demo_ranks JOB ARGS...: acis-coll-check as ranks 0..3 of job JOB (the
+# hosts' transport from ACIS_HOST_TRANSPORT), logs in a fresh COLL_DIR;
+# on a failure every rank's log is shown and the demo stops
+demo_ranks() {
+	local job=$1; shift
+	COLL_DIR=$(mktemp -d /tmp/acis-demo-coll.XXXXXX)
+	acis_run_ranks "$PREFIX" 4 "$job" "$COLL_DIR" "$@" && return 0
 	cat "$COLL_DIR"/rank*.log
 	rm -rf "$COLL_DIR"
 	exit 1
-fi
+}
+demo_ranks 42 --sizes 64,1048576 --colls allreduce,bcast,gather,reduce_scatter \
+	--dtypes float32 --show
+grep -A2 -h '^world \(allreduce\|bcast\|reduce_scatter\)' "$COLL_DIR/rank0.log"
+echo "(gather: shown by each gather's root)"
+grep -A2 -h '^world gather' "$COLL_DIR"/rank*.log
+tail -n 1 "$COLL_DIR/rank0.log"
 rm -rf "$COLL_DIR"
 
 acis_log "the same through kernel bypass: each host's libacis on a memif port of its own"
 echo "(ACIS_TRANSPORT=dpdk: no kernel between host and switch; doc/transports.md)"
-COLL_DIR=$(mktemp -d /tmp/acis-demo-coll.XXXXXX)
-if ACIS_HOST_TRANSPORT=dpdk acis_run_ranks "$PREFIX" 4 43 "$COLL_DIR" \
-	--sizes 64,1048576 --colls allreduce,bcast,gather,reduce_scatter \
-	--dtypes float32 --times; then
-	grep -h 'ms$' "$COLL_DIR/rank0.log" | head -8 || true
-	tail -n 1 "$COLL_DIR/rank0.log"
-else
-	cat "$COLL_DIR"/rank*.log
-	rm -rf "$COLL_DIR"
-	exit 1
-fi
+ACIS_HOST_TRANSPORT=dpdk demo_ranks 43 --sizes 64,1048576 \
+	--colls allreduce,bcast,gather,reduce_scatter --dtypes float32 --times
+grep -h 'ms$' "$COLL_DIR/rank0.log" | head -8 || true
+tail -n 1 "$COLL_DIR/rank0.log"
 rm -rf "$COLL_DIR"
 
 if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null &&
