@@ -10,8 +10,10 @@ acis_log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 acis_warn() { printf 'warning: %s\n' "$*" >&2; }
 
 # Reserve and mount 2 MiB hugepages. Prints the EAL memory options to use:
-# --in-memory on hugepages (no files left behind), or --no-huge with a
-# warning where hugepages cannot be had.
+# none on hugepages (the EAL keeps its files under the --file-prefix, so
+# dpdk-dumpcap and dpdk-proc-info can attach; acis-switch removes them when
+# it stops), --in-memory with ACIS_IN_MEMORY=1 (no files, no secondary
+# process), or --no-huge with a warning where hugepages cannot be had.
 acis_eal_mem_args() {
 	local want=$ACIS_HUGEPAGES have free
 	if [ -w /proc/sys/vm/nr_hugepages ]; then
@@ -26,7 +28,7 @@ acis_eal_mem_args() {
 	fi
 	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
 	if grep -qs ' hugetlbfs ' /proc/mounts && [ "${free:-0}" -ge 128 ]; then
-		echo "--in-memory"
+		if [ "${ACIS_IN_MEMORY:-0}" = 1 ]; then echo "--in-memory"; fi
 	else
 		acis_warn "no hugepages (free: ${free:-0}); running with --no-huge (slower, fine for testing)"
 		echo "--no-huge -m 1024 --no-shconf"
@@ -61,6 +63,7 @@ acis_switch_start() {
 		--log-level=warning -- --pipeline "$pipeline" \
 		--idle-sleep "${ACIS_SW_IDLE_SLEEP:-50}" "$@" >"$log" 2>&1 &
 	ACIS_SW_PID=$!
+	ACIS_SW_PREFIX=$prefix
 	if ! acis_wait_for 150 "$ACIS_BUILD/app/acisctl/acisctl" -f "$prefix" info; then
 		echo "acis-switch did not come up; its log:" >&2
 		cat "$log" >&2
@@ -77,6 +80,19 @@ acis_switch_stop() {
 	kill -INT "$ACIS_SW_PID" 2>/dev/null || true
 	wait "$ACIS_SW_PID" 2>/dev/null || true
 	ACIS_SW_PID=
+	acis_eal_files_remove "${ACIS_SW_PREFIX:-}"
+}
+
+# What a DPDK process on --file-prefix PREFIX left when it did not stop
+# cleanly (acis-switch removes its own on the way out): hugepage files and
+# the runtime directory. Only for a prefix no running process uses.
+acis_eal_files_remove() {
+	local prefix=$1 dir
+	[ -n "$prefix" ] || return 0
+	for dir in $(awk '$3 == "hugetlbfs" {print $2}' /proc/mounts); do
+		rm -f "$dir/${prefix}map_"[0-9]*
+	done
+	rm -rf "/var/run/dpdk/$prefix"
 }
 
 # acisctl against a running switch: acis_ctl PREFIX COMMAND

@@ -24,6 +24,7 @@
 #include <rte_lcore.h>
 
 #include "acis_conf.h"
+#include "capture.h"
 #include "fault.h"
 #include "lookaside.h"
 #include "switch.h"
@@ -34,6 +35,7 @@ static struct {
 	unsigned int idle_exit;
 	uint32_t idle_sleep_us;
 	int check_only;
+	int no_pdump;
 } opt;
 
 static void
@@ -50,6 +52,8 @@ usage(FILE *f)
 		"                         seconds (for pcap-in/pcap-out runs)\n"
 		"      --idle-sleep USEC  after 1024 empty polls, sleep USEC per\n"
 		"                         poll (shares a core; default 0: busy poll)\n"
+		"      --no-pdump         do not start DPDK's packet capture\n"
+		"                         framework (dpdk-dumpcap, dpdk-pdump)\n"
 		"  -V, --version          print the version\n"
 		"  -h, --help             this text\n"
 		"\n"
@@ -79,6 +83,7 @@ parse_args(int argc, char **argv)
 		{"stats", required_argument, NULL, 's'},
 		{"idle-exit", required_argument, NULL, 'i'},
 		{"idle-sleep", required_argument, NULL, 'S'},
+		{"no-pdump", no_argument, NULL, 'P'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -109,6 +114,9 @@ parse_args(int argc, char **argv)
 			if (parse_uint("--idle-sleep", optarg, 1000000, &v) != 0)
 				return -1;
 			opt.idle_sleep_us = v;
+			break;
+		case 'P':
+			opt.no_pdump = 1;
 			break;
 		case 'V':
 			printf("acis-switch %s\n", ACIS_VERSION);
@@ -212,28 +220,16 @@ supervise_thread(void *arg)
  * 0, or 1 with the reason in msg.
  */
 static int
-prefix_in_use(int argc, char **argv, char *msg, size_t len)
+prefix_in_use(char *msg, size_t len)
 {
-	const char *prefix = "rte", *base;
-	char dir[PATH_MAX], path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct sockaddr_un sa;
 	char hello[256];
 	ssize_t n;
-	int i, fd;
+	int fd;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < argc)
-			prefix = argv[++i];
-		else if (strncmp(argv[i], "--file-prefix=", 14) == 0)
-			prefix = argv[i] + 14;
-	}
-	/* the EAL's runtime directory (eal_create_runtime_dir) */
-	base = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
-	if (base == NULL)
-		base = "/tmp";
-	snprintf(dir, sizeof(dir), "%s/dpdk/%s", base, prefix);
-	if ((size_t)snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", dir) >=
-	    sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2",
+			     acis_capture_runtime_dir()) >= sizeof(path))
 		return 0;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	if (fd < 0)
@@ -256,7 +252,8 @@ prefix_in_use(int argc, char **argv, char *msg, size_t len)
 		snprintf(msg, len, "--file-prefix %s is in use: a DPDK process "
 			 "(pid %ld) answers on %s; start this switch with "
 			 "another --file-prefix (acisctl -f PREFIX names the "
-			 "switch it talks to)", prefix, pid, path);
+			 "switch it talks to)", acis_capture_prefix(), pid,
+			 path);
 	}
 	return 1;
 }
@@ -292,7 +289,8 @@ main(int argc, char **argv)
 		       pl.n_statics);
 		return 0;
 	}
-	if (prefix_in_use(sep < 0 ? 1 : sep, argv, err, sizeof(err))) {
+	acis_capture_eal_args(sep < 0 ? 1 : sep, argv);
+	if (prefix_in_use(err, sizeof(err))) {
 		fprintf(stderr, "acis-switch: %s\n", err);
 		return 1;
 	}
@@ -308,6 +306,7 @@ main(int argc, char **argv)
 			       err) != 0) {
 		fprintf(stderr, "acis-switch: %s\n", err);
 		rte_eal_cleanup();
+		acis_capture_remove_files();
 		return 1;
 	}
 	g_sw.idle_sleep_us = opt.idle_sleep_us;
@@ -316,9 +315,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "acis-switch: %s\n", err);
 		acis_switch_fini();
 		rte_eal_cleanup();
+		acis_capture_remove_files();
 		return 1;
 	}
 	g_sw.idle_sleep_us = opt.idle_sleep_us;
+	if (acis_capture_init(!opt.no_pdump, err, sizeof(err)) != 0) {
+		fprintf(stderr, "acis-switch: %s\n", err);
+		acis_switch_fini();
+		rte_eal_cleanup();
+		acis_capture_remove_files();
+		return 1;
+	}
 	if (acis_telemetry_register() != 0 ||
 	    acis_coll_telemetry_register() != 0 ||
 	    acis_la_telemetry_register() != 0 ||
@@ -359,7 +366,9 @@ main(int argc, char **argv)
 		pthread_join(sup, NULL);
 
 	acis_stats_print(stdout);
+	acis_capture_fini();
 	acis_switch_fini();
 	rte_eal_cleanup();
+	acis_capture_remove_files();
 	return 0;
 }

@@ -201,6 +201,9 @@ eal_up(const struct acis_transport_cfg *cfg, int pci, char *err,
 	}
 	optind = 1;
 	rc = rte_eal_init(argc, argv);
+	/* --no-shconf puts nothing in the EAL's runtime directory: leave no
+	 * empty one behind (one that holds files stays) */
+	rmdir(rte_eal_get_runtime_dir());
 	optind = saved_optind;
 	opterr = saved_opterr;
 	optarg = saved_optarg;
