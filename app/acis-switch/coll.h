@@ -36,6 +36,8 @@ struct acis_coll_stats {
 	uint64_t confirms;      /**< hosts' "collective finished" messages */
 	uint64_t answers_resent; /**< answers sent again to members that had
 				    not confirmed (the switch's own timer) */
+	uint64_t world_alias;   /**< DATA, ACK, NACK naming their job's
+				    world as ACIS_CTX_WORLD */
 	uint64_t late_copies;   /**< DATA of a slot already closed with every
 				    member served: dropped (forwarded: ACKed) */
 	uint64_t timeouts_resent; /**< NACK TIMEOUT sent again to DATA of a

@@ -106,6 +106,12 @@ acis_comm_ep(const struct acis_comm *c, uint32_t rank)
 	return &c->jobp->ep[c->global[rank]];
 }
 
+/** Data path: the context id of the world communicator of job (what
+ * ACIS_CTX_WORLD in a DATA, ACK or NACK stands for), or ACIS_CTX_NONE.
+ * Constant time; the caller checks the communicator it names with
+ * acis_ct_lookup, which may find it gone. */
+uint32_t acis_ct_world(const struct acis_comm_table *ct, uint32_t job);
+
 /** The job with this id, or NULL. */
 const struct acis_job *acis_ct_job(const struct acis_comm_table *ct,
 				   uint32_t job);

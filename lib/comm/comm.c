@@ -17,7 +17,14 @@ struct acis_comm_table {
 	uint64_t members;
 	uint64_t created, freed;
 	uint32_t next_idx;        /* round robin: reuse indexes late */
+	/* job id -> world context id for the data path's alias
+	 * (acis_ct_world): job << 32 | world, 0 when free; a job sits in
+	 * one of WORLD_PROBES entries from its hash */
+	uint64_t *world_map;
+	uint32_t world_mask;
 };
+
+#define WORLD_PROBES 8
 
 static inline void
 publish(struct acis_comm **slot, struct acis_comm *c)
@@ -41,7 +48,12 @@ acis_ct_create(const struct acis_ct_limits *lim)
 	ct->comms = calloc(lim->max_comms, sizeof(*ct->comms));
 	ct->gen = calloc(lim->max_comms, sizeof(*ct->gen));
 	ct->jobs = calloc(lim->max_jobs, sizeof(*ct->jobs));
-	if (ct->comms == NULL || ct->gen == NULL || ct->jobs == NULL) {
+	ct->world_mask = 63;
+	while (ct->world_mask + 1 < 4 * lim->max_jobs)
+		ct->world_mask = ct->world_mask << 1 | 1;
+	ct->world_map = calloc(ct->world_mask + 1, sizeof(*ct->world_map));
+	if (ct->comms == NULL || ct->gen == NULL || ct->jobs == NULL ||
+	    ct->world_map == NULL) {
 		acis_ct_free(ct);
 		return NULL;
 	}
@@ -109,7 +121,63 @@ acis_ct_free(struct acis_comm_table *ct)
 	free(ct->comms);
 	free(ct->gen);
 	free(ct->jobs);
+	free(ct->world_map);
 	free(ct);
+}
+
+static inline uint32_t
+world_pos(const struct acis_comm_table *ct, uint32_t job, uint32_t probe)
+{
+	return ((uint32_t)((job * 0x9e3779b97f4a7c15ull) >> 32) + probe) &
+	       ct->world_mask;
+}
+
+/* A world communicator made: its job's alias resolves to it. */
+static void
+world_map_set(struct acis_comm_table *ct, uint32_t job, uint32_t world)
+{
+	uint32_t p;
+
+	for (p = 0; p < WORLD_PROBES; p++) {
+		uint64_t *e = &ct->world_map[world_pos(ct, job, p)];
+
+		if (*e == 0) {
+			__atomic_store_n(e, (uint64_t)job << 32 | world,
+					 __ATOMIC_RELEASE);
+			return;
+		}
+	}
+	/* all taken (4 entries a job: next to never): no alias for it */
+}
+
+static void
+world_map_clear(struct acis_comm_table *ct, uint32_t job, uint32_t world)
+{
+	uint64_t want = (uint64_t)job << 32 | world;
+	uint32_t p;
+
+	for (p = 0; p < WORLD_PROBES; p++) {
+		uint64_t *e = &ct->world_map[world_pos(ct, job, p)];
+
+		if (*e == want)
+			__atomic_store_n(e, 0, __ATOMIC_RELEASE);
+	}
+}
+
+uint32_t
+acis_ct_world(const struct acis_comm_table *ct, uint32_t job)
+{
+	uint32_t p;
+
+	for (p = 0; p < WORLD_PROBES; p++) {
+		uint64_t e = __atomic_load_n(
+			&ct->world_map[world_pos(ct, job, p)],
+			__ATOMIC_ACQUIRE);
+
+		if (e != 0 && (uint32_t)(e >> 32) == job)
+			return (uint32_t)e;
+	}
+	return ACIS_CTX_NONE;
 }
 
 const struct acis_comm *
@@ -215,6 +283,7 @@ comm_make(struct acis_comm_table *ct, const struct acis_job *j, uint32_t n,
 static void
 unpublish(struct acis_comm_table *ct, struct acis_comm *c)
 {
+	world_map_clear(ct, c->job, c->id);
 	publish(&ct->comms[c->id & IDX_MASK], NULL);
 	ct->members -= c->size;
 	ct->freed++;
@@ -293,6 +362,7 @@ acis_ct_join(struct acis_comm_table *ct, uint32_t job, uint32_t size,
 			return ACIS_CT_ERROR;
 		}
 		j->world = c->id;
+		world_map_set(ct, job, c->id);
 	}
 	return ACIS_CT_DONE;
 }

@@ -30,6 +30,11 @@ extern "C" {
 #define ACIS_RANK_NONE UINT32_MAX
 /** Context id meaning "no communicator" (split with an undefined color). */
 #define ACIS_CTX_NONE UINT32_MAX
+/** Context id standing, in DATA, ACK and NACK, for the world
+ * communicator of the message's job, whatever id the switch gave it (as
+ * MPI_COMM_WORLD is one handle in every run): what hand-made and
+ * replayed traffic uses. The switch never gives a communicator id 0. */
+#define ACIS_CTX_WORLD 0u
 /** Largest message per rank that one collective carries (chunk index space). */
 #define ACIS_MAX_MSG_SIZE (1ull << 40)
 

@@ -852,6 +852,68 @@ test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order(void **s
 	finish();
 }
 
+/* A recorded job replayed (what acis_pcap.py writes and pktgen loops):
+ * JOIN, an allreduce on the world alias with its receipts, LEAVE. The
+ * same messages again are a new job with a new world, whose collective
+ * is answered again instead of dropped as a copy of a closed one; the
+ * answers name the real id. A job that is not there has no world. */
+static void
+test_world_alias_makes_a_recorded_job_valid_when_replayed(void **state)
+{
+	static int32_t in[WORLD][64], want[64];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(want), CHUNK};
+	uint32_t world[2];
+	unsigned int pass, i, r;
+
+	(void)state;
+	for (i = 0; i < 64; i++) {
+		want[i] = 0;
+		for (r = 0; r < WORLD; r++) {
+			in[r][i] = (int32_t)(r * 100 + i);
+			want[i] += in[r][i];
+		}
+	}
+	start(LINGER);
+	for (pass = 0; pass < 2; pass++) {
+		world[pass] = join_all();
+		for (r = 0; r < WORLD; r++)
+			contribute(r, &o, ACIS_CTX_WORLD, r, 0, 0, in[r]);
+		run();
+		drain();
+		for (r = 0; r < WORLD; r++) {
+			const struct reply *res = only(r, ACIS_T_RESULT);
+
+			expect_result_hdr(res, &o, world[pass], 0, 0, r);
+			expect_payload(res, want, sizeof(want));
+		}
+		for (r = 0; r < WORLD; r++)
+			confirm(r, &o, ACIS_CTX_WORLD, r, 0, 1);
+		run();
+		expect_quiet();
+		assert_int_equal(slot_stats().in_use, 0);
+		for (r = 0; r < WORLD; r++) {
+			struct acis_hdr h = ctrl_hdr(ACIS_CTRL_LEAVE, 0, r, 0);
+
+			send_as(r, &h, NULL);
+		}
+		run();
+		drain();
+		for (r = 0; r < WORLD; r++)
+			assert_int_equal(only(r, ACIS_T_CTRL_ACK)->h.status,
+					 ACIS_S_OK);
+	}
+	assert_int_not_equal(world[0], world[1]);
+	assert_int_equal(drops(ACIS_DROP_ACIS_DUPLICATE), 0);
+	assert_int_equal(coll_stats().late_copies, 0);
+	assert_int_equal(coll_stats().world_alias, 2 * 2 * WORLD);
+	contribute(0, &o, ACIS_CTX_WORLD, 0, 1, 0, in[0]);
+	run();
+	expect_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_NO_COMM), 1);
+	finish();
+}
+
 /* The fault stage's duplicate of a result whose payload is a shared,
  * chained segment: both copies carry the result, and the segment is
  * referenced once more for the copy (not only the headers), so every
@@ -2242,6 +2304,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_join_for_a_held_rank_from_another_udp_port_is_refused_rank_taken, teardown),
 		cmocka_unit_test_teardown(test_join_with_another_world_size_is_refused_size_mismatch, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_world_alias_makes_a_recorded_job_valid_when_replayed, teardown),
 		cmocka_unit_test_teardown(test_allreduce_int32_sum_wraps_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_slots_beyond_their_share_of_the_pool_copy, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float16_sum_is_rounded_once_in_every_arrival_order, teardown),

@@ -1224,6 +1224,65 @@ test_leave_of_the_last_rank_retires_the_job_and_its_comms(void **state)
 	assert_non_null(lookup(f, other));
 }
 
+/* --- the world alias (ACIS_CTX_WORLD) --------------------------------------- */
+
+static void
+test_world_of_a_job_follows_its_world_comm_through_leave_and_rejoin(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t first, second, r;
+	uint16_t st;
+
+	assert_int_equal(acis_ct_world(f->ct, 7), ACIS_CTX_NONE);
+	join(f, 7, 3, 0, &st);
+	/* not yet: the world communicator exists once every rank is in */
+	assert_int_equal(acis_ct_world(f->ct, 7), ACIS_CTX_NONE);
+	join(f, 7, 3, 1, &st);
+	assert_int_equal(join(f, 7, 3, 2, &st), ACIS_CT_DONE);
+	first = acis_ct_job(f->ct, 7)->world;
+	assert_int_equal(acis_ct_world(f->ct, 7), first);
+	assert_int_not_equal(first, ACIS_CTX_WORLD);
+	for (r = 0; r < 3; r++) {
+		struct acis_endpoint ep = ep_of(r);
+
+		acis_ct_leave(f->ct, 7, r, &ep, &st);
+	}
+	assert_int_equal(acis_ct_world(f->ct, 7), ACIS_CTX_NONE);
+	/* the same job again: a new world, and the alias names it */
+	second = join_all(f, 7, 3);
+	assert_int_not_equal(second, first);
+	assert_int_equal(acis_ct_world(f->ct, 7), second);
+}
+
+static void
+test_world_of_each_of_many_jobs_is_its_own(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t world[64], j;
+
+	make_table(f, 256, 64, 4, 1024);
+	/* job ids that share hash bits: neighbours and multiples */
+	for (j = 0; j < 64; j++)
+		world[j] = join_all(f, j * 65536 + (j & 1), 2);
+	for (j = 0; j < 64; j++)
+		assert_int_equal(acis_ct_world(f->ct, j * 65536 + (j & 1)),
+				 world[j]);
+	assert_int_equal(acis_ct_world(f->ct, 12345), ACIS_CTX_NONE);
+}
+
+static void
+test_world_alias_ends_with_a_freed_or_removed_world_comm(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t w7 = join_all(f, 7, 2), w8 = join_all(f, 8, 2);
+	uint16_t st;
+
+	assert_int_equal(free_all(f, w7, 0, &st), ACIS_CT_DONE);
+	assert_int_equal(acis_ct_world(f->ct, 7), ACIS_CTX_NONE);
+	assert_int_equal(acis_ct_comm_remove(f->ct, w8), 0);
+	assert_int_equal(acis_ct_world(f->ct, 8), ACIS_CTX_NONE);
+}
+
 static void
 test_leave_of_an_unknown_job_is_no_job(void **state)
 {
@@ -1476,6 +1535,9 @@ main(void)
 		T(test_comm_remove_of_an_unknown_comm_is_enoent),
 		T(test_leave_of_a_rank_forgets_its_endpoint),
 		T(test_leave_of_the_last_rank_retires_the_job_and_its_comms),
+		T(test_world_of_a_job_follows_its_world_comm_through_leave_and_rejoin),
+		T(test_world_of_each_of_many_jobs_is_its_own),
+		T(test_world_alias_ends_with_a_freed_or_removed_world_comm),
 		T(test_leave_of_an_unknown_job_is_no_job),
 		T(test_leave_from_another_endpoint_is_not_member),
 		T(test_leave_of_a_rank_that_left_is_not_member),

@@ -1237,6 +1237,13 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			continue;
 		}
 		x.payload = udp_payload + x.h.hdr_len;
+		if (unlikely(x.h.comm == ACIS_CTX_WORLD &&
+			     x.h.type != ACIS_T_CTRL)) {
+			/* the job's world, named by alias; answers name it
+			 * by its id (unknown job: no communicator) */
+			x.h.comm = acis_ct_world(g_sw.coll.ct, x.h.job);
+			x.st->world_alias++;
+		}
 		switch (x.h.type) {
 		case ACIS_T_DATA:
 			handle_data(&x);
