@@ -6,8 +6,9 @@
  * plain C on the same data, bit for bit.
  *
  *   acis-lookaside prep gcn|dot --dir DIR [--vpe F] [--seed S]
- *       writes DIR/bankK.bin for K = 1..F: what `acisctl cgra mem RULE
- *       K 0 DIR/bankK.bin` loads before the program starts.
+ *       writes DIR/bankK.bin for K = 1..F (DIR made if need be): what
+ *       `acisctl cgra mem RULE K 0 DIR/bankK.bin` loads before the
+ *       program starts.
  *   acis-lookaside run gcn|dot --to IP:PORT [--vpe F] [--seed S]
  *       [--form os|ws] [--handler N] [--mtu M] [--count C] [--len L]
  *       sends the packets and checks the answers; --handler N wraps each
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,6 +124,11 @@ prep(const struct opts *o)
 {
 	unsigned int p;
 
+	/* the folder itself, not its parents: a mistyped path stays an
+	 * error */
+	if (mkdir(o->dir, 0755) != 0 && errno != EEXIST)
+		return die("%s: cannot make the folder: %s", o->dir,
+			   strerror(errno));
 	if (strcmp(o->what, "gcn") == 0) {
 		static const float zeros[GCN_R];
 		float *x = malloc((size_t)GCN_N * o->vpe * sizeof(float));

@@ -498,6 +498,58 @@ get_path(struct ctx *c, int line, const char *key, const char *v, char *out)
 	return 0;
 }
 
+/* The emulated FPGA's files (devargs program=FILE, memory=FILE or
+ * memory=BANK:OFFSET:FILE) are relative to the pipeline file, as every
+ * other file it names: rewrite dev's relative ones so. */
+static int
+fpga_dev_paths(struct ctx *c, int line, char *dev)
+{
+	char out[ACIS_DEV_LEN], path[ACIS_PATH_LEN], *save = NULL, *kv;
+	char in[ACIS_DEV_LEN];
+	size_t n = 0;
+	int first = 1, rc;
+
+	snprintf(in, sizeof(in), "%s", dev);
+	for (kv = strtok_r(in, ",", &save); kv != NULL;
+	     kv = strtok_r(NULL, ",", &save), first = 0) {
+		const char *file = NULL;
+		size_t keep = strlen(kv);
+		int w;
+
+		if (strncmp(kv, "program=", 8) == 0) {
+			file = kv + 8;
+		} else if (strncmp(kv, "memory=", 7) == 0) {
+			const char *v = kv + 7, *p = v;
+
+			file = v;
+			/* BANK:OFFSET:FILE when it starts with two numbers */
+			p += strspn(p, "0123456789xabcdefABCDEF");
+			if (p > v && *p == ':') {
+				const char *q = p + 1;
+
+				q += strspn(q, "0123456789xabcdefABCDEF");
+				if (q > p + 1 && *q == ':')
+					file = q + 1;
+			}
+		}
+		if (file != NULL && file[0] != '/' && file[0] != '\0') {
+			if ((rc = get_path(c, line, "dev", file, path)) != 0)
+				return rc;
+			keep = (size_t)(file - kv);
+		}
+		w = snprintf(out + n, sizeof(out) - n, "%s%.*s%s",
+			     first ? "" : ",", (int)keep, kv,
+			     keep < strlen(kv) ? path : "");
+		if (w < 0 || (size_t)w >= sizeof(out) - n)
+			return fail(c, line, "dev: longer than %d characters "
+				    "with its files' paths made relative to "
+				    "the pipeline file", ACIS_DEV_LEN - 1);
+		n += (size_t)w;
+	}
+	memcpy(dev, out, n + 1);
+	return 0;
+}
+
 static int
 read_lookaside(struct ctx *c, struct acis_conf_section *s)
 {
@@ -806,6 +858,9 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 			    ACIS_DEV_LEN - 1);
 	strcpy(pc->dev, e->value);
 	pc->dev_line = e->line;
+	if (strncmp(pc->dev, "net_acis_fpga", 13) == 0 &&
+	    (rc = fpga_dev_paths(c, e->line, pc->dev)) != 0)
+		return rc;
 	for (i = 0; i < p->n_ports; i++) {
 		/* The device name is what precedes the first comma. */
 		size_t a = strcspn(pc->dev, ",");

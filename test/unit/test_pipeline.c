@@ -79,6 +79,29 @@ expect_error(const char *text, int line, const char *hint)
 
 /* --- what a valid file gives ----------------------------------------------- */
 
+/* An emulated card's files in its dev line are relative to the pipeline
+ * file, as the file's other file names are; absolute ones stay. */
+static void
+test_emulated_fpga_files_are_relative_to_the_pipeline_file(void **state)
+{
+	struct acis_conf *c;
+
+	(void)state;
+	c = acis_conf_parse("/etc/acis/x.ini", SWITCH
+		"[port f]\ndev = net_acis_fpga0,mode=cgra,program=p.s,"
+		"memory=1:0:rows.bin,memory=/abs.bin,memory=r.bin,vpes=4\n"
+		"[port g]\ndev = net_pcap0,rx_pcap=in.pcap\n", err);
+	assert_non_null(c);
+	assert_int_equal(acis_pipeline_from_conf(c, 0, &pl, err), 0);
+	acis_conf_free(c);
+	assert_string_equal(pl.ports[0].dev,
+		"net_acis_fpga0,mode=cgra,program=/etc/acis/p.s,"
+		"memory=1:0:/etc/acis/rows.bin,memory=/abs.bin,"
+		"memory=/etc/acis/r.bin,vpes=4");
+	/* other devices' arguments are the PMD's business */
+	assert_string_equal(pl.ports[1].dev, "net_pcap0,rx_pcap=in.pcap");
+}
+
 static void
 test_minimal_file_gets_documented_switch_defaults(void **state)
 {
@@ -1113,6 +1136,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_minimal_file_gets_documented_switch_defaults),
+		cmocka_unit_test(test_emulated_fpga_files_are_relative_to_the_pipeline_file),
 		cmocka_unit_test(test_minimal_file_gets_documented_l2_defaults),
 		cmocka_unit_test(test_minimal_file_gets_documented_port_defaults),
 		cmocka_unit_test(test_file_without_lcores_gets_one_lcore_polling_every_port),
