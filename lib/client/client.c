@@ -1695,6 +1695,31 @@ open_transport(acis_ctx_t *ctx)
 	return ACIS_OK;
 }
 
+/* Why this thread's last acis_init failed (acis_init_error): its
+ * context, and the context's message, are gone by then. */
+static __thread char init_err[256];
+
+static void init_say(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* An acis_init failure: kept for acis_init_error, and on stderr. */
+static void
+init_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(init_err, sizeof(init_err), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "acis_init: %s\n", init_err);
+}
+
+const char *
+acis_init_error(void)
+{
+	return init_err;
+}
+
 int
 acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 {
@@ -1702,26 +1727,29 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	struct acis_hdr h, reply;
 	int rc;
 
+	init_err[0] = '\0';
 	if (cfg_in == NULL || out == NULL || cfg_in->switch_ip == NULL) {
-		fprintf(stderr, "acis_init: no %s\n", cfg_in == NULL ?
+		init_say("no %s", cfg_in == NULL ?
 			"configuration" : out == NULL ? "place for the context" :
 			"switch address");
 		return ACIS_ERR_INVAL;
 	}
 	*out = NULL;
 	if (env_err[0] != '\0') {
-		fprintf(stderr, "acis_init: %s\n", env_err);
+		init_say("%s", env_err);
 		return ACIS_ERR_INVAL;
 	}
 	if (cfg_in->size == 0 || cfg_in->rank >= cfg_in->size) {
-		fprintf(stderr, "acis_init: rank %u of a job of size %u: "
-			"expected a size of 1 or more and a rank below it\n",
-			cfg_in->rank, cfg_in->size);
+		init_say("rank %u of a job of size %u: expected a size of "
+			 "1 or more and a rank below it",
+			 cfg_in->rank, cfg_in->size);
 		return ACIS_ERR_INVAL;
 	}
 	ctx = calloc(1, sizeof(*ctx));
-	if (ctx == NULL)
+	if (ctx == NULL) {
+		init_say("out of memory");
 		return ACIS_ERR_NOMEM;
+	}
 	ctx->cfg = *cfg_in;
 	if (ctx->cfg.switch_port == 0)
 		ctx->cfg.switch_port = 47000;
@@ -1739,8 +1767,7 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 	if (ctx->cfg.fault_window > ACIS_FAULT_WINDOW_MAX)
 		ctx->cfg.fault_window = ACIS_FAULT_WINDOW_MAX;
 	if (ctx->cfg.mtu < 576 || ctx->cfg.mtu > 9000) {
-		fprintf(stderr, "acis_init: mtu %u outside 576..9000\n",
-			ctx->cfg.mtu);
+		init_say("mtu %u outside 576..9000", ctx->cfg.mtu);
 		free(ctx);
 		return ACIS_ERR_INVAL;
 	}
@@ -1773,7 +1800,9 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 out_free:
 	/* the context and its message go: say it while there is one */
 	if (ctx->err[0] != '\0')
-		fprintf(stderr, "acis_init: %s\n", ctx->err);
+		init_say("%s", ctx->err);
+	else
+		init_say("%s", acis_strerror(rc));
 	if (ctx->tp != NULL)
 		ctx->tp->ops->close(ctx->tp);
 	free(ctx);

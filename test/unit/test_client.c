@@ -224,6 +224,7 @@ join(enum mode mode, unsigned int timeout_ms, unsigned int window)
 	cfg.rto_ms = 20;
 	cfg.timeout_ms = timeout_ms;
 	assert_int_equal(acis_init(&cfg, &ctx), ACIS_OK);
+	assert_string_equal(acis_init_error(), "");
 	return ctx;
 }
 
@@ -483,6 +484,10 @@ test_bad_environment_variables_stop_init(void **state)
 		if (acis_init(&cfg, &ctx) != ACIS_ERR_INVAL)
 			fail_msg("%s=%s accepted", bad[i][0], bad[i][1]);
 		assert_null(ctx);
+		/* the reason outlives the context, naming the variable */
+		if (strstr(acis_init_error(), bad[i][0]) == NULL)
+			fail_msg("%s=%s: acis_init_error() says '%s'",
+				 bad[i][0], bad[i][1], acis_init_error());
 		unsetenv(bad[i][0]);
 	}
 	setenv("ACIS_SWITCH", "127.0.0.1:4700", 1);
@@ -522,6 +527,7 @@ test_dpdk_transport_refuses_what_it_cannot_start_without(void **state)
 		if (acis_init(&cfg, &ctx) != ACIS_ERR_INVAL)
 			fail_msg("case %u started", i);
 		assert_null(ctx);
+		assert_true(acis_init_error()[0] != '\0');
 		for (k = 0; k < 3 && env[i][k][0] != NULL; k++)
 			unsetenv(env[i][k][0]);
 		unsetenv("ACIS_TRANSPORT");
