@@ -18,6 +18,8 @@ PACKAGES=(
 	dpdk dpdk-dev
 	# testbed, demo and tests
 	iproute2 iputils-ping ethtool procps kmod python3 python3-scapy
+	# the Python package (python/acis, doc/python.md)
+	python3-numpy
 	# the Wireshark dissector's test (tools/wireshark/acis.lua)
 	tshark
 	# libacis-mpi is built for, and tested under, both MPIs Debian ships

@@ -17,24 +17,40 @@ Hosts are those of the namespace testbed: rank i is 02:a0:00:00:00:(10+i),
 A collective file starts with every rank's JOIN, then `count` collectives,
 each rank's DATA chunks (chunk_size = MTU - 82 rounded down to 8), and each
 rank's receipts for a collective once the next one is under way, as
-libacis sends them; replayed in a loop, the switch answers every
-collective again (the slots of the previous pass were confirmed and freed).
-The world communicator's id is the switch's: a fresh switch gives its
-first job 65536 (`acisctl comms` shows it; --comm to change).
+libacis sends them, and ends with every rank's LEAVE. The messages name
+the job's world communicator as 0, the world alias (doc/wire-format.md),
+not by the id the switch gives it: replayed in a loop, each pass is the
+job joining anew, a new world, and every collective is answered again.
+--comm ID names a communicator by its id instead (`acisctl comms`).
 Look-aside requests go to handler `--handler` (a `[lookaside]` rule's
 `acis_handler`); `udp` makes plain UDP datagrams to the switch for a
 `match = udp_port` rule. Background is what else a switch sees: UDP and TCP
 of 64 to 1500 bytes from the hosts to far hosts behind another port
 (02:a0:00:00:01:0x, 10.77.1.x; pipelines/pktgen-*.ini make them static),
 ARP for the switch and ICMP echo to it.
+
+Frames are built with scapy (Debian's python3-scapy) and the ACiS layer of
+python/acis/layer.py (doc/scapy.md).
 """
 import argparse
+import os
 import random
 import struct
 import sys
 
-ETH_IP = 0x0800
-ETH_ARP = 0x0806
+from scapy.data import DLT_EN10MB
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.l2 import ARP, Ether
+from scapy.packet import Raw
+from scapy.utils import PcapWriter
+
+# the layer from this checkout's python/, else an installed acis package
+_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+if os.path.isdir(os.path.join(_PY, "acis")):
+    sys.path.insert(0, os.path.normpath(_PY))
+from acis.layer import (C_BARRIER, C_BCAST, C_REDUCE, CTX_WORLD, RANK_NONE,  # noqa: E402
+                        data_chunks, join, leave, lookaside as la_request,
+                        receipts as receipts_msg)
 
 DTYPES = {"int32": (1, 4, "<i"), "int64": (2, 8, "<q"), "uint32": (3, 4, "<I"),
           "uint64": (4, 8, "<Q"), "float32": (5, 4, "<f"), "float64": (6, 8, "<d"),
@@ -42,66 +58,50 @@ DTYPES = {"int32": (1, 4, "<i"), "int64": (2, 8, "<q"), "uint32": (3, 4, "<I"),
           "uint16": (12, 2, "<H")}
 OPS = {"sum": 1, "prod": 2, "min": 3, "max": 4}
 COLLS = {"allreduce": 1, "reduce": 2, "bcast": 3, "barrier": 8}
-T_DATA, T_ACK, T_CTRL, T_LOOKASIDE = 1, 3, 5, 7
-CTRL_JOIN = 1
-F_LAST = 0x02
-HDR_LEN = 54
-RANK_NONE = 0xFFFFFFFF
-
-
-def mac(s):
-    return bytes(int(x, 16) for x in s.split(":"))
-
-
-def ip(s):
-    return bytes(int(x) for x in s.split("."))
 
 
 def host_mac(i):
-    return bytes([0x02, 0xA0, 0, 0, 0, 0x10 + i])
+    return "02:a0:00:00:00:%02x" % (0x10 + i)
 
 
 def host_ip(i):
-    return bytes([10, 77, 0, 10 + i])
+    return "10.77.0.%d" % (10 + i)
 
 
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
+def far_mac(i):
+    return "02:a0:00:00:01:%02x" % i
 
 
-def ipv4(src, dst, proto, payload):
-    h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 0, 0x4000, 64,
-                    proto, 0, src, dst)
-    return h[:10] + struct.pack("!H", csum(h)) + h[12:] + payload
+def far_ip(i):
+    return "10.77.1.%d" % i
+
+
+def stack(*layers):
+    """layers[0] / layers[1] / ... without the copies `/` makes (half the
+    time of a frame)."""
+    for layer in layers[1:]:
+        layers[0].add_payload(layer)
+    return layers[0]
+
+
+def ipv4(src, dst):
+    # what the switch and libacis send: DF, TTL 64, id 0
+    return IP(src=src, dst=dst, id=0, flags="DF", ttl=64)
 
 
 def udp_frame(dmac, smac, sip, dip, sport, dport, payload):
     # UDP checksum 0: none (IPv4 allows it; the switch sends the same)
-    u = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
-    return dmac + smac + struct.pack("!H", ETH_IP) + ipv4(sip, dip, 17, u)
-
-
-def acis_hdr(type_, opcode=0, flags=0, dtype=0, op=0, job=0, comm=0, rank=0,
-             root=RANK_NONE, seq=0, chunk=0, msg_size=0, payload_len=0,
-             chunk_size=0, contributors=0):
-    # doc/wire-format.md: 54 bytes, big endian
-    return struct.pack("!BBBBBBHIIIIIIQHHHHH4x", 1, type_, opcode, flags, dtype, op,
-                       HDR_LEN, job, comm, rank, root, seq, chunk, msg_size,
-                       payload_len, chunk_size, contributors, 0, 0)
+    return stack(Ether(dst=dmac, src=smac), ipv4(sip, dip),
+                 UDP(sport=sport, dport=dport, chksum=0), payload)
 
 
 class Net:
     def __init__(self, a):
-        self.sw_mac, self.sw_ip, self.port = mac(a.switch_mac), ip(a.switch_ip), a.acis_port
+        self.sw_mac, self.sw_ip, self.port = a.switch_mac, a.switch_ip, a.acis_port
 
-    def to_switch(self, rank, payload):
+    def to_switch(self, rank, msg):
         return udp_frame(self.sw_mac, host_mac(rank), host_ip(rank), self.sw_ip,
-                         40000 + rank, self.port, payload)
+                         40000 + rank, self.port, msg)
 
 
 def collective(a, net):
@@ -109,48 +109,38 @@ def collective(a, net):
     code, esize, fmt = DTYPES[a.dtype]
     coll = COLLS[a.coll]
     chunk_size = (a.mtu - 82) // 8 * 8
-    size = 0 if coll == COLLS["barrier"] else a.size // esize * esize
+    size = 0 if coll == C_BARRIER else a.size // esize * esize
     nchunks = 1 if size == 0 else -(-size // chunk_size)
     rng = random.Random(a.seed)
-    frames = []
-    for r in range(a.ranks):
-        frames.append(net.to_switch(r, acis_hdr(T_CTRL, CTRL_JOIN, job=a.job, rank=r,
-                                                root=a.ranks)))
+    frames = [net.to_switch(r, join(a.job, r, a.ranks)) for r in range(a.ranks)]
     # each rank's data: small integers, exact in every datatype
     # (struct's unsigned formats are the upper-case ones)
     data = [b"".join(struct.pack(fmt, rng.randint(0, 8) if fmt[-1].isupper()
                                  else rng.randint(-8, 8)) for _ in range(size // esize))
             for _ in range(a.ranks)]
-    senders = [0] if coll == COLLS["bcast"] else range(a.ranks)
-    root = 0 if coll in (COLLS["reduce"], COLLS["bcast"]) else RANK_NONE
-    op = OPS[a.op] if coll in (COLLS["allreduce"], COLLS["reduce"]) else 0
-    dt = 0 if coll == COLLS["barrier"] else code
+    senders = [0] if coll == C_BCAST else range(a.ranks)
+    hdr = dict(opcode=coll, dtype=0 if coll == C_BARRIER else code,
+               op=OPS[a.op] if coll in (COLLS["allreduce"], C_REDUCE) else 0,
+               job=a.job, comm=a.comm,
+               root=0 if coll in (C_REDUCE, C_BCAST) else RANK_NONE)
 
     def receipts(seq):
-        # what each rank confirms: the keys of the answers it got
-        out = []
-        for r in range(a.ranks):
-            keys = list(range(nchunks))
-            if coll == COLLS["bcast"] and r == 0:
-                continue  # the root gets ACKs, confirms nothing
-            pl = b"".join(struct.pack("<I", k) for k in keys)
-            h = acis_hdr(T_ACK, coll, dtype=dt, op=op, job=a.job, comm=a.comm, rank=r,
-                         root=root, seq=seq, chunk=len(keys), msg_size=size,
-                         payload_len=len(pl), chunk_size=chunk_size)
-            out.append(net.to_switch(r, h + pl))
-        return out
+        # what each rank confirms: the keys of the answers it got (the
+        # bcast root gets ACKs, confirms nothing)
+        return [net.to_switch(r, receipts_msg(range(nchunks), rank=r, seq=seq,
+                                              msg_size=size, chunk_size=chunk_size, **hdr))
+                for r in range(a.ranks) if not (coll == C_BCAST and r == 0)]
 
     for seq in range(a.count):
+        chunks = {r: data_chunks(data[r], chunk_size, rank=r, seq=seq, **hdr)
+                  for r in senders}
         for c in range(nchunks):
-            for r in senders:
-                pl = data[r][c * chunk_size:(c + 1) * chunk_size]
-                h = acis_hdr(T_DATA, coll, F_LAST if c == nchunks - 1 else 0, dt, op,
-                             a.job, a.comm, r, root, seq, c, size, len(pl), chunk_size, 1)
-                frames.append(net.to_switch(r, h + pl))
+            frames += [net.to_switch(r, chunks[r][c]) for r in senders]
         if seq > 0:
             frames += receipts(seq - 1)
     if a.count:
         frames += receipts(a.count - 1)
+    frames += [net.to_switch(r, leave(a.job, r)) for r in range(a.ranks)]
     return frames
 
 
@@ -159,8 +149,7 @@ def lookaside(a, net):
     frames = []
     for i in range(a.count):
         pl = b"".join(struct.pack("<f", rng.uniform(-2, 2)) for _ in range(a.floats))
-        h = acis_hdr(T_LOOKASIDE, a.handler, job=a.job, seq=i, payload_len=len(pl))
-        frames.append(net.to_switch(i % a.ranks, h + pl))
+        frames.append(net.to_switch(i % a.ranks, la_request(a.handler, pl, job=a.job, seq=i)))
     return frames
 
 
@@ -168,16 +157,8 @@ def udp(a, net):
     rng = random.Random(a.seed)
     return [udp_frame(net.sw_mac, host_mac(i % a.ranks), host_ip(i % a.ranks), net.sw_ip,
                       41000 + i % a.ranks, a.port,
-                      bytes(rng.getrandbits(8) for _ in range(a.bytes)))
+                      Raw(bytes(rng.getrandbits(8) for _ in range(a.bytes))))
             for i in range(a.count)]
-
-
-def far_mac(i):
-    return bytes([0x02, 0xA0, 0, 0, 0x01, i])
-
-
-def far_ip(i):
-    return bytes([10, 77, 1, i])
 
 
 def background(a, net):
@@ -194,22 +175,22 @@ def background(a, net):
             n = rng.choice([18, 64, 256, 512, 1024, 1472])
             frames.append(udp_frame(far_mac(d), host_mac(s), host_ip(s), far_ip(d),
                                     rng.randrange(1024, 65536), rng.choice([53, 123, 9000]),
-                                    bytes(n)))
+                                    Raw(bytes(n))))
         elif kind < 0.85:
             n = rng.choice([0, 512, 1460])
-            tcp = struct.pack("!HHIIBBHHH", rng.randrange(1024, 65536), 5201, i, 0,
-                              5 << 4, 0x18, 65535, 0, 0) + bytes(n)
-            frames.append(far_mac(d) + host_mac(s) + struct.pack("!H", ETH_IP) +
-                          ipv4(host_ip(s), far_ip(d), 6, tcp))
+            # TCP checksum left 0: background the switch only forwards
+            tcp = TCP(sport=rng.randrange(1024, 65536), dport=5201, seq=i, ack=0,
+                      dataofs=5, flags="PA", window=65535, chksum=0)
+            frames.append(stack(Ether(dst=far_mac(d), src=host_mac(s)),
+                                ipv4(host_ip(s), far_ip(d)), tcp, Raw(bytes(n))))
         elif kind < 0.95:
-            icmp = struct.pack("!BBHHH", 8, 0, 0, s, i & 0xFFFF) + bytes(56)
-            icmp = icmp[:2] + struct.pack("!H", csum(icmp)) + icmp[4:]
-            frames.append(net.sw_mac + host_mac(s) + struct.pack("!H", ETH_IP) +
-                          ipv4(host_ip(s), net.sw_ip, 1, icmp))
+            frames.append(stack(Ether(dst=net.sw_mac, src=host_mac(s)),
+                                ipv4(host_ip(s), net.sw_ip),
+                                ICMP(type=8, code=0, id=s, seq=i & 0xFFFF), Raw(bytes(56))))
         else:
-            arp = struct.pack("!HHBBH6s4s6s4s", 1, ETH_IP, 6, 4, 1, host_mac(s), host_ip(s),
-                              bytes(6), net.sw_ip)
-            frames.append(b"\xff" * 6 + host_mac(s) + struct.pack("!H", ETH_ARP) + arp)
+            frames.append(stack(Ether(dst="ff:ff:ff:ff:ff:ff", src=host_mac(s)),
+                                ARP(op=1, hwsrc=host_mac(s), psrc=host_ip(s),
+                                    hwdst="00:00:00:00:00:00", pdst=net.sw_ip)))
     return frames
 
 
@@ -231,13 +212,17 @@ def mix(a, net):
 
 
 def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            if len(fr) < 60:
-                fr += bytes(60 - len(fr))  # the Ethernet minimum, less the FCS
-            f.write(struct.pack("<IIII", i // 1000000, i % 1000000, len(fr), len(fr)))
-            f.write(fr)
+    """Frames 1 us apart from time 0, so a file is the same at every run;
+    the bytes of all frames before padding."""
+    total = 0
+    with PcapWriter(path, linktype=DLT_EN10MB, endianness="<", snaplen=65535) as w:
+        w.write_header(None)
+        for i, f in enumerate(frames):
+            b = bytes(f)
+            total += len(b)
+            # the Ethernet minimum, less the FCS
+            w.write_packet(b.ljust(60, b"\0"), sec=i // 1000000, usec=i % 1000000)
+    return total
 
 
 def main():
@@ -251,7 +236,8 @@ def main():
     p.add_argument("--op", choices=sorted(OPS), default="sum")
     p.add_argument("--count", type=int, default=100)
     p.add_argument("--job", type=int, default=7)
-    p.add_argument("--comm", type=int, default=65536)
+    p.add_argument("--comm", type=int, default=CTX_WORLD,
+                   help="context id in DATA and ACK (default 0: the job's world)")
     p.add_argument("--mtu", type=int, default=1500)
     p.add_argument("--handler", type=int, default=2)
     p.add_argument("--floats", type=int, default=352)
@@ -272,8 +258,8 @@ def main():
         p.error("a look-aside request or datagram must fit the MTU")
     net = Net(a)
     frames = globals()[a.kind](a, net)
-    write_pcap(a.out, frames)
-    print("%s: %d frames, %d bytes" % (a.out, len(frames), sum(len(f) for f in frames)))
+    total = write_pcap(a.out, frames)
+    print("%s: %d frames, %d bytes" % (a.out, len(frames), total))
     return 0
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The option handling of the benchmark scripts (scripts/bench/*.sh), which
+# The option handling of the benchmark scripts (scripts/bench/*.sh and
+# scripts/pktgen/run-pktgen.sh), which
 # nothing else in make test runs: -h prints the script's description and
 # usage and exits 0; an unknown option or a bad value says so and exits 2;
 # both before the script needs root, a build, hugepages or a namespace.
@@ -32,7 +33,7 @@ expect() {
 	out=$(cd / && timeout 5 "${AS[@]}" "$script" "$@" </dev/null 2>"$ERR"); rc=$?
 	if [ "$rc" -ne "$want" ]; then
 		why="exit $rc, want $want"
-	elif [ "$want" -eq 0 ] && ! grep -q "scripts/bench/${script##*/}" <<<"$out"; then
+	elif [ "$want" -eq 0 ] && ! grep -q "scripts/[a-z]*/${script##*/}" <<<"$out"; then
 		why="-h does not show the script's usage"
 	elif [ "$want" -eq 0 ] && grep -qE '^(set|source|while|\[) ' <<<"$out"; then
 		why="-h prints shell code"
@@ -88,6 +89,14 @@ expect "scaling.sh -w two" 2 scaling.sh -w two
 expect "scaling.sh -a with no agg.csv" 2 scaling.sh -a /nonexistent/acis-agg
 expect "setup.sh with an argument" 2 setup.sh extra
 expect "mpi-netns-agent.sh with no host" 2 mpi-netns-agent.sh
+# pktgen's script (scripts/pktgen), its options the same way
+expect "run-pktgen.sh -h" 0 ../pktgen/run-pktgen.sh -h
+expect "run-pktgen.sh --no-such-option" 2 ../pktgen/run-pktgen.sh --no-such-option
+expect "run-pktgen.sh -r 0" 2 ../pktgen/run-pktgen.sh -r 0
+expect "run-pktgen.sh -r 101" 2 ../pktgen/run-pktgen.sh -r 101
+expect "run-pktgen.sh -d 0" 2 ../pktgen/run-pktgen.sh -d 0
+expect "run-pktgen.sh -m 100" 2 ../pktgen/run-pktgen.sh -m 100
+expect "run-pktgen.sh -m 4G" 2 ../pktgen/run-pktgen.sh -m 4G
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

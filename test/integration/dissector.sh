@@ -312,19 +312,19 @@ $PCAP collective "$D/bcast.pcap" --coll bcast --dtype uint8 --ranks 3 \
 ts -r "$D/bcast.pcap" -Y "acis.type == 1 || acis.type == 3" -T fields \
 	-e _ws.col.Info >"$D/bcast"
 expect "acis_pcap.py bcast" "$D/bcast" <<'EOF'
-DATA bcast uint8 comm=65536 seq=0 rank=0 chunk=0/1 [LAST] len=100
-ACK bcast comm=65536 seq=0 rank=1 keys=0 len=4
-ACK bcast comm=65536 seq=0 rank=2 keys=0 len=4
+DATA bcast uint8 comm=0 seq=0 rank=0 chunk=0/1 [LAST] len=100
+ACK bcast comm=0 seq=0 rank=1 keys=0 len=4
+ACK bcast comm=0 seq=0 rank=2 keys=0 len=4
 EOF
 $PCAP collective "$D/barrier.pcap" --coll barrier --ranks 2 --count 2 \
 	>/dev/null || bad "acis_pcap.py barrier"
 ts -r "$D/barrier.pcap" -Y "acis.type == 1" -T fields -e _ws.col.Info \
 	>"$D/barrier"
 expect "acis_pcap.py barrier" "$D/barrier" <<'EOF'
-DATA barrier comm=65536 seq=0 rank=0 [LAST]
-DATA barrier comm=65536 seq=0 rank=1 [LAST]
-DATA barrier comm=65536 seq=1 rank=0 [LAST]
-DATA barrier comm=65536 seq=1 rank=1 [LAST]
+DATA barrier comm=0 seq=0 rank=0 [LAST]
+DATA barrier comm=0 seq=0 rank=1 [LAST]
+DATA barrier comm=0 seq=1 rank=0 [LAST]
+DATA barrier comm=0 seq=1 rank=1 [LAST]
 EOF
 
 # Collectives, look-aside requests, plain UDP and background traffic to a

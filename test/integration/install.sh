@@ -73,5 +73,18 @@ out=$(ACIS_SWITCH=127.0.0.1 ACIS_JOB=1 ACIS_RANK=0 ACIS_SIZE=2 ACIS_TIMEOUT_MS=3
 	timeout 20 "$D/hello" 2>&1); rc=$?
 check "it runs, and with no switch answering says so (exit $rc: ${out##*$'\n'})" \
 	[ "$rc" -eq 1 ]
+
+# the Python package, beside the Python that ran meson (Debian's)
+pkg=$(find "$D/root" -path '*/acis/__init__.py' -printf '%h\n' | head -1)
+check "installed: the Python package acis (${pkg#"$D/root"})" \
+	[ -n "$pkg" ] && [ -e "$pkg/layer.py" ] && [ -e "$pkg/_installed.py" ]
+if [ -n "$pkg" ] && [ "$san" = none ]; then
+	# it names the installed libacis; here the destdir's copy stands in
+	out=$(PYTHONPATH=$(dirname "$pkg") ACIS_LIB=$LIB/libacis.so /usr/bin/python3 -c '
+import acis, acis.layer, acis._installed as i
+print(i.LIBDIR, i.SONAME, acis.strerror(-4))' 2>&1); rc=$?
+	check "it imports and loads libacis ($out)" \
+		[ "$rc" -eq 0 ] && grep -q "^$(opt prefix)/$(opt libdir) libacis.so.0 " <<<"$out"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

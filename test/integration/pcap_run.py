@@ -20,10 +20,12 @@ import tempfile
 from scapy.all import ARP, ICMP, IP, UDP, Dot1Q, Ether, Raw, rdpcap
 from scapy.utils import PcapWriter
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from acis.layer import ACIS_PORT, join  # noqa: E402
+
 SW_MAC, SW_IP = "02:ac:15:00:00:01", "10.77.0.1"
 A = ("02:00:00:00:00:0a", "10.77.0.10")
 B = ("02:00:00:00:00:0b", "10.77.0.11")
-ACIS_PORT = 47000
 
 results = []
 
@@ -56,7 +58,9 @@ def run_in(d):
     bcast = Ether(src=A[0], dst="ff:ff:ff:ff:ff:ff") / Raw(b"\x00" * 46)
     arp = Ether(src=A[0], dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=A[0], psrc=A[1], pdst=SW_IP)
     echo = Ether(src=A[0], dst=SW_MAC) / IP(src=A[1], dst=SW_IP) / ICMP(type=8, id=7, seq=1) / Raw(b"x" * 32)
-    acis = Ether(src=A[0], dst=SW_MAC) / IP(src=A[1], dst=SW_IP) / UDP(sport=5000, dport=ACIS_PORT) / Raw(b"\x01" * 40)
+    # a JOIN cut short: 40 of its 54 header bytes
+    acis = Ether(src=A[0], dst=SW_MAC) / IP(src=A[1], dst=SW_IP) / UDP(sport=5000, dport=ACIS_PORT) / \
+        Raw(bytes(join(7, 0, 2))[:40])
     runt = Raw(bytes(unknown)[:12])
     same = Ether(src=B[0], dst=A[0]) / IP(src=B[1], dst=A[1]) / UDP() / Raw(b"A is on port 0, so is B now")
     vlan = Ether(src=A[0], dst="02:00:00:00:00:99") / Dot1Q(vlan=100) / IP(src=A[1], dst="10.77.0.99") / UDP() / Raw(b"tagged")

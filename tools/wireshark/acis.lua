@@ -511,8 +511,14 @@ local function dissect_header(tvb, tree, h)
 	tree:add(pf.hdr_len, tvb(6, 2))
 	tree:add(pf.job, tvb(8, 4))
 	local ci = tree:add(pf.comm, tvb(12, 4))
-	ci:append_text(string.format(" (generation %d, index %d)",
-		math.floor(h.comm / 65536), h.comm % 65536))
+	if h.comm == 0 and (h.type == T_DATA or h.type == T_ACK or
+			    h.type == T_NACK) then
+		-- the world alias (wire-format.md)
+		ci:append_text(" (the job's world)")
+	else
+		ci:append_text(string.format(" (generation %d, index %d)",
+			math.floor(h.comm / 65536), h.comm % 65536))
+	end
 	gen(ci:add(pf.comm_gen, math.floor(h.comm / 65536)))
 	gen(ci:add(pf.comm_index, h.comm % 65536))
 	local ri = tree:add(pf.rank, tvb(16, 4))
