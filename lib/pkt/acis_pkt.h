@@ -76,6 +76,7 @@ extern "C" {
 	X(L2_UNKNOWN_DST, "l2_unknown_dst", "unknown unicast and flooding is off") \
 	X(L2_FLOOD_EMPTY, "l2_flood_empty", "flooding found no other port")   \
 	X(CTRL_DENIED, "ctrl_denied", "control message from a host or port the pipeline does not allow ([collective] control_from, control_ports)") \
+	X(CTRL_NO_CSUM, "ctrl_no_checksum", "control message without a UDP checksum (one flipped bit must not make a valid LEAVE)") \
 	X(LA_NO_RULE, "lookaside_no_rule", "look-aside request (ACiS type 7) naming no handler of the pipeline") \
 	X(LA_NOT_READY, "lookaside_not_ready", "look-aside handler stopped or without a program, and its rule drops") \
 	X(LA_FAULT, "lookaside_fault", "look-aside handler failed on the packet (budget, memory, stream; see acisctl cgra stats)") \

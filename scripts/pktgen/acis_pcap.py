@@ -89,10 +89,11 @@ def ipv4(src, dst):
     return IP(src=src, dst=dst, id=0, flags="DF", ttl=64)
 
 
-def udp_frame(dmac, smac, sip, dip, sport, dport, payload):
-    # UDP checksum 0: none (IPv4 allows it; the switch sends the same)
+def udp_frame(dmac, smac, sip, dip, sport, dport, payload, chksum=0):
+    # UDP checksum 0 (none: IPv4 allows it) unless chksum is None, which
+    # has scapy compute it
     return stack(Ether(dst=dmac, src=smac), ipv4(sip, dip),
-                 UDP(sport=sport, dport=dport, chksum=0), payload)
+                 UDP(sport=sport, dport=dport, chksum=chksum), payload)
 
 
 class Net:
@@ -100,8 +101,10 @@ class Net:
         self.sw_mac, self.sw_ip, self.port = a.switch_mac, a.switch_ip, a.acis_port
 
     def to_switch(self, rank, msg):
+        # with its checksum, as libacis sends it: the switch refuses
+        # control messages without one
         return udp_frame(self.sw_mac, host_mac(rank), host_ip(rank), self.sw_ip,
-                         40000 + rank, self.port, msg)
+                         40000 + rank, self.port, msg, chksum=None)
 
 
 def collective(a, net):

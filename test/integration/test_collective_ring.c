@@ -852,6 +852,41 @@ test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order(void **s
 	finish();
 }
 
+/* Control changes jobs: without a UDP checksum (which IPv4 allows) one
+ * flipped bit could turn a DATA into a valid LEAVE. The switch refuses
+ * control messages that carry none, counts them, and answers nothing;
+ * the same JOINs with their checksums are taken. */
+static void
+test_control_without_a_udp_checksum_is_refused(void **state)
+{
+	static uint8_t msg[ACIS_HDR_LEN], f[2048];
+	struct tf_addr s = sw;
+	unsigned int p, l;
+
+	(void)state;
+	start(NULL);
+	s.ip = sw_ip();
+	for (p = 0; p < WORLD; p++) {
+		struct acis_hdr h = ctrl_hdr(ACIS_CTRL_JOIN, 0, p, 0);
+		struct tf_addr a = host(p);
+
+		h.root = WORLD;
+		acis_hdr_encode(&h, msg);
+		l = tf_udp(f, &s, &a, (uint16_t)(SPORT_BASE + p),
+			   ACIS_DEFAULT_UDP_PORT, msg, ACIS_HDR_LEN, -1);
+		f[ACIS_ETH_HLEN + ACIS_IPV4_MIN_HLEN + 6] = 0;
+		f[ACIS_ETH_HLEN + ACIS_IPV4_MIN_HLEN + 7] = 0;
+		inject(p, f, l);
+	}
+	run();
+	expect_quiet();
+	assert_int_equal(drops(ACIS_DROP_CTRL_NO_CSUM), WORLD);
+	assert_null(acis_ct_job(g_sw.coll.ct, JOB));
+	join_all();
+	assert_int_equal(drops(ACIS_DROP_CTRL_NO_CSUM), WORLD);
+	finish();
+}
+
 /* A recorded job replayed (what acis_pcap.py writes and pktgen loops):
  * JOIN, an allreduce on the world alias with its receipts, LEAVE. The
  * same messages again are a new job with a new world, whose collective
@@ -2305,6 +2340,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_join_with_another_world_size_is_refused_size_mismatch, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_world_alias_makes_a_recorded_job_valid_when_replayed, teardown),
+		cmocka_unit_test_teardown(test_control_without_a_udp_checksum_is_refused, teardown),
 		cmocka_unit_test_teardown(test_allreduce_int32_sum_wraps_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_slots_beyond_their_share_of_the_pool_copy, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float16_sum_is_rounded_once_in_every_arrival_order, teardown),

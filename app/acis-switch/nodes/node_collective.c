@@ -1253,6 +1253,14 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			handle_host_feedback(&x);
 			break;
 		case ACIS_T_CTRL:
+			/* control changes jobs and communicators: a UDP
+			 * checksum is required, so that corruption cannot
+			 * forge it (IPv4 allows a datagram without one) */
+			if (unlikely(x.eth[x.pi->l4_off + 6] == 0 &&
+				     x.eth[x.pi->l4_off + 7] == 0)) {
+				drop(&x, x.m, ACIS_DROP_CTRL_NO_CSUM);
+				break;
+			}
 			ack_flush(&x); /* before a communicator can go */
 			handle_ctrl(&x);
 			break;
