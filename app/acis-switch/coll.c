@@ -75,6 +75,7 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 		.max_jobs = pl->max_jobs,
 		.max_ranks = pl->max_ranks,
 		.max_members = pl->max_members,
+		.max_jobs_per_host = pl->max_jobs_per_host,
 		.retire = retire,
 		.retire_arg = co,
 	};
@@ -89,6 +90,8 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 	co->acc_bytes = 2 * co->max_payload + 64;
 	co->deadline_tsc = rte_get_tsc_hz() / 1000 * pl->deadline_ms;
 	co->linger_tsc = rte_get_tsc_hz() / 1000 * pl->linger_ms;
+	co->join_wait_tsc = rte_get_tsc_hz() / 1000 * pl->join_timeout_ms;
+	co->refused_tsc = rte_get_tsc_hz() * ACIS_REFUSED_KEEP_S;
 	/* Sixteen tries within the linger time: a member whose answer or
 	 * confirmation was lost is asked again long before its slot goes. */
 	co->resend_tsc = RTE_MAX(co->linger_tsc / 16, rte_get_tsc_hz() / 1000);
@@ -172,6 +175,19 @@ acis_coll_fini(void)
 }
 
 void
+acis_coll_housekeeping(void)
+{
+	struct acis_coll_state *co = &g_sw.coll;
+
+	if (co->ct == NULL)
+		return;
+	rte_spinlock_lock(&co->lock);
+	acis_ct_expire_joins(co->ct, rte_rdtsc(), co->join_wait_tsc,
+			     co->refused_tsc);
+	rte_spinlock_unlock(&co->lock);
+}
+
+void
 acis_coll_online(const struct acis_lcore_ctx *lc)
 {
 	if (g_sw.coll.qsbr == NULL || lc->worker_index < 0)
@@ -251,6 +267,9 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "comm_members", c.members);
 	rte_tel_data_add_dict_u64(d, "comms_created", c.created);
 	rte_tel_data_add_dict_u64(d, "comms_freed", c.freed);
+	rte_tel_data_add_dict_u64(d, "jobs_refused", c.jobs_refused);
+	rte_tel_data_add_dict_u64(d, "jobs_expired", c.jobs_expired);
+	rte_tel_data_add_dict_u64(d, "joins_limited", c.joins_limited);
 	rte_tel_data_add_dict_u64(d, "slots_capacity", a.capacity);
 	rte_tel_data_add_dict_u64(d, "slots_in_use", a.in_use);
 	rte_tel_data_add_dict_u64(d, "slots_high_water", a.high_water);

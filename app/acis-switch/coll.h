@@ -66,9 +66,16 @@ struct acis_coll_state {
 	uint64_t deadline_tsc; /**< an open slot older than this fails */
 	uint64_t linger_tsc;   /**< a done slot older than this is freed */
 	uint64_t resend_tsc;   /**< unconfirmed answers are sent again this often */
+	uint64_t join_wait_tsc; /**< a job not complete this long is removed */
+	uint64_t refused_tsc;  /**< a job refused to every rank is kept this
+				    long, to tell ranks that ask again */
 	uint32_t max_payload; /**< largest ACiS payload for the MTU */
 	struct acis_coll_shard *shards[64];
 };
+
+/* A job refused to every rank (no room for its world) answers their
+ * repeated JOINs this long, then goes (libacis asks again every 100 ms). */
+#define ACIS_REFUSED_KEEP_S 2
 
 struct acis_pipeline;
 struct acis_lcore_ctx;
@@ -80,6 +87,9 @@ void acis_coll_quiescent(const struct acis_lcore_ctx *lc);
 void acis_coll_online(const struct acis_lcore_ctx *lc);
 void acis_coll_offline(const struct acis_lcore_ctx *lc);
 int acis_coll_telemetry_register(void);
+/** The control plane's timers, called every 100 ms: jobs that never
+ * completed ([collective] join_timeout_ms) or were refused go. */
+void acis_coll_housekeeping(void);
 void acis_coll_stats_sum(struct acis_coll_stats *out,
 			 struct acis_agg_stats *agg);
 

@@ -183,6 +183,7 @@ supervise(void)
 		 * populated before their first collectives are far along */
 		usleep(100000);
 		acis_switch_populate_memif();
+		acis_coll_housekeeping();
 		if (++tick < 10)
 			continue;
 		tick = 0;

@@ -171,6 +171,8 @@ status_name(unsigned int s)
 		"switch table full", "deadline passed",
 		"held, waiting for other ranks",
 		"answer freed before this rank confirmed it",
+		"this host began as many jobs as the switch allows one "
+		"host ([collective] max_jobs_per_host)",
 	};
 
 	return s < ACIS_S_MAX ? n[s] : "unknown status";

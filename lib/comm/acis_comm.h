@@ -44,6 +44,10 @@ struct acis_job {
 	uint32_t size;     /**< world size */
 	uint32_t joined;   /**< ranks joined so far */
 	uint32_t world;    /**< context id of the world comm, ACIS_CTX_NONE until complete */
+	uint32_t creator;  /**< IP (network order) of the first rank to join */
+	uint16_t refused;  /**< the status every rank was refused with when
+			        the job could not be completed; 0: none */
+	uint64_t since;    /**< the caller's clock at the first join */
 	struct acis_endpoint *ep; /**< [size], the forwarding table */
 };
 
@@ -68,6 +72,11 @@ struct acis_comm {
 		/* outcome of the last finished split, to answer repeats */
 		uint32_t done_seq;
 		uint8_t done;
+		/* the last split refused for every member, to answer its
+		 * repeats with the same status */
+		uint8_t failed;
+		uint16_t fail_status;
+		uint32_t fail_seq;
 		uint32_t *new_ctx; /**< [size] */
 		uint32_t *new_rank;
 		uint32_t *new_size;
@@ -84,6 +93,9 @@ struct acis_ct_limits {
 	uint32_t max_jobs;    /**< jobs at once */
 	uint32_t max_ranks;   /**< largest world or communicator */
 	uint64_t max_members; /**< sum of all communicator sizes */
+	/** jobs a host (the IP of a job's first rank) may have begun and
+	 * not yet ended; 0: no limit */
+	uint32_t max_jobs_per_host;
 	acis_ct_retire_fn retire; /**< NULL: destroy at once */
 	void *retire_arg;
 };
@@ -124,13 +136,27 @@ enum acis_ct_outcome {
 	ACIS_CT_WAIT = 0,    /**< recorded; others have yet to send */
 	ACIS_CT_DONE = 1,    /**< this request completed it: answer everyone */
 	ACIS_CT_REPEAT = 2,  /**< already done: answer this sender again */
+	ACIS_CT_REFUSED = 3, /**< this request completed it, and it was
+				  refused for everyone: answer every member
+				  (every joined rank, for a join) with
+				  *status; repeats get ACIS_CT_ERROR with it */
 };
 
-/** A host joins job with world rank and size from endpoint ep. */
+/** A host joins job with world rank and size from endpoint ep; now is
+ * the caller's clock (any unit), kept for acis_ct_expire_joins. A job
+ * whose world communicator cannot be made is refused for every rank
+ * (ACIS_CT_REFUSED, then ACIS_CT_ERROR to each repeat) until it expires. */
 enum acis_ct_outcome acis_ct_join(struct acis_comm_table *ct, uint32_t job,
 				  uint32_t size, uint32_t rank,
-				  const struct acis_endpoint *ep,
+				  const struct acis_endpoint *ep, uint64_t now,
 				  uint16_t *status);
+
+/** Remove, with their endpoints, the jobs begun more than max_wait
+ * before now that never completed (a rank that never came), and those
+ * refused more than max_refused before now; returns how many. A job
+ * whose ranks all joined is never removed this way. */
+uint32_t acis_ct_expire_joins(struct acis_comm_table *ct, uint64_t now,
+			      uint64_t max_wait, uint64_t max_refused);
 
 /** A host leaves; the job is removed when its last rank leaves. */
 enum acis_ct_outcome acis_ct_leave(struct acis_comm_table *ct, uint32_t job,
@@ -175,6 +201,10 @@ struct acis_ct_stats {
 	uint64_t members;
 	uint64_t created;
 	uint64_t freed;
+	uint64_t jobs_refused;  /**< jobs refused for every rank (no room
+				     for the world communicator) */
+	uint64_t jobs_expired;  /**< removed by acis_ct_expire_joins */
+	uint64_t joins_limited; /**< joins refused LIMIT (per host) */
 };
 void acis_ct_stats(const struct acis_comm_table *ct, struct acis_ct_stats *s);
 

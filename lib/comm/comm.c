@@ -16,6 +16,7 @@ struct acis_comm_table {
 	struct acis_job **jobs;   /* [max_jobs] */
 	uint64_t members;
 	uint64_t created, freed;
+	uint64_t jobs_refused, jobs_expired, joins_limited;
 	uint32_t next_idx;        /* round robin: reuse indexes late */
 	/* job id -> world context id for the data path's alias
 	 * (acis_ct_world): job << 32 | world, 0 when free; a job sits in
@@ -296,19 +297,42 @@ same_ep(const struct acis_endpoint *a, const struct acis_endpoint *b)
 	return a->ip == b->ip && a->udp_port == b->udp_port;
 }
 
+/* Jobs begun by host ip and not yet ended. */
+static uint32_t
+jobs_of_host(const struct acis_comm_table *ct, uint32_t ip)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < ct->lim.max_jobs; i++)
+		n += ct->jobs[i] != NULL && ct->jobs[i]->creator == ip;
+	return n;
+}
+
 enum acis_ct_outcome
 acis_ct_join(struct acis_comm_table *ct, uint32_t job, uint32_t size,
-	     uint32_t rank, const struct acis_endpoint *ep, uint16_t *status)
+	     uint32_t rank, const struct acis_endpoint *ep, uint64_t now,
+	     uint16_t *status)
 {
 	struct acis_job *j = find_job(ct, job);
 	uint32_t i;
 
 	*status = ACIS_S_OK;
+	if (j != NULL && j->refused != 0) {
+		/* refused for everyone: a rank that missed it hears it */
+		*status = j->refused;
+		return ACIS_CT_ERROR;
+	}
 	if (size == 0 || size > ct->lim.max_ranks || rank >= size) {
 		*status = ACIS_S_BAD_ARGS;
 		return ACIS_CT_ERROR;
 	}
 	if (j == NULL) {
+		if (ct->lim.max_jobs_per_host != 0 &&
+		    jobs_of_host(ct, ep->ip) >= ct->lim.max_jobs_per_host) {
+			ct->joins_limited++;
+			*status = ACIS_S_LIMIT;
+			return ACIS_CT_ERROR;
+		}
 		for (i = 0; i < ct->lim.max_jobs; i++)
 			if (ct->jobs[i] == NULL)
 				break;
@@ -325,6 +349,8 @@ acis_ct_join(struct acis_comm_table *ct, uint32_t job, uint32_t size,
 		j->id = job;
 		j->size = size;
 		j->world = ACIS_CTX_NONE;
+		j->creator = ep->ip;
+		j->since = now;
 		ct->jobs[i] = j;
 	}
 	if (j->size != size) {
@@ -341,25 +367,29 @@ acis_ct_join(struct acis_comm_table *ct, uint32_t job, uint32_t size,
 	j->ep[rank] = *ep;
 	j->ep[rank].valid = 1;
 	j->joined++;
+	if (j->world != ACIS_CTX_NONE)
+		return ACIS_CT_REPEAT; /* back after a leave: the world stands */
 	if (j->joined < j->size)
 		return ACIS_CT_WAIT;
 	{
 		uint32_t *g = malloc(size * sizeof(*g));
-		struct acis_comm *c;
+		struct acis_comm *c = NULL;
 
 		if (g == NULL) {
 			*status = ACIS_S_FULL;
-			return ACIS_CT_ERROR;
+		} else {
+			for (i = 0; i < size; i++)
+				g[i] = i;
+			c = comm_make(ct, j, size, g, ACIS_CTX_NONE, status);
+			free(g);
 		}
-		for (i = 0; i < size; i++)
-			g[i] = i;
-		c = comm_make(ct, j, size, g, ACIS_CTX_NONE, status);
-		free(g);
 		if (c == NULL) {
-			/* undo, so the rank can ask again once there is room */
-			j->ep[rank].valid = 0;
-			j->joined--;
-			return ACIS_CT_ERROR;
+			/* every rank is told, and told again when it asks,
+			 * until the job expires (acis_ct_expire_joins) */
+			j->refused = *status;
+			j->since = now;
+			ct->jobs_refused++;
+			return ACIS_CT_REFUSED;
 		}
 		j->world = c->id;
 		world_map_set(ct, job, c->id);
@@ -384,6 +414,25 @@ remove_job(struct acis_comm_table *ct, struct acis_job *j)
 		if (ct->jobs[i] == j)
 			ct->jobs[i] = NULL;
 	retire(ct, j, destroy_job_cb);
+}
+
+uint32_t
+acis_ct_expire_joins(struct acis_comm_table *ct, uint64_t now,
+		     uint64_t max_wait, uint64_t max_refused)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < ct->lim.max_jobs; i++) {
+		struct acis_job *j = ct->jobs[i];
+
+		if (j == NULL || (j->joined == j->size && j->refused == 0) ||
+		    now - j->since <= (j->refused ? max_refused : max_wait))
+			continue;
+		remove_job(ct, j);
+		n++;
+	}
+	ct->jobs_expired += n;
+	return n;
 }
 
 enum acis_ct_outcome
@@ -549,6 +598,11 @@ acis_ct_split(struct acis_comm_table *ct, uint32_t comm, uint32_t seq,
 	 * ctl.new_* until the next split completes. */
 	if (c->ctl.done && c->ctl.done_seq == seq)
 		return ACIS_CT_REPEAT;
+	if (c->ctl.failed && c->ctl.fail_seq == seq) {
+		/* refused for everyone: a member that missed it hears it */
+		*status = c->ctl.fail_status;
+		return ACIS_CT_ERROR;
+	}
 	m = ctl_mark(c, ACIS_CTRL_SPLIT, seq, rank);
 	if (m < 0) {
 		*status = ACIS_S_MISMATCH;
@@ -563,7 +617,10 @@ acis_ct_split(struct acis_comm_table *ct, uint32_t comm, uint32_t seq,
 	c->ctl.count = 0;
 	if (split_finish(ct, c, status) != 0) {
 		c->ctl.done = 0;
-		return ACIS_CT_ERROR;
+		c->ctl.failed = 1;
+		c->ctl.fail_seq = seq;
+		c->ctl.fail_status = *status;
+		return ACIS_CT_REFUSED;
 	}
 	c->ctl.done = 1;
 	c->ctl.done_seq = seq;
@@ -657,6 +714,9 @@ acis_ct_stats(const struct acis_comm_table *ct, struct acis_ct_stats *s)
 	s->members = ct->members;
 	s->created = ct->created;
 	s->freed = ct->freed;
+	s->jobs_refused = ct->jobs_refused;
+	s->jobs_expired = ct->jobs_expired;
+	s->joins_limited = ct->joins_limited;
 }
 
 void

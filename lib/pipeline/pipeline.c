@@ -293,7 +293,8 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 	int rc;
 
 	rc = check_keys(c, s, "slots max_ranks max_comms max_jobs "
-			      "max_members deadline_ms linger_ms control_from "
+			      "max_jobs_per_host join_timeout_ms max_members "
+			      "deadline_ms linger_ms control_from "
 			      "control_ports");
 	if (rc != 0)
 		return rc;
@@ -301,6 +302,10 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 	    (rc = get_uint(c, s, "max_ranks", 2, 65536, &p->max_ranks)) != 0 ||
 	    (rc = get_uint(c, s, "max_comms", 1, 65535, &p->max_comms)) != 0 ||
 	    (rc = get_uint(c, s, "max_jobs", 1, 65536, &p->max_jobs)) != 0 ||
+	    (rc = get_uint(c, s, "max_jobs_per_host", 0, 65536,
+			   &p->max_jobs_per_host)) != 0 ||
+	    (rc = get_uint(c, s, "join_timeout_ms", 100, 3600000,
+			   &p->join_timeout_ms)) != 0 ||
 	    (rc = get_uint(c, s, "max_members", 2, 1u << 28,
 			   &p->max_members)) != 0 ||
 	    (rc = get_uint(c, s, "deadline_ms", 10, 3600000,
@@ -1025,6 +1030,8 @@ set_defaults(struct acis_pipeline *p)
 	p->max_ranks = 65536;
 	p->max_comms = 1024;
 	p->max_jobs = 64;
+	p->max_jobs_per_host = 16;
+	p->join_timeout_ms = 60000;
 	p->max_members = 1u << 20;
 	p->deadline_ms = 5000;
 	p->linger_ms = 2000;

@@ -167,6 +167,9 @@ enum acis_status {
 	ACIS_S_GONE = 12,         /**< the answer was freed before this rank
 				       confirmed it (unconfirmed past the
 				       linger time): it cannot be sent again */
+	ACIS_S_LIMIT = 13,        /**< join: this host has begun as many jobs
+				       as the switch allows one host
+				       ([collective] max_jobs_per_host) */
 	ACIS_S_MAX
 };
 

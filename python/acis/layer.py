@@ -86,7 +86,8 @@ OPS = {0: "none", 1: "sum", 2: "prod", 3: "min", 4: "max", 5: "band",
 
 STATUSES = {0: "OK", 1: "BUSY", 2: "NO_JOB", 3: "NO_COMM", 4: "NOT_MEMBER",
             5: "BAD_ARGS", 6: "MISMATCH", 7: "RANK_TAKEN", 8: "SIZE_MISMATCH",
-            9: "FULL", 10: "TIMEOUT", 11: "PENDING", 12: "GONE"}
+            9: "FULL", 10: "TIMEOUT", 11: "PENDING", 12: "GONE",
+            13: "LIMIT"}
 S_OK, S_TIMEOUT = 0, 10
 
 _COLL_CODES = {v: k for k, v in COLLS.items()}

@@ -74,6 +74,7 @@ struct state {
 	struct acis_comm_table *ct;
 	uint64_t retired;      /* retire hook calls */
 	uint64_t jobs_gone;    /* jobs removed by a last leave */
+	uint64_t now;          /* the clock joins are stamped with: +1 an op */
 	uint32_t pool[POOL];   /* context ids seen, live or stale */
 	unsigned int n_pool, next_pool;
 };
@@ -145,9 +146,9 @@ pick_color(uint8_t b)
 static void
 check_outcome(enum acis_ct_outcome o, uint16_t status)
 {
-	FUZZ_CHECK(o >= ACIS_CT_ERROR && o <= ACIS_CT_REPEAT);
+	FUZZ_CHECK(o >= ACIS_CT_ERROR && o <= ACIS_CT_REFUSED);
 	FUZZ_CHECK(status < ACIS_S_MAX);
-	if (o == ACIS_CT_ERROR)
+	if (o == ACIS_CT_ERROR || o == ACIS_CT_REFUSED)
 		FUZZ_CHECK(status != ACIS_S_OK);
 	else
 		FUZZ_CHECK(status == ACIS_S_OK);
@@ -229,7 +230,8 @@ check_table(struct state *st)
 	FUZZ_CHECK(s.comms <= LIM_COMMS);
 	FUZZ_CHECK(s.members <= LIM_MEMBERS);
 	FUZZ_CHECK(s.freed <= s.created && s.created - s.freed == s.comms);
-	FUZZ_CHECK(st->retired == s.freed + st->jobs_gone);
+	/* every freed communicator and every job gone is retired once */
+	FUZZ_CHECK(st->retired == s.freed + st->jobs_gone + s.jobs_expired);
 	acis_ct_foreach(st->ct, check_comm, &w);
 	acis_ct_foreach_job(st->ct, check_job, &w);
 	FUZZ_CHECK(w.comms == s.comms);
@@ -249,11 +251,17 @@ do_join(struct state *st, uint32_t job, uint32_t size, uint32_t rank,
 	enum acis_ct_outcome o;
 	const struct acis_job *j;
 
-	o = acis_ct_join(st->ct, job, size, rank, ep, &status);
+	o = acis_ct_join(st->ct, job, size, rank, ep, st->now, &status);
 	check_outcome(o, status);
 	if (o == ACIS_CT_ERROR)
 		return o;
 	j = acis_ct_job(st->ct, job);
+	if (o == ACIS_CT_REFUSED) {
+		/* refused to every rank: no world, every rank in */
+		FUZZ_CHECK(j != NULL && j->refused == status &&
+			   j->world == ACIS_CTX_NONE && j->joined == j->size);
+		return o;
+	}
 	FUZZ_CHECK(j != NULL && j->size == size && rank < size);
 	FUZZ_CHECK(j->ep[rank].valid);
 	if (o == ACIS_CT_DONE || o == ACIS_CT_REPEAT) {
@@ -476,6 +484,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lim.max_jobs = LIM_JOBS;
 	lim.max_ranks = LIM_RANKS;
 	lim.max_members = LIM_MEMBERS;
+	lim.max_jobs_per_host = 3;
 	lim.retire = retire_now;
 	lim.retire_arg = &st;
 	st.ct = acis_ct_create(&lim);
@@ -484,7 +493,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (in.n > 0 && ops++ < MAX_OPS) {
 		uint8_t op = get8(&in);
 
-		switch (op % 12) {
+		st.now++;
+		switch (op % 13) {
 		case 0: {
 			uint32_t job = pick_job(get8(&in));
 			uint32_t sz = get8(&in) % MAX_SIZE;
@@ -545,6 +555,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 10:
 			free_all(&st, &in);
 			break;
+		case 12: {
+			/* expire: complete jobs that were not refused stay */
+			struct acis_ct_stats a, b;
+
+			acis_ct_stats(st.ct, &a);
+			acis_ct_expire_joins(st.ct, st.now, get8(&in) % 16,
+					     get8(&in) % 4);
+			acis_ct_stats(st.ct, &b);
+			FUZZ_CHECK(b.jobs_expired - a.jobs_expired ==
+				   a.jobs - b.jobs);
+			break;
+		}
 		default:
 			leave_all(&st, &in);
 			break;

@@ -852,6 +852,126 @@ test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order(void **s
 	finish();
 }
 
+/* The one CTRL_ACK port p sent, for job. */
+static const struct reply *
+ctrl_ack_for(unsigned int p, uint32_t job)
+{
+	const struct reply *r = &inbox[p].r[0];
+
+	expect_count(p, 1);
+	assert_int_equal(r->h.type, ACIS_T_CTRL_ACK);
+	assert_int_equal(r->h.job, job);
+	return r;
+}
+
+/* Host p's JOIN of job as rank r of size. */
+static void
+send_join_job(unsigned int p, uint32_t job, uint32_t r, uint32_t size)
+{
+	struct acis_hdr h = ctrl_hdr(ACIS_CTRL_JOIN, 0, r, 0);
+
+	h.job = job;
+	h.root = size;
+	send_as(p, &h, NULL);
+}
+
+/* A split that cannot be made (no room for the new communicators) is
+ * refused to every member, not only the last to ask; and a member that
+ * asks again (its answer lost) hears the refusal again. */
+static void
+test_refused_split_reaches_every_member_also_on_resend(void **state)
+{
+	uint32_t world;
+	unsigned int p;
+
+	(void)state;
+	start("[collective]\nmax_comms = 2\n"); /* the world and one more */
+	world = join_all();
+	for (p = 0; p < WORLD; p++) {
+		struct acis_hdr h = ctrl_hdr(ACIS_CTRL_SPLIT, world, p, 0);
+
+		h.chunk = p % 2; /* two colors: one communicator too many */
+		send_as(p, &h, NULL);
+	}
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_CTRL_ACK);
+
+		assert_int_equal(r->h.opcode, ACIS_CTRL_SPLIT);
+		assert_int_equal(r->h.status, ACIS_S_FULL);
+		assert_int_equal(r->h.rank, p);
+	}
+	{
+		struct acis_hdr h = ctrl_hdr(ACIS_CTRL_SPLIT, world, 1, 0);
+
+		h.chunk = 1;
+		send_as(1, &h, NULL);
+	}
+	run();
+	drain();
+	assert_int_equal(only(1, ACIS_T_CTRL_ACK)->h.status, ACIS_S_FULL);
+	finish();
+}
+
+/* A job whose world communicator cannot be made is refused to every rank
+ * that joined, and again to a rank that asks again. */
+static void
+test_refused_join_reaches_every_rank_also_on_resend(void **state)
+{
+	unsigned int p;
+
+	(void)state;
+	start("[collective]\nmax_comms = 1\n");
+	send_join_job(0, 20, 0, 2);
+	send_join_job(1, 20, 1, 2); /* job 20 takes the only communicator */
+	run();
+	drain();
+	send_join_job(2, 21, 0, 2);
+	run();
+	expect_quiet();
+	send_join_job(3, 21, 1, 2);
+	run();
+	drain();
+	for (p = 2; p < 4; p++)
+		assert_int_equal(ctrl_ack_for(p, 21)->h.status, ACIS_S_FULL);
+	send_join_job(2, 21, 0, 2);
+	run();
+	drain();
+	assert_int_equal(ctrl_ack_for(2, 21)->h.status, ACIS_S_FULL);
+	finish();
+}
+
+/* One host may begin max_jobs_per_host jobs; the next is refused LIMIT.
+ * A job some rank never joins goes after join_timeout_ms. */
+static void
+test_jobs_per_host_are_limited_and_unfinished_joins_expire(void **state)
+{
+	struct acis_ct_stats cs;
+
+	(void)state;
+	start("[collective]\nmax_jobs_per_host = 1\njoin_timeout_ms = 100\n");
+	send_join_job(0, 30, 0, 2); /* rank 1 never comes */
+	run();
+	expect_quiet();
+	send_join_job(0, 31, 0, 1);
+	run();
+	drain();
+	assert_int_equal(ctrl_ack_for(0, 31)->h.status, ACIS_S_LIMIT);
+	usleep(150 * 1000);
+	acis_coll_housekeeping();
+	assert_null(acis_ct_job(g_sw.coll.ct, 30));
+	acis_ct_stats(g_sw.coll.ct, &cs);
+	assert_int_equal(cs.jobs_expired, 1);
+	assert_int_equal(cs.joins_limited, 1);
+	/* the host's job went: it may begin another */
+	send_join_job(0, 31, 0, 1);
+	run();
+	drain();
+	assert_int_equal(ctrl_ack_for(0, 31)->h.status, ACIS_S_OK);
+	finish();
+}
+
 /* Control changes jobs: without a UDP checksum (which IPv4 allows) one
  * flipped bit could turn a DATA into a valid LEAVE. The switch refuses
  * control messages that carry none, counts them, and answers nothing;
@@ -2341,6 +2461,9 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_world_alias_makes_a_recorded_job_valid_when_replayed, teardown),
 		cmocka_unit_test_teardown(test_control_without_a_udp_checksum_is_refused, teardown),
+		cmocka_unit_test_teardown(test_refused_split_reaches_every_member_also_on_resend, teardown),
+		cmocka_unit_test_teardown(test_refused_join_reaches_every_rank_also_on_resend, teardown),
+		cmocka_unit_test_teardown(test_jobs_per_host_are_limited_and_unfinished_joins_expire, teardown),
 		cmocka_unit_test_teardown(test_allreduce_int32_sum_wraps_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_slots_beyond_their_share_of_the_pool_copy, teardown),
 		cmocka_unit_test_teardown(test_allreduce_float16_sum_is_rounded_once_in_every_arrival_order, teardown),

@@ -34,6 +34,7 @@ struct fixture {
 	struct retired rec[MAX_REC];
 	unsigned int n_rec; /* recorded, at most MAX_REC */
 	uint64_t n_retired; /* every call */
+	uint64_t now;       /* the clock joins are stamped with */
 };
 
 static void
@@ -122,7 +123,7 @@ join(struct fixture *f, uint32_t job, uint32_t size, uint32_t rank,
 {
 	struct acis_endpoint ep = ep_of(rank);
 
-	return acis_ct_join(f->ct, job, size, rank, &ep, status);
+	return acis_ct_join(f->ct, job, size, rank, &ep, f->now, status);
 }
 
 /* Join every rank of job in order; the world communicator's id. */
@@ -352,7 +353,7 @@ test_join_of_a_taken_rank_from_another_ip_is_rank_taken(void **state)
 
 	assert_int_equal(join(f, 7, 4, 1, &st), ACIS_CT_WAIT);
 	ep.ip ^= 0x01000000;
-	assert_int_equal(acis_ct_join(f->ct, 7, 4, 1, &ep, &st),
+	assert_int_equal(acis_ct_join(f->ct, 7, 4, 1, &ep, f->now, &st),
 			 ACIS_CT_ERROR);
 	assert_int_equal(st, ACIS_S_RANK_TAKEN);
 	assert_int_equal(acis_ct_job(f->ct, 7)->joined, 1);
@@ -367,7 +368,7 @@ test_join_of_a_taken_rank_from_another_udp_port_is_rank_taken(void **state)
 
 	join_all(f, 7, 4);
 	ep.udp_port++;
-	assert_int_equal(acis_ct_join(f->ct, 7, 4, 1, &ep, &st),
+	assert_int_equal(acis_ct_join(f->ct, 7, 4, 1, &ep, f->now, &st),
 			 ACIS_CT_ERROR);
 	assert_int_equal(st, ACIS_S_RANK_TAKEN);
 }
@@ -418,12 +419,12 @@ test_join_of_a_new_job_when_max_jobs_are_live_is_full(void **state)
 
 /*
  * The last rank's join is refused FULL when no communicator is free for
- * the world. A refused request must leave nothing behind, so the same
- * rank asking again once there is room completes the job (a split refused
- * FULL can likewise be asked again).
+ * the world: refused for every rank (the caller tells them all), and each
+ * rank that asks again hears it again, until the refusal expires; then
+ * the job starts anew, and completes once there is room.
  */
 static void
-test_join_refused_full_for_the_world_comm_can_be_asked_again(void **state)
+test_join_refused_full_for_the_world_comm_is_refused_to_every_rank(void **state)
 {
 	struct fixture *f = *state;
 	uint32_t w7;
@@ -431,13 +432,99 @@ test_join_refused_full_for_the_world_comm_can_be_asked_again(void **state)
 
 	make_table(f, 1, 2, 4, 64);
 	w7 = join_all(f, 7, 2); /* takes the only communicator */
+	f->now = 100;
 	assert_int_equal(join(f, 8, 2, 0, &st), ACIS_CT_WAIT);
+	assert_int_equal(join(f, 8, 2, 1, &st), ACIS_CT_REFUSED);
+	assert_int_equal(st, ACIS_S_FULL);
+	assert_int_equal(stats(f).jobs_refused, 1);
+	/* both ranks, asking again, hear it again; room changes nothing */
+	assert_int_equal(acis_ct_comm_remove(f->ct, w7), 0);
+	assert_int_equal(join(f, 8, 2, 0, &st), ACIS_CT_ERROR);
+	assert_int_equal(st, ACIS_S_FULL);
 	assert_int_equal(join(f, 8, 2, 1, &st), ACIS_CT_ERROR);
 	assert_int_equal(st, ACIS_S_FULL);
-	assert_int_equal(acis_ct_comm_remove(f->ct, w7), 0);
+	/* kept as long as asked for, then gone: the job starts anew */
+	assert_int_equal(acis_ct_expire_joins(f->ct, 150, 1000, 50), 0);
+	assert_int_equal(acis_ct_expire_joins(f->ct, 151, 1000, 50), 1);
+	assert_null(acis_ct_job(f->ct, 8));
+	assert_int_equal(join(f, 8, 2, 0, &st), ACIS_CT_WAIT);
 	assert_int_equal(join(f, 8, 2, 1, &st), ACIS_CT_DONE);
 	assert_int_equal(st, ACIS_S_OK);
 	assert_non_null(lookup(f, acis_ct_job(f->ct, 8)->world));
+}
+
+/* A rank that left a job whose world still stands (others are in) and
+ * joins again gets that world, not a second one. */
+static void
+test_rejoin_after_a_leave_gets_the_world_that_stands(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t world = join_all(f, 7, 3);
+	struct acis_endpoint ep = ep_of(1);
+	uint16_t st;
+
+	assert_int_equal(acis_ct_leave(f->ct, 7, 1, &ep, &st), ACIS_CT_DONE);
+	assert_int_equal(join(f, 7, 3, 1, &st), ACIS_CT_REPEAT);
+	assert_int_equal(acis_ct_job(f->ct, 7)->world, world);
+	assert_int_equal(stats(f).comms, 1);
+}
+
+/* A job some rank never joins goes after max_wait, endpoints and all; a
+ * complete job never goes this way, however old. */
+static void
+test_jobs_that_never_complete_expire(void **state)
+{
+	struct fixture *f = *state;
+	uint16_t st;
+
+	f->now = 10;
+	join_all(f, 7, 2);
+	assert_int_equal(join(f, 8, 3, 0, &st), ACIS_CT_WAIT);
+	f->now = 500;
+	assert_int_equal(join(f, 8, 3, 1, &st), ACIS_CT_WAIT);
+	/* the age counts from the first join */
+	assert_int_equal(acis_ct_expire_joins(f->ct, 1010, 1000, 5), 0);
+	assert_int_equal(acis_ct_expire_joins(f->ct, 1011, 1000, 5), 1);
+	assert_null(acis_ct_job(f->ct, 8));
+	assert_non_null(acis_ct_job(f->ct, 7));
+	assert_int_equal(acis_ct_expire_joins(f->ct, 1000000, 1000, 5), 0);
+	assert_int_equal(stats(f).jobs_expired, 1);
+	assert_int_equal(stats(f).jobs, 1);
+}
+
+/* One host may begin max_jobs_per_host jobs (it sent their first JOIN);
+ * then it is refused LIMIT while others still join, until one ends. */
+static void
+test_jobs_per_host_are_limited(void **state)
+{
+	struct fixture *f = *state;
+	struct acis_ct_limits lim = {
+		.max_comms = 16, .max_jobs = 8, .max_ranks = 64,
+		.max_members = 256, .max_jobs_per_host = 2,
+	};
+	struct acis_endpoint ep = ep_of(0), other = ep_of(1);
+	uint16_t st;
+
+	acis_ct_free(f->ct);
+	f->ct = acis_ct_create(&lim);
+	assert_non_null(f->ct);
+	assert_int_equal(acis_ct_join(f->ct, 1, 1, 0, &ep, 0, &st),
+			 ACIS_CT_DONE);
+	assert_int_equal(acis_ct_join(f->ct, 2, 2, 0, &ep, 0, &st),
+			 ACIS_CT_WAIT);
+	assert_int_equal(acis_ct_join(f->ct, 3, 1, 0, &ep, 0, &st),
+			 ACIS_CT_ERROR);
+	assert_int_equal(st, ACIS_S_LIMIT);
+	assert_int_equal(stats(f).joins_limited, 1);
+	/* another host begins jobs; it may join this host's too */
+	assert_int_equal(acis_ct_join(f->ct, 3, 1, 0, &other, 0, &st),
+			 ACIS_CT_DONE);
+	assert_int_equal(acis_ct_join(f->ct, 2, 2, 1, &other, 0, &st),
+			 ACIS_CT_DONE);
+	/* a job of the host ends: it may begin another */
+	assert_int_equal(acis_ct_leave(f->ct, 1, 0, &ep, &st), ACIS_CT_DONE);
+	assert_int_equal(acis_ct_join(f->ct, 4, 1, 0, &ep, 0, &st),
+			 ACIS_CT_DONE);
 }
 
 static void
@@ -901,28 +988,37 @@ test_split_that_runs_out_of_comms_makes_none(void **state)
 	make_table(f, 3, 1, 8, 64); /* world + 2: one short of 3 colors */
 	world = join_all(f, 7, 4);
 	assert_int_equal(split_all(f, world, 0, color, key, 0, &st),
-			 ACIS_CT_ERROR);
+			 ACIS_CT_REFUSED);
 	assert_int_equal(st, ACIS_S_FULL);
 	assert_int_equal(stats(f).comms, 1);
 	assert_int_equal(stats(f).members, 4);
 	assert_int_equal(f->n_retired, 2); /* the two it had made */
 }
 
+/* A split refused for every member (the caller tells them all): each
+ * member asking the same split again hears the refusal again; the next
+ * split (the next seq, as libacis numbers it) may succeed. */
 static void
-test_split_that_failed_can_be_asked_again(void **state)
+test_split_that_failed_is_refused_again_and_the_next_may_succeed(void **state)
 {
 	struct fixture *f = *state;
 	const uint32_t color3[4] = {0, 1, 2, 0};
 	const uint32_t color2[4] = {0, 1, 1, 0};
 	const uint64_t key[4] = {0, 0, 0, 0};
-	uint32_t world;
+	uint32_t world, r;
 	uint16_t st;
 
 	make_table(f, 3, 1, 8, 64);
 	world = join_all(f, 7, 4);
 	assert_int_equal(split_all(f, world, 0, color3, key, 0, &st),
-			 ACIS_CT_ERROR);
-	assert_int_equal(split_all(f, world, 0, color2, key, 0, &st),
+			 ACIS_CT_REFUSED);
+	for (r = 0; r < 4; r++) {
+		st = ACIS_S_OK;
+		assert_int_equal(acis_ct_split(f->ct, world, 0, r, color3[r],
+					       key[r], &st), ACIS_CT_ERROR);
+		assert_int_equal(st, ACIS_S_FULL);
+	}
+	assert_int_equal(split_all(f, world, 1, color2, key, 0, &st),
 			 ACIS_CT_DONE);
 	assert_int_equal(stats(f).comms, 3);
 }
@@ -1496,7 +1592,10 @@ main(void)
 		T(test_join_with_another_world_size_is_size_mismatch),
 		T(test_join_of_a_rank_beyond_the_world_size_is_bad_args),
 		T(test_join_of_a_new_job_when_max_jobs_are_live_is_full),
-		T(test_join_refused_full_for_the_world_comm_can_be_asked_again),
+		T(test_join_refused_full_for_the_world_comm_is_refused_to_every_rank),
+		T(test_jobs_that_never_complete_expire),
+		T(test_rejoin_after_a_leave_gets_the_world_that_stands),
+		T(test_jobs_per_host_are_limited),
 		T(test_job_lookup_of_an_unknown_job_is_null),
 		T(test_lookup_of_an_unknown_id_is_null),
 		T(test_lookup_of_a_freed_id_is_null_when_its_index_is_reused),
@@ -1517,7 +1616,7 @@ main(void)
 		T(test_split_with_another_seq_during_a_split_is_mismatch),
 		T(test_split_repeated_while_the_next_control_op_is_open_is_a_repeat),
 		T(test_split_that_runs_out_of_comms_makes_none),
-		T(test_split_that_failed_can_be_asked_again),
+		T(test_split_that_failed_is_refused_again_and_the_next_may_succeed),
 		T(test_free_waits_until_every_member_asked),
 		T(test_free_repeated_before_completion_waits_without_counting_twice),
 		T(test_free_unpublishes_and_retires_the_comm_once),

@@ -63,7 +63,7 @@ local statuses = {
 	[0] = "OK", [1] = "BUSY", [2] = "NO_JOB", [3] = "NO_COMM",
 	[4] = "NOT_MEMBER", [5] = "BAD_ARGS", [6] = "MISMATCH",
 	[7] = "RANK_TAKEN", [8] = "SIZE_MISMATCH", [9] = "FULL",
-	[10] = "TIMEOUT", [11] = "PENDING", [12] = "GONE",
+	[10] = "TIMEOUT", [11] = "PENDING", [12] = "GONE", [13] = "LIMIT",
 }
 local T_DATA, T_RESULT, T_ACK, T_NACK = 1, 2, 3, 4
 local T_CTRL, T_CTRL_ACK, T_LOOKASIDE = 5, 6, 7

@@ -301,7 +301,8 @@ ctrl_join(struct cctx *x, const struct acis_endpoint *from)
 	uint32_t r;
 	enum acis_ct_outcome o;
 
-	o = acis_ct_join(ct, h.job, h.root, h.rank, from, &status);
+	o = acis_ct_join(ct, h.job, h.root, h.rank, from, rte_rdtsc(),
+			 &status);
 	h.type = ACIS_T_CTRL_ACK;
 	if (o == ACIS_CT_ERROR) {
 		answer(x, from, ACIS_T_CTRL_ACK, status, &h);
@@ -310,6 +311,17 @@ ctrl_join(struct cctx *x, const struct acis_endpoint *from)
 	if (o == ACIS_CT_WAIT)
 		return; /* the host asks again until everyone is in */
 	j = acis_ct_job(ct, h.job);
+	if (o == ACIS_CT_REFUSED) {
+		/* no room for the world: every rank hears it, not only the
+		 * last to join (the others would wait out their timeout) */
+		for (r = 0; r < j->size; r++) {
+			if (!j->ep[r].valid)
+				continue;
+			h.rank = r;
+			answer(x, &j->ep[r], ACIS_T_CTRL_ACK, status, &h);
+		}
+		return;
+	}
 	h.comm = j->world;
 	if (o == ACIS_CT_REPEAT) {
 		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
@@ -359,6 +371,16 @@ ctrl_split(struct cctx *x, const struct acis_endpoint *from)
 		return;
 	if (o == ACIS_CT_ERROR) {
 		answer(x, from, ACIS_T_CTRL_ACK, status, &h);
+		return;
+	}
+	if (o == ACIS_CT_REFUSED) {
+		/* every member asked, and every member hears the refusal */
+		h.msg_size = ACIS_CTX_NONE;
+		for (r = 0; r < c->size; r++) {
+			h.rank = r;
+			answer(x, acis_comm_ep(c, r), ACIS_T_CTRL_ACK, status,
+			       &h);
+		}
 		return;
 	}
 	for (r = 0; r < c->size; r++) {
