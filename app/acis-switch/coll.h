@@ -36,6 +36,8 @@ struct acis_coll_stats {
 	uint64_t confirms;      /**< hosts' "collective finished" messages */
 	uint64_t answers_resent; /**< answers sent again to members that had
 				    not confirmed (the switch's own timer) */
+	uint64_t no_comm_nacks; /**< NACK NO_COMM sent to DATA and NACKs
+				    for a job or communicator not known */
 	uint64_t world_alias;   /**< DATA, ACK, NACK naming their job's
 				    world as ACIS_CTX_WORLD */
 	uint64_t late_copies;   /**< DATA of a slot already closed with every

@@ -113,6 +113,7 @@ struct acis_ctx {
 	} ctl;
 	uint32_t late_key; /* payload of a late receipt */
 	int peer_missing;  /* a collective failed naming a missing rank */
+	int switch_lost;   /* the switch said it knows not the job or comm */
 	uint64_t rto_ns;
 	struct acis_tmsg tx_msgs[BATCH];
 	uint8_t tx_hdr[BATCH][ACIS_HDR_LEN];
@@ -960,6 +961,19 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 					 "it (unanswered past its linger time)",
 					 acis_coll_name(r->coll), h.comm, h.seq,
 					 h.chunk);
+			r->done = 1;
+		} else if (h.status == ACIS_S_NO_COMM ||
+			   h.status == ACIS_S_NO_JOB) {
+			/* the switch lost the job (restarted, or the job was
+			 * removed through management): nothing will answer */
+			ctx->switch_lost = 1;
+			r->status = fail(ctx, ACIS_ERR_REFUSED, "the switch "
+					 "does not know communicator %u of job "
+					 "%u (%s on it, seq %u): it lost the job, "
+					 "restarted or removed it; acis_finalize "
+					 "and acis_init again to join anew",
+					 h.comm, h.job, acis_coll_name(r->coll),
+					 h.seq);
 			r->done = 1;
 		} else {
 			r->status = fail(ctx, ACIS_ERR_REFUSED, "switch refused "
@@ -1826,6 +1840,12 @@ acis_finalize(acis_ctx_t *ctx)
 	 * leave only once every rank is here (a barrier completes only when
 	 * every rank has finished what came before). A job that lost a rank
 	 * cannot meet; its survivors just leave. */
+	if (ctx->switch_lost) {
+		/* the switch forgot the job: there is nothing to leave and
+		 * no one to meet; return at once */
+		rc = ACIS_OK;
+		goto release;
+	}
 	brc = ctx->peer_missing ? ACIS_OK : acis_barrier(ctx->world);
 	ctrl_hdr(ctx, ACIS_CTRL_LEAVE, &h);
 	h.rank = ctx->cfg.rank;
@@ -1837,6 +1857,7 @@ acis_finalize(acis_ctx_t *ctx)
 		rc = ACIS_OK;
 	if (rc == ACIS_OK)
 		rc = brc;
+release:
 	while (ctx->comms != NULL)
 		comm_unlink(ctx->comms);
 	umq_clear(ctx);

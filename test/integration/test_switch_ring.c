@@ -457,6 +457,20 @@ test_bad_acis_headers_are_counted_by_reason_and_not_forwarded(void **state)
 		   ACIS_HDR_LEN + 8, -1);
 	inject(0, f, l);
 	run();
+	/* the last is answered NACK NO_COMM (the sender is told at once);
+	 * the malformed ones get nothing */
+	{
+		struct rte_mbuf *m = sent(0);
+		struct acis_hdr r;
+
+		assert_non_null(m);
+		acis_hdr_decode(rte_pktmbuf_mtod(m, uint8_t *) +
+				ACIS_UDP4_PAYLOAD_OFF, &r);
+		assert_int_equal(r.type, ACIS_T_NACK);
+		assert_int_equal(r.status, ACIS_S_NO_COMM);
+		assert_int_equal(r.comm, 12345);
+		rte_pktmbuf_free(m);
+	}
 	for (p = 0; p < NPORTS; p++)
 		expect_silent(p);
 	assert_int_equal(drops(ACIS_DROP_ACIS_TRUNC), 1);

@@ -39,6 +39,7 @@ enum mode {
 	M_ACK,             /* every DATA chunk ACKed (scatter's root) */
 	M_ALLGATHER,       /* rank 0's whole block as RESULTs, then ACK */
 	M_REDUCE_SCATTER,  /* block 1: RESULT; block 0: first copy lost */
+	M_FORGOT,          /* a restarted switch: DATA answered NO_COMM */
 };
 
 struct rec {
@@ -77,6 +78,7 @@ static void
 sw_answer(struct acis_hdr h, uint8_t type, uint32_t rank, uint32_t chunk,
 	  const void *payload, uint16_t len, const struct sockaddr_in *to)
 {
+	h.status = type == ACIS_T_NACK ? ACIS_S_NO_COMM : ACIS_S_OK;
 	h.type = type;
 	h.flags = 0;
 	h.rank = rank;
@@ -93,6 +95,13 @@ sw_data(const struct acis_hdr *h, const uint8_t *p,
 	uint8_t fill[CS];
 	uint32_t c;
 
+	if (sw.mode == M_FORGOT) {
+		pthread_mutex_lock(&sw.lock);
+		sw.n_rec++;
+		pthread_mutex_unlock(&sw.lock);
+		sw_answer(*h, ACIS_T_NACK, h->rank, h->chunk, NULL, 0, from);
+		return;
+	}
 	if (ACIS_OPCODE_COLL(h->opcode) == ACIS_C_BARRIER) {
 		/* acis_finalize's: the other rank is here too */
 		sw_answer(*h, ACIS_T_RESULT, 1, 0, NULL, 0, from);
@@ -113,6 +122,7 @@ sw_data(const struct acis_hdr *h, const uint8_t *p,
 	pthread_mutex_unlock(&sw.lock);
 	switch (sw.mode) {
 	case M_SILENT:
+	case M_FORGOT: /* answered above */
 		break;
 	case M_ACK:
 		sw_answer(*h, ACIS_T_ACK, 1, h->chunk, NULL, 0, from);
@@ -534,6 +544,46 @@ test_dpdk_transport_refuses_what_it_cannot_start_without(void **state)
 	}
 }
 
+/* A switch that lost the job (restarted) answers its DATA NO_COMM: the
+ * collective fails at once, saying so, not at its timeout; and
+ * acis_finalize returns at once, sending nothing more. */
+static void
+test_a_switch_that_lost_the_job_fails_calls_at_once(void **state)
+{
+	static float x[4];
+	struct timespec t0, t1;
+	acis_ctx_t *ctx;
+	unsigned int sent;
+	double took;
+
+	(void)state;
+	ctx = join(M_FORGOT, 10000, 8);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(acis_allreduce(x, x, 4, ACIS_FLOAT32, ACIS_OP_SUM,
+					acis_comm_world(ctx)),
+			 ACIS_ERR_REFUSED);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took = (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	if (took > 1.0)
+		fail_msg("the failure took %.2f s", took);
+	if (strstr(acis_last_error(ctx), "lost the job") == NULL)
+		fail_msg("last error: %s", acis_last_error(ctx));
+	pthread_mutex_lock(&sw.lock);
+	sent = sw.n_rec;
+	pthread_mutex_unlock(&sw.lock);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(acis_finalize(ctx), ACIS_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took = (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	if (took > 0.2)
+		fail_msg("acis_finalize took %.2f s", took);
+	pthread_mutex_lock(&sw.lock);
+	assert_int_equal(sw.n_rec, sent); /* no barrier */
+	pthread_mutex_unlock(&sw.lock);
+}
+
 int
 main(void)
 {
@@ -552,6 +602,8 @@ main(void)
 		cmocka_unit_test(test_bad_environment_variables_stop_init),
 		cmocka_unit_test(
 		    test_dpdk_transport_refuses_what_it_cannot_start_without),
+		cmocka_unit_test(
+		    test_a_switch_that_lost_the_job_fails_calls_at_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

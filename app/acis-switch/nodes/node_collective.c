@@ -287,6 +287,20 @@ sender_ep(const struct cctx *x, struct acis_endpoint *ep)
 	ep->valid = 1;
 }
 
+/* A DATA or a host's NACK for a job or communicator the switch does not
+ * know (it restarted, or the job was removed): tell the sender at once,
+ * so it fails now instead of at its timeout. */
+static void
+no_comm(struct cctx *x)
+{
+	struct acis_endpoint ep;
+
+	sender_ep(x, &ep);
+	answer(x, &ep, ACIS_T_NACK, ACIS_S_NO_COMM, &x->h);
+	x->st->no_comm_nacks++;
+	drop(x, x->m, ACIS_DROP_ACIS_NO_COMM);
+}
+
 /* ------------------------------------------------------------------ */
 /* Control                                                              */
 /* ------------------------------------------------------------------ */
@@ -1087,7 +1101,7 @@ handle_data(struct cctx *x)
 
 	x->st->data++;
 	if (unlikely(c == NULL || c->job != h->job)) {
-		drop(x, x->m, ACIS_DROP_ACIS_NO_COMM);
+		no_comm(x);
 		return;
 	}
 	if (unlikely(h->rank >= c->size ||
@@ -1178,8 +1192,15 @@ handle_host_feedback(struct cctx *x)
 	struct acis_slot *s;
 	uint32_t i, n;
 
-	if (c == NULL || c->job != h->job || h->rank >= c->size) {
-		drop(x, x->m, ACIS_DROP_ACIS_NO_COMM);
+	if (c == NULL || c->job != h->job) {
+		if (h->type == ACIS_T_NACK)
+			no_comm(x); /* it waits for an answer: say why none */
+		else
+			drop(x, x->m, ACIS_DROP_ACIS_NO_COMM);
+		return;
+	}
+	if (h->rank >= c->size) {
+		drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
 		return;
 	}
 	ep = acis_comm_ep(c, h->rank);
