@@ -36,7 +36,9 @@ struct acis_endpoint {
 	uint16_t port;     /**< switch port index */
 	uint8_t mac[6];
 	uint8_t valid;
-	uint8_t pad;
+	uint8_t tagged;    /**< the host's frames carry an 802.1Q tag */
+	uint16_t vlan_tci; /**< that tag's TCI (host order): answers carry it */
+	uint16_t pad;
 };
 
 struct acis_job {

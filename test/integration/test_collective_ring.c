@@ -972,6 +972,94 @@ test_jobs_per_host_are_limited_and_unfinished_joins_expire(void **state)
 	finish();
 }
 
+/* Host p's message h, tagged with VLAN (TCI) vlan. */
+static void
+send_tagged(unsigned int p, const struct acis_hdr *h, const void *payload,
+	    int vlan)
+{
+	static uint8_t msg[ACIS_HDR_LEN + MAX_PAYLOAD], f[2048];
+	struct tf_addr s = sw, a = host(p);
+	unsigned int l;
+
+	s.ip = sw_ip();
+	acis_hdr_encode(h, msg);
+	if (h->payload_len != 0)
+		memcpy(msg + ACIS_HDR_LEN, payload, h->payload_len);
+	l = tf_udp(f, &s, &a, (uint16_t)(SPORT_BASE + p),
+		   ACIS_DEFAULT_UDP_PORT, msg, ACIS_HDR_LEN + h->payload_len,
+		   vlan);
+	inject(p, f, l);
+}
+
+/* The one frame port p sent: tagged with vlan, an ACiS message of type t
+ * to its host; its header. */
+static struct acis_hdr
+tagged_reply(unsigned int p, int vlan, uint8_t t)
+{
+	struct rte_mbuf *m = sent(p);
+	const uint8_t *f;
+	struct acis_hdr h;
+
+	assert_non_null(m);
+	f = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_int_equal(f[12] << 8 | f[13], 0x8100);
+	assert_int_equal(f[14] << 8 | f[15], vlan);
+	assert_int_equal(f[16] << 8 | f[17], 0x0800);
+	acis_hdr_decode(f + 4 + ACIS_UDP4_PAYLOAD_OFF, &h);
+	assert_int_equal(h.type, t);
+	rte_pktmbuf_free(m);
+	expect_silent(p);
+	return h;
+}
+
+/* Hosts on VLANs: everything the switch sends them (the JOIN's answer,
+ * results) carries the tag their JOIN came with. */
+static void
+test_answers_to_hosts_on_a_vlan_carry_their_tag(void **state)
+{
+	static int32_t in[WORLD][4];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
+	uint32_t world = 0;
+	unsigned int p;
+
+	(void)state;
+	start(LINGER);
+	for (p = 0; p < WORLD; p++) {
+		struct acis_hdr h = ctrl_hdr(ACIS_CTRL_JOIN, 0, p, 0);
+
+		h.root = WORLD;
+		send_tagged(p, &h, NULL, 100 + (int)p);
+	}
+	run();
+	for (p = 0; p < WORLD; p++) {
+		struct acis_hdr r = tagged_reply(p, 100 + (int)p,
+						 ACIS_T_CTRL_ACK);
+
+		assert_int_equal(r.status, ACIS_S_OK);
+		world = r.comm;
+	}
+	for (p = 0; p < WORLD; p++) {
+		struct acis_hdr h = {
+			.version = ACIS_PROTO_VERSION, .type = ACIS_T_DATA,
+			.opcode = ACIS_OPCODE(o.coll, ACIS_A_DEFAULT),
+			.dtype = o.dtype, .op = o.op, .hdr_len = ACIS_HDR_LEN,
+			.job = JOB, .comm = world, .rank = p,
+			.root = ACIS_RANK_NONE, .msg_size = o.msg_size,
+			.chunk_size = o.chunk_size, .contributors = 1,
+			.payload_len = (uint16_t)o.msg_size, .flags = ACIS_F_LAST,
+		};
+
+		in[p][0] = (int32_t)p;
+		send_tagged(p, &h, in[p], 100 + (int)p);
+	}
+	run();
+	for (p = 0; p < WORLD; p++)
+		assert_int_equal(tagged_reply(p, 100 + (int)p,
+					      ACIS_T_RESULT).comm, world);
+	stop_switch();
+}
+
 /* Control changes jobs: without a UDP checksum (which IPv4 allows) one
  * flipped bit could turn a DATA into a valid LEAVE. The switch refuses
  * control messages that carry none, counts them, and answers nothing;
@@ -2486,6 +2574,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_allreduce_float32_sum_is_the_rank_order_sum_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_world_alias_makes_a_recorded_job_valid_when_replayed, teardown),
 		cmocka_unit_test_teardown(test_control_without_a_udp_checksum_is_refused, teardown),
+		cmocka_unit_test_teardown(test_answers_to_hosts_on_a_vlan_carry_their_tag, teardown),
 		cmocka_unit_test_teardown(test_refused_split_reaches_every_member_also_on_resend, teardown),
 		cmocka_unit_test_teardown(test_refused_join_reaches_every_rank_also_on_resend, teardown),
 		cmocka_unit_test_teardown(test_jobs_per_host_are_limited_and_unfinished_joins_expire, teardown),

@@ -111,6 +111,22 @@ frame_to(struct cctx *x, const struct acis_endpoint *ep,
 			  g_sw.ccfg.udp_port, ntohs(ep->udp_port),
 			  (uint16_t)(ACIS_HDR_LEN + len + tail));
 	acis_hdr_encode(h, f + ACIS_UDP4_PAYLOAD_OFF);
+	if (unlikely(ep->tagged)) {
+		/* the host's VLAN: its tag goes back on what it is sent
+		 * (the headroom takes the 4 bytes) */
+		uint8_t *t = (uint8_t *)rte_pktmbuf_prepend(m, 4);
+
+		if (unlikely(t == NULL)) { /* no headroom: cannot be */
+			rte_pktmbuf_free(m);
+			x->st->nombuf++;
+			return NULL;
+		}
+		memmove(t, t + 4, 12);
+		t[12] = 0x81;
+		t[13] = 0x00;
+		t[14] = (uint8_t)(ep->vlan_tci >> 8);
+		t[15] = (uint8_t)ep->vlan_tci;
+	}
 	acis_meta(m)->in_port = ep->port;
 	return m;
 }
@@ -130,8 +146,8 @@ emit(struct cctx *x, const struct acis_endpoint *ep, const struct acis_hdr *h,
 
 	if (unlikely(m == NULL))
 		return NULL;
-	p = rte_pktmbuf_mtod_offset(m, uint8_t *,
-				    ACIS_UDP4_PAYLOAD_OFF + ACIS_HDR_LEN);
+	/* the payload ends the frame, tagged or not */
+	p = rte_pktmbuf_mtod_offset(m, uint8_t *, m->data_len - len);
 	if (src != NULL && len != 0)
 		memcpy(p, src, len);
 	rte_node_enqueue_x1(x->graph, x->node, ACIS_NEXT_TX_BASE + ep->port, m);
@@ -285,6 +301,8 @@ sender_ep(const struct cctx *x, struct acis_endpoint *ep)
 	ep->port = acis_meta(x->m)->in_port;
 	memcpy(ep->mac, x->eth + 6, 6);
 	ep->valid = 1;
+	ep->tagged = x->pi->has_vlan;
+	ep->vlan_tci = x->pi->vlan_tci;
 }
 
 /* A DATA or a host's NACK for a job or communicator the switch does not
