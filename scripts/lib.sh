@@ -79,8 +79,13 @@ acis_switch_stop() {
 	kill -CONT "$ACIS_SW_PID" 2>/dev/null || true
 	kill -INT "$ACIS_SW_PID" 2>/dev/null || true
 	wait "$ACIS_SW_PID" 2>/dev/null || true
+	# a switch this shell did not start is no child to wait for: see it
+	# go before its files do (a second switch may take the prefix next)
+	acis_wait_for 100 bash -c "! kill -0 $ACIS_SW_PID 2>/dev/null" || true
+	if ! kill -0 "$ACIS_SW_PID" 2>/dev/null; then
+		acis_eal_files_remove "${ACIS_SW_PREFIX:-}"
+	fi
 	ACIS_SW_PID=
-	acis_eal_files_remove "${ACIS_SW_PREFIX:-}"
 }
 
 # What a DPDK process on --file-prefix PREFIX left when it did not stop

@@ -16,6 +16,10 @@
  *                   [--show]   (print results beside the reference)
  *                   [--times]  (print how long each collective took)
  *                   [--repeat N]  (run the whole list N times: soak)
+ *                   [--keep-going]  (repeat after a failure too: the
+ *                    ranks must stay in step, so one failure does not
+ *                    fail what comes after; the last line counts the
+ *                    passes that followed the last failure)
  *                   [--attach FILE]  (after joining, wait for FILE to
  *                    hold "ID RANKS" of a communicator made through
  *                    management, e.g. "65538 0,2", and run on it too)
@@ -33,6 +37,8 @@
 #include "acis_reduce.h"
 
 static unsigned int passed, failed;
+static int keep_going;                 /* --keep-going */
+static unsigned int passes_since_fail; /* whole rounds since a failure */
 static int show;
 static int times;   /* print how long each collective took */
 static struct timespec t_start;
@@ -504,6 +510,7 @@ main(int argc, char **argv)
 		{"times", no_argument, NULL, 'T'},
 		{"attach", required_argument, NULL, 'A'},
 		{"repeat", required_argument, NULL, 'R'},
+		{"keep-going", no_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},
 	};
 	struct acis_config cfg;
@@ -566,6 +573,9 @@ main(int argc, char **argv)
 		case 'R':
 			o.repeat = strtoul(optarg, NULL, 0);
 			break;
+		case 'K':
+			keep_going = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: see the comment in acis-coll-check.c\n");
 			return 2;
@@ -580,8 +590,12 @@ main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_start);
 	do {
+		unsigned int f0 = failed;
+
 		run_all(ctx, acis_comm_world(ctx), &o, "world");
-	} while (o.repeat > 1 && --o.repeat > 0 && failed == 0);
+		passes_since_fail = failed != f0 ? 0 : passes_since_fail + 1;
+	} while (o.repeat > 1 && --o.repeat > 0 &&
+		 (failed == 0 || keep_going));
 	if (o.attach != NULL)
 		run_attached(ctx, &cfg, &o);
 	if (o.split && cfg.size >= 2) {
@@ -641,6 +655,9 @@ main(int argc, char **argv)
 		printf("FAIL finalize: %s\n", acis_strerror(rc));
 		failed++;
 	}
+	if (keep_going)
+		printf("%u rounds passed after the last failure\n",
+		       passes_since_fail);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -142,6 +142,16 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 				 lc->lcore_id);
 			return -ENOMEM;
 		}
+		sh->act_mask = 63;
+		while (sh->act_mask + 1 < pl->slots)
+			sh->act_mask = sh->act_mask << 1 | 1;
+		sh->act = rte_zmalloc("acis_activity", (size_t)(sh->act_mask + 1) *
+				      sizeof(*sh->act), RTE_CACHE_LINE_SIZE);
+		if (sh->act == NULL) {
+			acis_agg_free(sh->agg);
+			rte_free(sh);
+			return -ENOMEM;
+		}
 		acis_agg_on_release(sh->agg, release_mbuf);
 		acis_agg_set_lend_max(sh->agg, g_sw.lend_max);
 		co->shards[lc->worker_index] = sh;
@@ -167,6 +177,7 @@ acis_coll_fini(void)
 		if (co->shards[i] == NULL)
 			continue;
 		acis_agg_free(co->shards[i]->agg);
+		rte_free(co->shards[i]->act);
 		rte_free(co->shards[i]);
 		co->shards[i] = NULL;
 	}

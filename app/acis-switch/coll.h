@@ -54,8 +54,21 @@ struct acis_coll_stats {
 				    send chained frames) */
 } __rte_cache_aligned;
 
+/* When a collective (comm, seq) last took a new contribution: its slots
+ * fail at the deadline only once the whole collective has stood still
+ * that long, not when one slot has been open that long. Direct-mapped,
+ * per worker (a collective lives on one worker); an entry taken by
+ * another collective makes a slot fall back to its own progress. */
+struct acis_coll_activity {
+	uint32_t ctx;
+	uint32_t seq;
+	uint64_t tsc;
+};
+
 struct acis_coll_shard {
 	struct acis_agg *agg;
+	struct acis_coll_activity *act; /* [act_mask + 1] */
+	uint32_t act_mask;
 	struct acis_coll_stats st;
 } __rte_cache_aligned;
 

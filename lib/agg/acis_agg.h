@@ -55,6 +55,7 @@ struct acis_slot {
 	uint32_t n_held;
 	uint32_t index;      /**< in the pool */
 	uint64_t opened_tsc; /**< when the first contribution arrived */
+	uint64_t progress_tsc; /**< caller's clock: the last new contribution */
 	uint64_t done_tsc;   /**< when it completed (0: still open) */
 	uint32_t job;
 	uint8_t done;        /**< result sent; kept to answer retransmissions */

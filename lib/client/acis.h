@@ -15,8 +15,9 @@
  *
  * Every call returns ACIS_OK (0) or a negative ACIS_ERR_* code;
  * acis_strerror() names it and acis_last_error() explains the last failure.
- * Every blocking call gives up after the configured timeout: no call waits
- * forever. One acis_ctx per thread: the library takes no locks.
+ * Every blocking call gives up once it has made no progress for the
+ * configured timeout: no call waits forever, and none is failed while it
+ * still advances. One acis_ctx per thread: the library takes no locks.
  *
  * Datatypes (ACIS_INT32 ... ACIS_UINT16) and ops (ACIS_OP_SUM ...) are
  * the wire protocol's codes from acis_proto.h.
@@ -61,7 +62,9 @@ struct acis_config {
 	uint32_t size;           /**< world size */
 	const char *bind_ip;     /**< local address; NULL: any */
 	uint16_t bind_port;      /**< local UDP port; 0: any */
-	unsigned int timeout_ms; /**< per blocking call; 0: 10000 */
+	/** A call fails after this long without progress (no chunk
+	 * answered, no block received; control: no answer); 0: 10000 */
+	unsigned int timeout_ms;
 	unsigned int window;     /**< chunks in flight; 0: 128 */
 	unsigned int mtu;        /**< IPv4 MTU toward the switch; 0: 1500 */
 	unsigned int rto_ms;     /**< resend an unanswered chunk after; 0: 100 */

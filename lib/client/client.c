@@ -87,7 +87,8 @@ struct acis_req {
 	uint64_t n_recv, got;
 	uint8_t *rcv;      /* [recv index space] 1 = received */
 	uint64_t rcv_space;
-	uint64_t deadline;
+	uint64_t deadline; /* timeout_ms after the last progress */
+	uint64_t progress; /* answered + got when deadline was last set */
 	int status;
 	int done;
 };
@@ -1063,6 +1064,14 @@ progress(acis_ctx_t *ctx, int wait_ms, const acis_req_t *want)
 	for (r = ctx->active; r != NULL; r = r->next) {
 		if (r->done)
 			continue;
+		if (r->answered + r->got != r->progress) {
+			/* moving: the timeout counts from the last progress,
+			 * so a large collective under loss is never failed
+			 * while it still advances */
+			r->progress = r->answered + r->got;
+			r->deadline = now + (uint64_t)ctx->cfg.timeout_ms *
+					    1000000ull;
+		}
 		if (now > r->deadline) {
 			char who[128];
 
@@ -1071,11 +1080,12 @@ progress(acis_ctx_t *ctx, int wait_ms, const acis_req_t *want)
 				ctx->peer_missing = 1;
 			r->status = fail(ctx, ACIS_ERR_TIMEOUT, "%s on comm %u "
 					 "(seq %u): %u of %u chunks answered, "
-					 "%llu of %llu received before the "
-					 "deadline%s", acis_coll_name(r->coll),
+					 "%llu of %llu received, then nothing "
+					 "for %u ms%s", acis_coll_name(r->coll),
 					 r->comm->id, r->seq, r->answered,
 					 r->n_send, (unsigned long long)r->got,
-					 (unsigned long long)r->n_recv, who);
+					 (unsigned long long)r->n_recv,
+					 ctx->cfg.timeout_ms, who);
 			r->done = 1;
 			continue;
 		}

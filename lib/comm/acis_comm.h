@@ -155,8 +155,9 @@ enum acis_ct_outcome acis_ct_join(struct acis_comm_table *ct, uint32_t job,
 
 /** Remove, with their endpoints, the jobs begun more than max_wait
  * before now that never completed (a rank that never came), and those
- * refused more than max_refused before now; returns how many. A job
- * whose ranks all joined is never removed this way. */
+ * refused more than max_refused before now; returns how many. A job that
+ * completed (got its world) is never removed this way, even once some
+ * ranks have left. */
 uint32_t acis_ct_expire_joins(struct acis_comm_table *ct, uint64_t now,
 			      uint64_t max_wait, uint64_t max_refused);
 

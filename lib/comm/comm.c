@@ -425,7 +425,10 @@ acis_ct_expire_joins(struct acis_comm_table *ct, uint64_t now,
 	for (i = 0; i < ct->lim.max_jobs; i++) {
 		struct acis_job *j = ct->jobs[i];
 
-		if (j == NULL || (j->joined == j->size && j->refused == 0) ||
+		/* a job that had its world (complete once; ranks may have
+		 * left since) lives until its last rank leaves */
+		if (j == NULL || (j->world != ACIS_CTX_NONE && j->refused == 0) ||
+		    (j->joined == j->size && j->refused == 0) ||
 		    now - j->since <= (j->refused ? max_refused : max_wait))
 			continue;
 		remove_job(ct, j);

@@ -2471,6 +2471,50 @@ test_repeat_after_its_slot_lingered_out_is_answered_gone(void **state)
 	finish();
 }
 
+/* The deadline measures lack of progress: a slot waiting for a slow rank
+ * is not failed while its collective still takes new contributions on
+ * other chunks (a large collective under loss); once the whole
+ * collective stands still that long, it fails. */
+static void
+test_deadline_spares_a_collective_that_still_moves(void **state)
+{
+	enum { CHUNKS = 40 };
+	static int32_t in[WORLD][CHUNKS * CHUNK / 4];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
+	uint32_t world, c;
+	unsigned int p;
+
+	(void)state;
+	start("[collective]\ndeadline_ms = 30\nlinger_ms = 200\n");
+	world = join_all();
+	/* chunk 0: rank 3 is slow */
+	for (p = 0; p < 3; p++)
+		contribute(p, &o, world, p, 0, 0, in[p]);
+	run();
+	/* meanwhile the collective moves on: a chunk every 10 ms from
+	 * ranks 0..2 for 300 ms, ten deadlines, each answered later */
+	for (c = 1; c < 31; c++) {
+		for (p = 0; p < 3; p++)
+			contribute(p, &o, world, p, 0, c, in[p]);
+		run_for(10);
+	}
+	discard_sent();
+	assert_int_equal(slot_stats().expired, 0);
+	assert_int_equal(coll_stats().nacks, 0);
+	/* rank 3 catches up: chunk 0 completes, nothing failed */
+	contribute(3, &o, world, 3, 0, 0, in[3]);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++)
+		assert_int_equal(only(p, ACIS_T_RESULT)->h.chunk, 0);
+	/* then everything stands still: the open chunks fail */
+	run_for(60);
+	assert_true(slot_stats().expired == 0); /* failed, kept to say so */
+	assert_true(coll_stats().nacks >= 3);
+	stop_switch();
+}
+
 static void
 test_missing_rank_fails_the_slot_at_the_deadline_naming_it(void **state)
 {
@@ -2610,6 +2654,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_late_copy_of_a_confirmed_chunk_opens_no_slot_and_is_not_answered, teardown),
 		cmocka_unit_test_teardown(test_late_copy_of_a_delivered_bcast_block_is_acked_again, teardown),
 		cmocka_unit_test_teardown(test_repeat_after_its_slot_lingered_out_is_answered_gone, teardown),
+		cmocka_unit_test_teardown(test_deadline_spares_a_collective_that_still_moves, teardown),
 		cmocka_unit_test_teardown(test_missing_rank_fails_the_slot_at_the_deadline_naming_it, teardown),
 		cmocka_unit_test_teardown(test_a_pause_of_the_switch_does_not_count_toward_the_deadline, teardown),
 	};

@@ -490,6 +490,16 @@ test_jobs_that_never_complete_expire(void **state)
 	assert_int_equal(acis_ct_expire_joins(f->ct, 1000000, 1000, 5), 0);
 	assert_int_equal(stats(f).jobs_expired, 1);
 	assert_int_equal(stats(f).jobs, 1);
+	/* a complete job some ranks have left (finalized while another is
+	 * still at work) is not pending: it stays */
+	{
+		struct acis_endpoint ep = ep_of(1);
+
+		assert_int_equal(acis_ct_leave(f->ct, 7, 1, &ep, &st),
+				 ACIS_CT_DONE);
+	}
+	assert_int_equal(acis_ct_expire_joins(f->ct, 10000000, 1000, 5), 0);
+	assert_non_null(acis_ct_job(f->ct, 7));
 }
 
 /* One host may begin max_jobs_per_host jobs (it sent their first JOIN);

@@ -55,7 +55,44 @@ struct cctx {
 	 * member behind each frame's stores. */
 	uint32_t chained;
 	uint8_t n_ack; /* ACK batches open (ack_pend) */
+	uint64_t now;  /* the TSC, read once a burst */
 };
+
+static inline struct acis_coll_activity *
+activity_of(const struct acis_coll_shard *sh, uint32_t ctx, uint32_t seq)
+{
+	uint64_t h = ((uint64_t)ctx << 32 | seq) * 0x9e3779b97f4a7c15ull;
+
+	return &sh->act[(uint32_t)(h >> 40) & sh->act_mask];
+}
+
+/* Slot s took a new contribution: it and its collective moved. */
+static inline void
+progressed(struct cctx *x, struct acis_slot *s)
+{
+	struct acis_coll_activity *a =
+		activity_of(x->lc->shard, s->key.ctx, s->key.seq);
+
+	s->progress_tsc = x->now;
+	a->ctx = s->key.ctx;
+	a->seq = s->key.seq;
+	a->tsc = x->now;
+}
+
+/* How long slot s's collective has stood still: since the later of the
+ * slot's own last contribution and its collective's. */
+static inline uint64_t
+idle_for(const struct acis_coll_shard *sh, const struct acis_slot *s,
+	 uint64_t now)
+{
+	const struct acis_coll_activity *a =
+		activity_of(sh, s->key.ctx, s->key.seq);
+	uint64_t last = s->progress_tsc;
+
+	if (a->ctx == s->key.ctx && a->seq == s->key.seq && a->tsc > last)
+		last = a->tsc;
+	return now > last ? now - last : 0;
+}
 
 /*
  * ACKs of one burst, coalesced: the ACKs to one member for one request
@@ -903,6 +940,7 @@ open_slot(struct cctx *x, const struct acis_comm *c, uint32_t key)
 			 coll != ACIS_C_REDUCE_SCATTER) ||
 			acis_reduce_order_free(h->dtype, h->op);
 	s->opened_tsc = rte_rdtsc();
+	s->progress_tsc = s->opened_tsc;
 	s->by_retrans = (h->flags & ACIS_F_RETRANS) != 0;
 	return s;
 }
@@ -966,6 +1004,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 	if (!kept)
 		memcpy(s->acc, x->payload, h->payload_len);
 	acis_slot_mark(s, h->rank);
+	progressed(x, s);
 	s->forwarding = 1;
 	s->src = h->rank;
 	s->resend_tsc = s->opened_tsc + g_sw.coll.resend_tsc;
@@ -1011,6 +1050,7 @@ handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	}
 	if (!(h->flags & ACIS_F_RETRANS))
 		s->by_retrans = 0;
+	progressed(x, s);
 	x->st->payload_bytes += h->payload_len;
 	if (packed) {
 		memcpy(s->acc + (size_t)h->rank * h->msg_size, x->payload,
@@ -1252,8 +1292,10 @@ handle_host_feedback(struct cctx *x)
 			continue;
 		if (s->forwarding) {
 			if (!fwd_receiver(s, h->rank) ||
-			    !acis_slot_deliver(s, h->rank) ||
-			    s->delivered < s->n_recv)
+			    !acis_slot_deliver(s, h->rank))
+				continue;
+			progressed(x, s); /* a receiver has it: it moves */
+			if (s->delivered < s->n_recv)
 				continue;
 			send_answer(x, c, s, s->src, NULL); /* the sender's ACK */
 			close_delivered(agg, s);
@@ -1275,6 +1317,7 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	uint16_t i;
 
 	x.st = &lc->shard->st;
+	x.now = rte_rdtsc();
 	for (i = 0; i < cnt; i++) {
 		struct acis_mbuf_meta *mt;
 		enum acis_hdr_error e;
@@ -1396,6 +1439,8 @@ shift_clock(struct acis_slot *s, uint64_t shift, uint64_t before)
 {
 	if (s->opened_tsc < before)
 		s->opened_tsc += shift;
+	if (s->progress_tsc < before)
+		s->progress_tsc += shift;
 	if (s->done_tsc != 0 && s->done_tsc < before)
 		s->done_tsc += shift;
 }
@@ -1472,7 +1517,8 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			acis_agg_close(agg, s, ACIS_SLOT_STALE);
 			continue;
 		}
-		if (now - s->opened_tsc > co->deadline_tsc || c == NULL) {
+		if (idle_for(lc->shard, s, now) > co->deadline_tsc ||
+		    c == NULL) {
 			release_held(x.st, s);
 			if (c == NULL) {
 				acis_agg_close(agg, s, ACIS_SLOT_EXPIRED);
