@@ -133,6 +133,24 @@ dot_rule(const char *match)
 	return conf;
 }
 
+/* A rule's proxy counters, read as telemetry reads them: every request
+ * sent is returned, lost or outstanding, whatever else is checked. */
+static void
+expect_fpga(const struct acis_la_rule *r, uint64_t sent, uint64_t returned,
+	    uint64_t lost, uint64_t outstanding, uint64_t late)
+{
+	struct acis_la_fpga_counts c;
+
+	acis_la_fpga_counts(r, &c);
+	assert_int_equal(c.sent, c.returned + c.lost + c.outstanding);
+	assert_int_equal(c.outstanding, r->fifo_n);
+	assert_int_equal(c.sent, sent);
+	assert_int_equal(c.returned, returned);
+	assert_int_equal(c.lost, lost);
+	assert_int_equal(c.outstanding, outstanding);
+	assert_int_equal(c.late, late);
+}
+
 static void
 test_udp_request_returns_the_result_to_its_sender(void **state)
 {
@@ -322,19 +340,16 @@ test_fpga_proxy_sends_counts_times_out_and_falls_back(void **state)
 	inject(3, f, len);
 	run();
 	expect_frame(0, f, len);
-	assert_int_equal(r->st.fpga_sent, 1);
-	assert_int_equal(r->fpga_returned, 1);
-	assert_int_equal(r->fifo_n, 0);
+	expect_fpga(r, 1, 1, 0, 0, 0);
 	/* unanswered: lost after timeout_us */
 	len = tf_udp(f, &s, &h, 5555, 48000, "question", 8, -1);
 	inject(0, f, len);
 	run();
 	expect_frame(3, f, len);
-	assert_int_equal(r->fifo_n, 1);
+	expect_fpga(r, 2, 1, 0, 1, 0);
 	rte_delay_us_block(2000);
 	run();
-	assert_int_equal(r->st.fpga_lost, 1);
-	assert_int_equal(r->fifo_n, 0);
+	expect_fpga(r, 2, 1, 1, 0, 0);
 	/* the FPGA port goes down: the rule's fallback (drop) */
 	assert_int_equal(rte_eth_dev_set_link_down(g_sw.ports[3].port_id), 0);
 	rte_delay_us_block(120000);
@@ -411,9 +426,7 @@ test_fpga_link_framing_wraps_and_answers_the_requester(void **state)
 				8, 0) + ACIS_IPPROTO_UDP + 13), 0xffff);
 	assert_memory_equal(udp + 8, "hello", 5);
 	rte_pktmbuf_free(m);
-	assert_int_equal(r->st.fpga_sent, 1);
-	assert_int_equal(r->fpga_returned, 1);
-	assert_int_equal(r->fifo_n, 0);
+	expect_fpga(r, 1, 1, 0, 0, 0);
 	/* the same answer again: nothing outstanding, dropped as late */
 	inject(3, a, 60);
 	/* a link frame between ids no rule uses */
@@ -421,10 +434,91 @@ test_fpga_link_framing_wraps_and_answers_the_requester(void **state)
 	inject(3, a, 60);
 	run();
 	expect_silent(0);
-	assert_int_equal(r->st.fpga_late, 1);
+	expect_fpga(r, 1, 1, 0, 0, 1);
+	assert_int_equal(r->st.fpga_link_bad, 0);
 	assert_int_equal(drops(ACIS_DROP_LA_LINK_BAD), 2);
 	expect_no_leak();
 	stop_switch();
+}
+
+#define LINK_RULE(name, port, extra)                                        \
+	"[lookaside " name "]\nmatch = udp_port 48001\nfpga = " port "\n"   \
+	"framing = link\nlink_src = 0x0105\nlink_dst = 0x0207\n"            \
+	"fpga_mac = 02:fa:00:00:00:01\nvpe = 1\nbanks = 1\n"                \
+	"bank_size = 4096\n" extra
+
+/* The emulated card, answering far later than the rule waits (50 ms
+ * against 1 ms): each answer comes after its request was counted lost.
+ * A name of its own per switch started, as ports are not removed. */
+static void
+late_answers(int link)
+{
+	static unsigned int card;
+	struct tf_addr h = tf_host(10), s;
+	struct acis_la_rule *r;
+	char text[1024];
+	uint8_t f[256];
+	struct rte_mbuf *m;
+	unsigned int len;
+
+	snprintf(text, sizeof(text),
+		 "[port fpga]\ndev = net_acis_fpga%u,mode=%s,"
+		 "latency_ns=50000000\n"
+		 "%s",
+		 card++, link ? "loopback" : "swap",
+		 link ? LINK_RULE("late", "fpga", "timeout_us = 1000\n") :
+		 "[lookaside late]\nmatch = udp_port 48001\nfpga = fpga\n"
+		 "timeout_us = 1000\nvpe = 1\nbanks = 1\nbank_size = 4096\n");
+	start_switch(3, text);
+	r = &g_la.rules[0];
+	s = switch_addr();
+	len = tf_udp(f, &s, &h, 5555, 48001, "question", 8, -1);
+	inject(0, f, len);
+	run();
+	expect_fpga(r, 1, 0, 0, 1, 0);
+	rte_delay_us_block(5000);
+	run();
+	expect_fpga(r, 1, 0, 1, 0, 0);
+	rte_delay_us_block(60000);
+	run();
+	/* udp: the answer still goes to its requester, by its headers;
+	 * link: it cannot be rebuilt, its request's headers are gone */
+	m = sent(0);
+	if (link) {
+		assert_null(m);
+		assert_int_equal(drops(ACIS_DROP_LA_LINK_BAD), 1);
+	} else {
+		assert_non_null(m);
+		rte_pktmbuf_free(m);
+	}
+	expect_fpga(r, 1, 0, 1, 0, 1);
+	assert_int_equal(r->st.fpga_link_bad, 0);
+	/* the same later: nothing outstanding was taken for the answer */
+	inject(0, f, len);
+	run();
+	rte_delay_us_block(5000);
+	run();
+	expect_fpga(r, 2, 0, 2, 0, 1);
+	rte_delay_us_block(60000);
+	run();
+	discard_sent();
+	expect_fpga(r, 2, 0, 2, 0, 2);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_fpga_late_answers_count_late_with_udp_framing(void **state)
+{
+	(void)state;
+	late_answers(0);
+}
+
+static void
+test_fpga_late_answers_count_late_with_link_framing(void **state)
+{
+	(void)state;
+	late_answers(1);
 }
 
 static void
@@ -557,6 +651,12 @@ main(int argc, char **argv)
 			la_teardown),
 		cmocka_unit_test_teardown(
 			test_fpga_link_framing_wraps_and_answers_the_requester,
+			la_teardown),
+		cmocka_unit_test_teardown(
+			test_fpga_late_answers_count_late_with_udp_framing,
+			la_teardown),
+		cmocka_unit_test_teardown(
+			test_fpga_late_answers_count_late_with_link_framing,
 			la_teardown),
 		cmocka_unit_test_teardown(test_acis_type_job_and_dst_ip_rules,
 					  la_teardown),
