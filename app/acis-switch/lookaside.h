@@ -230,7 +230,8 @@ acis_la_fpga_counts(const struct acis_la_rule *r,
 
 /* A frame that came back from an FPGA port (pi: as the parse stage
  * classified it): a UDP answer is noted for its udp-framed rule, whose
- * worker matches it to the oldest outstanding request (fpga_poll). */
+ * worker matches it to the oldest outstanding request (fpga_poll). An
+ * empty answer (no UDP payload) is an answer like any other. */
 static inline void
 acis_la_fpga_udp_answer(uint16_t port, const uint8_t *eth, uint32_t len,
 			const struct acis_pkt_info *pi, uint16_t acis_port)
@@ -244,7 +245,7 @@ acis_la_fpga_udp_answer(uint16_t port, const uint8_t *eth, uint32_t len,
 	    pi->ip_proto != ACIS_IPPROTO_UDP)
 		return;
 	ihl = (uint32_t)(ip[0] & 0xf) * 4;
-	if (len < pi->l3_off + ihl + ACIS_UDP_HLEN + 3)
+	if (len < pi->l3_off + ihl + ACIS_UDP_HLEN)
 		return;
 	udp = ip + ihl;
 	sport = (uint16_t)(udp[0] << 8 | udp[1]);

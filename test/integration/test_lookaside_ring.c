@@ -441,11 +441,95 @@ test_fpga_link_framing_wraps_and_answers_the_requester(void **state)
 	stop_switch();
 }
 
+/* A link frame from the FPGA at ids 0x0207 -> 0x0105 (the rules' below),
+ * answering tag with payload: the frame's length. */
+static const uint8_t link_fmac[6] = {0x02, 0xfa, 0, 0, 0, 1};
+
+static unsigned int
+link_frame(uint8_t *a, uint16_t tag, const void *payload, uint16_t plen)
+{
+	memcpy(a, sw.mac, 6);
+	memcpy(a + 6, link_fmac, 6);
+	a[12] = 0x88; a[13] = 0xb5; a[14] = 0xfb;
+	a[15] = 0x02; a[16] = 0x07; a[17] = 0x01; a[18] = 0x05;
+	a[19] = (uint8_t)(tag >> 8); a[20] = (uint8_t)tag;
+	a[21] = (uint8_t)(plen >> 8); a[22] = (uint8_t)plen;
+	memcpy(a + 23, payload, plen);
+	return 23u + plen;
+}
+
 #define LINK_RULE(name, port, extra)                                        \
 	"[lookaside " name "]\nmatch = udp_port 48001\nfpga = " port "\n"   \
 	"framing = link\nlink_src = 0x0105\nlink_dst = 0x0207\n"            \
 	"fpga_mac = 02:fa:00:00:00:01\nvpe = 1\nbanks = 1\n"                \
 	"bank_size = 4096\n" extra
+
+static void
+test_fpga_empty_answers_are_returned_in_both_framings(void **state)
+{
+	struct tf_addr h = tf_host(10), s;
+	struct acis_la_rule *udp, *lk;
+	uint8_t f[256], a[64];
+	const uint8_t *x;
+	struct rte_mbuf *m;
+	unsigned int len;
+
+	(void)state;
+	start_switch(NPORTS, "[lookaside px]\nmatch = udp_port 48000\n"
+		     "fpga = p3\ntimeout_us = 1000\nvpe = 1\nbanks = 1\n"
+		     "bank_size = 4096\n"
+		     LINK_RULE("lk", "p2", "timeout_us = 1000\n"));
+	udp = &g_la.rules[0];
+	lk = &g_la.rules[1];
+	s = switch_addr();
+	/* udp framing: the card answers a datagram with no payload, in a
+	 * 42-byte frame (no Ethernet padding, as net_acis_fpga sends it) */
+	len = tf_udp(f, &s, &h, 5555, 48000, "question", 8, -1);
+	inject(0, f, len);
+	run();
+	expect_frame(3, f, len);
+	len = tf_udp(f, &h, &s, 48000, 5555, NULL, 0, -1);
+	assert_int_equal(len, 42);
+	inject(3, f, len);
+	run();
+	expect_frame(0, f, len);
+	expect_fpga(udp, 1, 1, 0, 0, 0);
+	/* link framing: payload length 0, unpadded and padded */
+	len = tf_udp(f, &s, &h, 5555, 48001, "question", 8, -1);
+	inject(0, f, len);
+	inject(0, f, len);
+	run();
+	for (len = 0; len < 2; len++) {
+		m = sent(2);
+		assert_non_null(m);
+		rte_pktmbuf_free(m);
+	}
+	memset(a, 0, sizeof(a));
+	inject(2, a, link_frame(a, 0, NULL, 0));
+	link_frame(a, 1, NULL, 0);
+	inject(2, a, 60);
+	run();
+	for (len = 0; len < 2; len++) {
+		m = sent(0);
+		assert_non_null(m);
+		x = rte_pktmbuf_mtod(m, const uint8_t *);
+		assert_int_equal(rte_pktmbuf_data_len(m), 14 + 20 + 8);
+		assert_memory_equal(x, h.mac, 6);
+		assert_int_equal(x[14 + 20 + 4] << 8 | x[14 + 20 + 5], 8);
+		assert_int_equal(acis_csum(x + 14, 20), 0);
+		rte_pktmbuf_free(m);
+	}
+	expect_fpga(lk, 2, 2, 0, 0, 0);
+	/* well past timeout_us: nothing was left to be counted lost */
+	rte_delay_us_block(2000);
+	run();
+	expect_fpga(udp, 1, 1, 0, 0, 0);
+	expect_fpga(lk, 2, 2, 0, 0, 0);
+	expect_silent(0);
+	assert_int_equal(drops(ACIS_DROP_LA_LINK_BAD), 0);
+	expect_no_leak();
+	stop_switch();
+}
 
 /* The emulated card, answering far later than the rule waits (50 ms
  * against 1 ms): each answer comes after its request was counted lost.
@@ -651,6 +735,9 @@ main(int argc, char **argv)
 			la_teardown),
 		cmocka_unit_test_teardown(
 			test_fpga_link_framing_wraps_and_answers_the_requester,
+			la_teardown),
+		cmocka_unit_test_teardown(
+			test_fpga_empty_answers_are_returned_in_both_framings,
 			la_teardown),
 		cmocka_unit_test_teardown(
 			test_fpga_late_answers_count_late_with_udp_framing,
