@@ -278,7 +278,9 @@ acis_la_fpga_udp_answer(uint16_t port, const uint8_t *eth, uint32_t len,
 
 /* A frame from an FPGA port in our link framing: the index of the rule
  * it answers, -1 for a link frame no rule sent, -2 when it is no link
- * frame at all. */
+ * frame at all. A frame cut before its ids end goes to the port's first
+ * link-framed rule, which counts it bad (fpga_link_bad): it came from the
+ * FPGA that rule talks to, whatever it was meant to say. */
 static inline int
 acis_la_link_rule(uint16_t port, const uint8_t *eth, uint32_t len)
 {
@@ -288,8 +290,13 @@ acis_la_link_rule(uint16_t port, const uint8_t *eth, uint32_t len)
 	if (len < 14 || eth[12] != (ACIS_LA_LINK_ETHERTYPE >> 8) ||
 	    eth[13] != (ACIS_LA_LINK_ETHERTYPE & 0xff))
 		return -2;
-	if (len < 14 + ACIS_LA_LINK_HLEN)
+	if (len < 14 + 5) {
+		for (i = 0; i < g_la.n_rules; i++)
+			if (g_la.rules[i].cfg->fpga_port == (int)port &&
+			    g_la.rules[i].cfg->fpga_link)
+				return (int)i;
 		return -1;
+	}
 	src = (uint16_t)(eth[15] << 8 | eth[16]);
 	dst = (uint16_t)(eth[17] << 8 | eth[18]);
 	for (i = 0; i < g_la.n_rules; i++) {

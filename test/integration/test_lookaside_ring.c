@@ -531,6 +531,55 @@ test_fpga_empty_answers_are_returned_in_both_framings(void **state)
 	stop_switch();
 }
 
+static void
+test_fpga_cut_link_frames_are_counted_bad(void **state)
+{
+	struct tf_addr h = tf_host(10), s;
+	struct acis_la_rule *r;
+	uint8_t f[256], a[64];
+	struct rte_mbuf *m;
+	unsigned int len;
+
+	(void)state;
+	start_switch(NPORTS, LINK_RULE("lk", "p3", ""));
+	r = &g_la.rules[0];
+	s = switch_addr();
+	len = tf_udp(f, &s, &h, 5555, 48001, "question", 8, -1);
+	inject(0, f, len);
+	run();
+	rte_pktmbuf_free(sent(3));
+	memset(a, 0, sizeof(a));
+	link_frame(a, 0, "answer", 6);
+	/* cut inside the ids, inside the control field, inside the length */
+	inject(3, a, 14 + 3);
+	inject(3, a, 14 + 6);
+	inject(3, a, 14 + 8);
+	/* a length beyond the frame: 6 bytes said, 5 there */
+	inject(3, a, 23 + 5);
+	/* not starting with 0xFB */
+	a[14] = 0xfa;
+	inject(3, a, 60);
+	run();
+	expect_silent(0);
+	assert_int_equal(r->st.fpga_link_bad, 5);
+	assert_int_equal(drops(ACIS_DROP_LA_LINK_BAD), 5);
+	expect_fpga(r, 1, 0, 0, 1, 0);
+	/* none of them answered the request: its own answer still does */
+	a[14] = 0xfb;
+	inject(3, a, 60);
+	run();
+	m = sent(0);
+	assert_non_null(m);
+	assert_int_equal(rte_pktmbuf_data_len(m), 14 + 20 + 8 + 6);
+	assert_memory_equal(rte_pktmbuf_mtod(m, const uint8_t *) + 42,
+			    "answer", 6);
+	rte_pktmbuf_free(m);
+	expect_fpga(r, 1, 1, 0, 0, 0);
+	assert_int_equal(r->st.fpga_link_bad, 5);
+	expect_no_leak();
+	stop_switch();
+}
+
 /* The emulated card, answering far later than the rule waits (50 ms
  * against 1 ms): each answer comes after its request was counted lost.
  * A name of its own per switch started, as ports are not removed. */
@@ -739,6 +788,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(
 			test_fpga_empty_answers_are_returned_in_both_framings,
 			la_teardown),
+		cmocka_unit_test_teardown(
+			test_fpga_cut_link_frames_are_counted_bad, la_teardown),
 		cmocka_unit_test_teardown(
 			test_fpga_late_answers_count_late_with_udp_framing,
 			la_teardown),

@@ -82,7 +82,8 @@ ctrl_allowed(const struct acis_mbuf_meta *meta)
 
 /* A frame from a port some rule proxies to: a UDP answer is noted for
  * its rule's worker (and then forwarded by its headers); a link-framed
- * answer goes to its rule's worker (la_rule flagged). */
+ * answer, or a link frame cut short, goes to its rule's worker (la_rule
+ * flagged), which matches or counts it. */
 static inline enum acis_class
 fpga_frame(struct acis_mbuf_meta *meta, const uint8_t *eth, uint32_t len,
 	   uint16_t port, enum acis_class cls)
