@@ -295,6 +295,7 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "confirms", s.confirms);
 	rte_tel_data_add_dict_u64(d, "answers_resent", s.answers_resent);
 	rte_tel_data_add_dict_u64(d, "late_copies", s.late_copies);
+	rte_tel_data_add_dict_u64(d, "late_receipts", s.late_receipts);
 	rte_tel_data_add_dict_u64(d, "world_alias_msgs", s.world_alias);
 	rte_tel_data_add_dict_u64(d, "no_comm_nacks", s.no_comm_nacks);
 	rte_tel_data_add_dict_u64(d, "timeouts_resent", s.timeouts_resent);

@@ -42,6 +42,8 @@ struct acis_coll_stats {
 				    world as ACIS_CTX_WORLD */
 	uint64_t late_copies;   /**< DATA of a slot already closed with every
 				    member served: dropped (forwarded: ACKed) */
+	uint64_t late_receipts; /**< receipts (slot keys) of hosts' ACKs for
+				    slots closed lately: routine, not drops */
 	uint64_t timeouts_resent; /**< NACK TIMEOUT sent again to DATA of a
 				     slot that failed at its deadline */
 	uint64_t results_shared; /**< RESULT frames that chain a payload

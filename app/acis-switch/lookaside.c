@@ -94,13 +94,16 @@ la_execute(struct acis_la_rule *r, struct acis_la_req *q)
 }
 
 /* The proxy's bookkeeping, by the rule's worker: the FPGA port's link,
- * answers matched to outstanding requests in order (an attached
- * accelerator answers in order), and requests unanswered too long. */
+ * UDP answers matched to outstanding requests in order (an attached
+ * accelerator answers in order; link-framed answers are matched by tag
+ * in the look-aside stage), and requests unanswered too long. Answers
+ * are matched before requests expire, so one that came in time is
+ * never taken for late. */
 static void
 fpga_poll(struct acis_la_rule *r)
 {
 	uint64_t now = rte_rdtsc();
-	uint64_t returned = __atomic_load_n(&r->fpga_returned, __ATOMIC_RELAXED);
+	uint64_t answers = __atomic_load_n(&r->fpga_answers, __ATOMIC_RELAXED);
 
 	if (now >= r->next_link_check) {
 		struct rte_eth_link link;
@@ -110,20 +113,20 @@ fpga_poll(struct acis_la_rule *r)
 			r->fpga_up = link.link_status == RTE_ETH_LINK_UP;
 		r->next_link_check = now + g_sw.tsc_hz / 10;
 	}
-	while (r->popped < returned) {
+	for (; r->taken < answers; r->taken++) {
 		if (r->fifo_n == 0) {
-			r->st.fpga_late += returned - r->popped;
-			r->popped = returned;
-			break;
+			/* its request was counted lost, or never sent */
+			r->st.fpga_late++;
+			continue;
 		}
 		r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
 		r->fifo_n--;
-		r->popped++;
+		acis_la_fpga_count_returned(r);
 	}
 	while (r->fifo_n != 0 && r->fifo[r->fifo_head] + r->timeout_tsc < now) {
 		r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
 		r->fifo_n--;
-		r->st.fpga_lost++;
+		acis_la_fpga_count_lost(r);
 	}
 }
 
@@ -401,15 +404,19 @@ rule_dict(struct rte_tel_data *c, const struct acis_la_rule *r)
 	U(instructions); U(element_ops); U(cycles); U(tiles_skipped);
 	U(loads); U(mem_writes);
 	if (cfg->fpga_port >= 0) {
+		struct acis_la_fpga_counts fc;
+
 		rte_tel_data_add_dict_string(c, "fpga_port",
 			g_sw.pl->ports[cfg->fpga_port].name);
 		rte_tel_data_add_dict_string(c, "fpga_link",
 			r->fpga_up ? "up" : "down");
-		rte_tel_data_add_dict_u64(c, "fpga_returned",
-			__atomic_load_n(&r->fpga_returned, __ATOMIC_RELAXED));
-		rte_tel_data_add_dict_u64(c, "fpga_outstanding", r->fifo_n);
-		U(fpga_sent); U(fpga_bytes); U(fpga_lost); U(fpga_late);
-		U(fpga_down); U(fpga_fallback); U(fpga_link_bad);
+		acis_la_fpga_counts(r, &fc);
+		rte_tel_data_add_dict_u64(c, "fpga_sent", fc.sent);
+		rte_tel_data_add_dict_u64(c, "fpga_returned", fc.returned);
+		rte_tel_data_add_dict_u64(c, "fpga_lost", fc.lost);
+		rte_tel_data_add_dict_u64(c, "fpga_outstanding", fc.outstanding);
+		rte_tel_data_add_dict_u64(c, "fpga_late", fc.late);
+		U(fpga_bytes); U(fpga_down); U(fpga_fallback); U(fpga_link_bad);
 		rte_tel_data_add_dict_string(c, "framing",
 			cfg->fpga_link ? "link" : "udp");
 	}

@@ -40,9 +40,10 @@ struct acis_la_stats {
 	uint64_t tiles_skipped;
 	uint64_t fpga_sent;     /**< proxied to the attached FPGA */
 	uint64_t fpga_bytes;
+	uint64_t fpga_returned; /**< answers matched to a request */
 	uint64_t fpga_lost;     /**< unanswered after timeout_us */
 	uint64_t fpga_late;     /**< answers with no request outstanding */
-	uint64_t fpga_link_bad; /**< link frames that were no answer */
+	uint64_t fpga_link_bad; /**< link frames cut short or not 0xFB */
 	uint64_t fpga_down;     /**< FPGA port down: dropped */
 	uint64_t fpga_fallback; /**< FPGA port down: run here instead */
 	uint64_t loads;         /**< programs loaded since start */
@@ -105,11 +106,13 @@ struct acis_la_rule {
 	uint64_t timeout_tsc;
 	uint64_t *fifo;         /**< send times of outstanding requests */
 	uint32_t fifo_head, fifo_n;
-	uint64_t popped;        /**< answers matched to requests */
+	uint64_t taken;         /**< of fpga_answers, those the worker has
+				 * matched or counted late */
 	struct acis_la_pending *pend; /**< framing = link: per fifo slot */
 	uint16_t next_tag;
-	uint64_t fpga_returned; /**< answers seen on the FPGA port (parse
-				 * stage, atomic adds) */
+	uint64_t fpga_answers;  /**< framing = udp: answers seen on the FPGA
+				 * port (parse stage, atomic adds), for
+				 * the worker to match */
 	struct acis_la_stats st;
 } __attribute__((aligned(64)));
 
@@ -179,11 +182,59 @@ acis_la_rule_of(const uint8_t *eth, const struct acis_pkt_info *pi,
 
 #define ACIS_LA_FIFO 4096 /* outstanding FPGA requests tracked per rule */
 
-/* A frame that came back from an FPGA port (pi: as the parse stage
- * classified it): count it for its rule. */
+/*
+ * The proxy's accounting, as telemetry shows it. Every request sent is,
+ * at every moment, exactly one of returned (an answer was matched to it),
+ * lost (unanswered after timeout_us, or pushed out of a full FIFO) or
+ * outstanding:
+ *
+ *	sent == returned + lost + outstanding
+ *
+ * An answer that finds no request to match (its request already counted
+ * lost, or none sent) is late, beside these.
+ */
+struct acis_la_fpga_counts {
+	uint64_t sent, returned, lost, outstanding, late;
+};
+
+/* The worker's side: returned and lost are stored with release, after
+ * the request's sent (an earlier graph walk), so a reader on another
+ * thread never sees an answer or a loss before its request. */
 static inline void
-acis_la_fpga_returned(uint16_t port, const uint8_t *eth, uint32_t len,
-		      const struct acis_pkt_info *pi, uint16_t acis_port)
+acis_la_fpga_count_returned(struct acis_la_rule *r)
+{
+	__atomic_store_n(&r->st.fpga_returned, r->st.fpga_returned + 1,
+			 __ATOMIC_RELEASE);
+}
+
+static inline void
+acis_la_fpga_count_lost(struct acis_la_rule *r)
+{
+	__atomic_store_n(&r->st.fpga_lost, r->st.fpga_lost + 1,
+			 __ATOMIC_RELEASE);
+}
+
+/* Read while the worker runs: returned and lost first, then sent, all
+ * only growing, so outstanding is what the worker has in its FIFO at
+ * some moment in between and the identity holds in what is shown. */
+static inline void
+acis_la_fpga_counts(const struct acis_la_rule *r,
+		    struct acis_la_fpga_counts *c)
+{
+	c->returned = __atomic_load_n(&r->st.fpga_returned, __ATOMIC_ACQUIRE);
+	c->lost = __atomic_load_n(&r->st.fpga_lost, __ATOMIC_ACQUIRE);
+	c->sent = __atomic_load_n(&r->st.fpga_sent, __ATOMIC_RELAXED);
+	c->late = __atomic_load_n(&r->st.fpga_late, __ATOMIC_RELAXED);
+	c->outstanding = c->sent - c->returned - c->lost;
+}
+
+/* A frame that came back from an FPGA port (pi: as the parse stage
+ * classified it): a UDP answer is noted for its udp-framed rule, whose
+ * worker matches it to the oldest outstanding request (fpga_poll). An
+ * empty answer (no UDP payload) is an answer like any other. */
+static inline void
+acis_la_fpga_udp_answer(uint16_t port, const uint8_t *eth, uint32_t len,
+			const struct acis_pkt_info *pi, uint16_t acis_port)
 {
 	const uint8_t *ip = eth + pi->l3_off, *udp;
 	uint32_t ihl;
@@ -194,7 +245,7 @@ acis_la_fpga_returned(uint16_t port, const uint8_t *eth, uint32_t len,
 	    pi->ip_proto != ACIS_IPPROTO_UDP)
 		return;
 	ihl = (uint32_t)(ip[0] & 0xf) * 4;
-	if (len < pi->l3_off + ihl + 11)
+	if (len < pi->l3_off + ihl + ACIS_UDP_HLEN)
 		return;
 	udp = ip + ihl;
 	sport = (uint16_t)(udp[0] << 8 | udp[1]);
@@ -203,8 +254,10 @@ acis_la_fpga_returned(uint16_t port, const uint8_t *eth, uint32_t len,
 		struct acis_la_rule *r = &g_la.rules[i];
 		const struct acis_lookaside_cfg *c = r->cfg;
 
-		if (c->fpga_port != (int)port)
+		if (c->fpga_port != (int)port || c->fpga_link)
 			continue;
+		/* a LOOKASIDE answer names its handler in the ACiS header
+		 * (type, opcode: the payload's bytes 1 and 2) */
 		if (c->match == ACIS_LA_MATCH_UDP ?
 		    (sport == c->udp_port || dport == c->udp_port) :
 		    c->match == ACIS_LA_MATCH_DST ?
@@ -212,8 +265,9 @@ acis_la_fpga_returned(uint16_t port, const uint8_t *eth, uint32_t len,
 		     memcmp(ip + 16, &c->dst_ip, 4) == 0) :
 		    ((sport == acis_port || dport == acis_port) &&
 		     (c->acis_type != 7 ||
-		      (udp[9] == 7 && udp[10] == c->handler)))) {
-			__atomic_fetch_add(&r->fpga_returned, 1,
+		      (len >= pi->l3_off + ihl + ACIS_UDP_HLEN + 3 &&
+		       udp[9] == 7 && udp[10] == c->handler)))) {
+			__atomic_fetch_add(&r->fpga_answers, 1,
 					   __ATOMIC_RELAXED);
 			return;
 		}
@@ -224,7 +278,9 @@ acis_la_fpga_returned(uint16_t port, const uint8_t *eth, uint32_t len,
 
 /* A frame from an FPGA port in our link framing: the index of the rule
  * it answers, -1 for a link frame no rule sent, -2 when it is no link
- * frame at all. */
+ * frame at all. A frame cut before its ids end goes to the port's first
+ * link-framed rule, which counts it bad (fpga_link_bad): it came from the
+ * FPGA that rule talks to, whatever it was meant to say. */
 static inline int
 acis_la_link_rule(uint16_t port, const uint8_t *eth, uint32_t len)
 {
@@ -234,8 +290,13 @@ acis_la_link_rule(uint16_t port, const uint8_t *eth, uint32_t len)
 	if (len < 14 || eth[12] != (ACIS_LA_LINK_ETHERTYPE >> 8) ||
 	    eth[13] != (ACIS_LA_LINK_ETHERTYPE & 0xff))
 		return -2;
-	if (len < 14 + ACIS_LA_LINK_HLEN)
+	if (len < 14 + 5) {
+		for (i = 0; i < g_la.n_rules; i++)
+			if (g_la.rules[i].cfg->fpga_port == (int)port &&
+			    g_la.rules[i].cfg->fpga_link)
+				return (int)i;
 		return -1;
+	}
 	src = (uint16_t)(eth[15] << 8 | eth[16]);
 	dst = (uint16_t)(eth[17] << 8 | eth[18]);
 	for (i = 0; i < g_la.n_rules; i++) {

@@ -198,6 +198,16 @@ void acis_agg_remember(struct acis_agg *a, const struct acis_slot_key *key,
 int acis_agg_recall(const struct acis_agg *a, const struct acis_slot_key *key,
 		    uint64_t now, uint64_t horizon, uint8_t *flags);
 
+/**
+ * Was a slot of collective (ctx, seq) remembered (acis_agg_remember) no
+ * longer than horizon ago? The memory keeps each collective's newest
+ * close beside the keys, direct-mapped with an entry per slot of the
+ * pool: a collective of many slots, whose older keys newer closes have
+ * pushed out of the memory of keys, is still known as recently closed.
+ */
+int acis_agg_recall_coll(const struct acis_agg *a, uint32_t ctx, uint32_t seq,
+			 uint64_t now, uint64_t horizon);
+
 /** Slot by pool index (for walking), NULL if free. */
 struct acis_slot *acis_agg_slot(struct acis_agg *a, uint32_t index);
 

@@ -14,6 +14,14 @@ struct closed {
 	uint64_t when;
 };
 
+/* A collective (ctx, seq) one of whose slots closed, and when the newest
+ * did. */
+struct closed_coll {
+	uint32_t ctx, seq;
+	uint8_t valid;
+	uint64_t when;
+};
+
 struct acis_agg {
 	uint32_t n_slots;
 	uint32_t max_ranks;
@@ -30,6 +38,8 @@ struct acis_agg {
 	uint8_t *accs;
 	struct closed *closed; /* recently closed keys, direct-mapped */
 	uint32_t closed_mask;
+	struct closed_coll *closed_coll; /* ... and their collectives */
+	uint32_t closed_coll_mask;
 	acis_agg_release_fn release; /* takes back lent accumulators */
 	uint32_t max_lent;
 	struct acis_agg_stats st;
@@ -45,6 +55,14 @@ key_hash(const struct acis_slot_key *k)
 	return (uint32_t)h;
 }
 
+static inline uint32_t
+coll_hash(uint32_t ctx, uint32_t seq)
+{
+	uint64_t h = ((uint64_t)ctx << 32 | seq) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 32);
+}
+
 static inline int
 key_eq(const struct acis_slot_key *a, const struct acis_slot_key *b)
 {
@@ -55,7 +73,7 @@ struct acis_agg *
 acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 {
 	struct acis_agg *a;
-	uint32_t i, ib = 1, cb = 1;
+	uint32_t i, ib = 1, cb = 1, ccb = 1;
 
 	if (n_slots == 0 || n_slots > (1u << 22) || max_ranks == 0 ||
 	    acc_bytes == 0 || acc_bytes > (1u << 20))
@@ -64,6 +82,8 @@ acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 		ib <<= 1;
 	while (cb < 4 * n_slots)
 		cb <<= 1;
+	while (ccb < n_slots)
+		ccb <<= 1;
 	a = calloc(1, sizeof(*a));
 	if (a == NULL)
 		return NULL;
@@ -80,9 +100,11 @@ acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 	a->accs = aligned_alloc(64, (size_t)n_slots * a->acc_bytes);
 	a->closed = calloc(cb, sizeof(*a->closed));
 	a->closed_mask = cb - 1;
+	a->closed_coll = calloc(ccb, sizeof(*a->closed_coll));
+	a->closed_coll_mask = ccb - 1;
 	if (a->slots == NULL || a->free_list == NULL || a->index == NULL ||
 	    a->used == NULL || a->bitmaps == NULL || a->done_maps == NULL ||
-	    a->accs == NULL || a->closed == NULL) {
+	    a->accs == NULL || a->closed == NULL || a->closed_coll == NULL) {
 		acis_agg_free(a);
 		return NULL;
 	}
@@ -164,6 +186,7 @@ acis_agg_free(struct acis_agg *a)
 	free(a->done_maps);
 	free(a->accs);
 	free(a->closed);
+	free(a->closed_coll);
 	free(a);
 }
 
@@ -264,11 +287,17 @@ acis_agg_remember(struct acis_agg *a, const struct acis_slot_key *key,
 		  uint8_t flags, uint64_t now)
 {
 	struct closed *e = &a->closed[key_hash(key) & a->closed_mask];
+	struct closed_coll *c = &a->closed_coll[coll_hash(key->ctx, key->seq) &
+						a->closed_coll_mask];
 
 	e->key = *key;
 	e->valid = 1;
 	e->flags = flags;
 	e->when = now;
+	c->ctx = key->ctx;
+	c->seq = key->seq;
+	c->valid = 1;
+	c->when = now;
 }
 
 int
@@ -281,6 +310,17 @@ acis_agg_recall(const struct acis_agg *a, const struct acis_slot_key *key,
 		return 0;
 	*flags = e->flags;
 	return 1;
+}
+
+int
+acis_agg_recall_coll(const struct acis_agg *a, uint32_t ctx, uint32_t seq,
+		     uint64_t now, uint64_t horizon)
+{
+	const struct closed_coll *c =
+		&a->closed_coll[coll_hash(ctx, seq) & a->closed_coll_mask];
+
+	return c->valid && c->ctx == ctx && c->seq == seq &&
+	       now - c->when <= horizon;
 }
 
 struct acis_slot *

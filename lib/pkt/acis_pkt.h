@@ -72,6 +72,7 @@ extern "C" {
 	X(ACIS_DUPLICATE, "acis_duplicate", "contribution already counted (never added twice)") \
 	X(ACIS_BUSY, "acis_busy", "no free aggregation slot: refused with NACK BUSY, sender retries") \
 	X(ACIS_UNEXPECTED, "acis_unexpected", "message type a switch does not take (RESULT, CTRL_ACK)") \
+	X(ACIS_NO_SLOT, "acis_no_slot", "host ACK or NACK naming no open aggregation slot (receipts for a slot closed lately are late_receipts, not drops)") \
 	X(L2_SAME_PORT, "l2_same_port", "destination is on the ingress port") \
 	X(L2_UNKNOWN_DST, "l2_unknown_dst", "unknown unicast and flooding is off") \
 	X(L2_FLOOD_EMPTY, "l2_flood_empty", "flooding found no other port")   \

@@ -78,6 +78,16 @@ tx1=$(acis_ctl "$PREFIX" --raw ports | grep -o '"fpga1": *{[^}]*' | grep -o '"tx
 check "the FPGA ports carried only proxied requests (fpga0 tx $tx0, fpga1 tx $tx1)" \
 	[ "${tx0:-x}" = 350 -a "${tx1:-x}" = 200 ]
 
+# Every request is returned, lost or outstanding, in both framings.
+adds_up() {
+	[ "$(la_counter "$1" fpga_sent)" -eq $(( $(la_counter "$1" fpga_returned) + \
+		$(la_counter "$1" fpga_lost) + $(la_counter "$1" fpga_outstanding) )) ]
+}
+check "fpga_sent = fpga_returned + fpga_lost + fpga_outstanding (udp framing)" \
+	adds_up dot
+check "fpga_sent = fpga_returned + fpga_lost + fpga_outstanding (link framing)" \
+	adds_up echo
+
 acis_ctl "$PREFIX" cgra stats dot | grep -E 'fpga_|"runs"' | sed 's/^/    /'
 acis_switch_stop
 echo "# $passes passed, $fails failed"

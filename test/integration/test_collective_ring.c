@@ -197,12 +197,12 @@ contribute(unsigned int i, const struct coll_spec *o, uint32_t comm,
 }
 
 /* Host i, rank `rank` of comm, confirms it has the answers of slot keys
- * 0..nkeys-1 of collective seq (a host ACK carrying the keys). */
+ * first..first+nkeys-1 of collective seq (a host ACK carrying the keys). */
 static void
-confirm(unsigned int i, const struct coll_spec *o, uint32_t comm,
-	uint32_t rank, uint32_t seq, uint32_t nkeys)
+confirm_keys(unsigned int i, const struct coll_spec *o, uint32_t comm,
+	     uint32_t rank, uint32_t seq, uint32_t first, uint32_t nkeys)
 {
-	uint32_t keys[64];
+	uint32_t keys[128];
 	struct acis_hdr h = {
 		.version = ACIS_PROTO_VERSION, .type = ACIS_T_ACK,
 		.opcode = ACIS_OPCODE(o->coll, ACIS_A_DEFAULT),
@@ -214,10 +214,18 @@ confirm(unsigned int i, const struct coll_spec *o, uint32_t comm,
 	};
 	uint32_t k;
 
-	assert_true(nkeys <= 64);
+	assert_true(nkeys <= RTE_DIM(keys));
 	for (k = 0; k < nkeys; k++)
-		keys[k] = rte_cpu_to_le_32(k);
+		keys[k] = rte_cpu_to_le_32(first + k);
 	send_as(i, &h, keys);
+}
+
+/* The same for slot keys 0..nkeys-1. */
+static void
+confirm(unsigned int i, const struct coll_spec *o, uint32_t comm,
+	uint32_t rank, uint32_t seq, uint32_t nkeys)
+{
+	confirm_keys(i, o, comm, rank, seq, 0, nkeys);
 }
 
 /* Host i asks the switch again for slot key of collective seq (a host
@@ -2294,6 +2302,37 @@ test_slots_are_freed_once_every_member_confirms(void **state)
 	finish();
 }
 
+static void
+test_ack_and_nack_naming_no_open_slot_are_dropped_as_no_slot(void **state)
+{
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, 4 * F32_N, CHUNK};
+	uint32_t world;
+	unsigned int r;
+
+	(void)state;
+	start(LINGER);
+	world = join_all();
+	/* receipts and a request for collective 5, which never ran: no
+	 * answer, each counted once */
+	confirm(0, &o, world, 0, 5, 1);
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_NO_SLOT), 1);
+	ask_again(1, &o, world, 1, 5, 0);
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_NO_SLOT), 2);
+	confirm(2, &o, world, 2, 5, 3);
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_NO_SLOT), 3);
+	for (r = 0; r < ACIS_DROP_MAX; r++)
+		if (r != ACIS_DROP_ACIS_NO_SLOT)
+			assert_int_equal(drops(r), 0);
+	assert_int_equal(coll_stats().late_receipts, 0);
+	assert_int_equal(coll_stats().resends, 0);
+	assert_int_equal(slot_stats().opened, 0);
+	finish();
+}
+
 /* All four ranks contribute to a one-chunk float32 sum allreduce (seq)
  * and each gets its RESULT. */
 static void
@@ -2308,6 +2347,79 @@ allreduce_once(const struct coll_spec *o, uint32_t world, uint32_t seq,
 	drain();
 	for (p = 0; p < WORLD; p++)
 		expect_result_hdr(only(p, ACIS_T_RESULT), o, world, seq, 0, p);
+}
+
+static void
+test_receipts_after_their_slot_closed_are_late_receipts_not_drops(
+	void **state)
+{
+	static float in[WORLD][F32_N];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
+	uint32_t world;
+	unsigned int p;
+
+	(void)state;
+	fill_f32(in);
+	start(LINGER);
+	world = join_all();
+	allreduce_once(&o, world, 0, in);
+	for (p = 0; p < WORLD; p++)
+		confirm(p, &o, world, p, 0, 1);
+	run_quiet();
+	assert_int_equal(slot_stats().in_use, 0);
+	/* rank 2 got its answer twice and confirms it again, as libacis
+	 * does: routine, counted, not dropped, not answered */
+	confirm(2, &o, world, 2, 0, 1);
+	run_quiet();
+	assert_int_equal(coll_stats().late_receipts, 1);
+	assert_int_equal(drops(ACIS_DROP_ACIS_NO_SLOT), 0);
+	/* asking for that answer again: it is gone */
+	ask_again(1, &o, world, 1, 0, 0);
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_NO_SLOT), 1);
+	assert_int_equal(coll_stats().late_receipts, 1);
+	finish();
+}
+
+/* 80 chunks through 16 slots, 16 at a time: more keys than the memory
+ * of closed keys holds (four per slot), so receipts for all of them
+ * afterwards are known late by their collective. */
+#define MANY_CHUNKS 80
+#define FEW_SLOTS 16
+
+static void
+test_late_receipts_of_a_collective_longer_than_the_key_memory_are_late(
+	void **state)
+{
+	static float in[WORLD][MANY_CHUNKS * CHUNK / 4];
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
+	uint32_t world, c, first;
+	unsigned int p;
+
+	(void)state;
+	start(LINGER "slots = 16\n");
+	world = join_all();
+	for (first = 0; first < MANY_CHUNKS; first += FEW_SLOTS) {
+		for (p = 0; p < WORLD; p++)
+			for (c = first; c < first + FEW_SLOTS; c++)
+				contribute(p, &o, world, p, 0, c, in[p]);
+		run();
+		drain();
+		for (p = 0; p < WORLD; p++) {
+			expect_count(p, FEW_SLOTS);
+			confirm_keys(p, &o, world, p, 0, first, FEW_SLOTS);
+		}
+		run_quiet();
+		assert_int_equal(slot_stats().in_use, 0);
+	}
+	assert_int_equal(slot_stats().busy, 0);
+	confirm_keys(1, &o, world, 1, 0, 0, MANY_CHUNKS);
+	run_quiet();
+	assert_int_equal(coll_stats().late_receipts, MANY_CHUNKS);
+	assert_int_equal(drops(ACIS_DROP_ACIS_NO_SLOT), 0);
+	finish();
 }
 
 static void
@@ -2649,6 +2761,15 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_retransmission_after_completion_gets_the_kept_result_again, teardown),
 		cmocka_unit_test_teardown(test_bcast_block_sent_again_reaches_only_receivers_that_lack_it, teardown),
 		cmocka_unit_test_teardown(test_slots_are_freed_once_every_member_confirms, teardown),
+		cmocka_unit_test_teardown(test_ack_and_nack_naming_no_open_slot_are_dropped_as_no_slot,
+					  teardown),
+		cmocka_unit_test_teardown(test_receipts_after_their_slot_closed_are_late_receipts_not_drops,
+					  teardown),
+		cmocka_unit_test_teardown(test_late_receipts_of_a_collective_longer_than_the_key_memory_are_late,
+					  teardown),
+		cmocka_unit_test_teardown(test_ack_and_nack_naming_no_open_slot_are_dropped_as_no_slot, teardown),
+		cmocka_unit_test_teardown(test_receipts_after_their_slot_closed_are_late_receipts_not_drops, teardown),
+		cmocka_unit_test_teardown(test_late_receipts_of_a_collective_longer_than_the_key_memory_are_late, teardown),
 		cmocka_unit_test_teardown(test_unconfirmed_slots_are_freed_after_the_linger_time, teardown),
 		cmocka_unit_test_teardown(test_unconfirmed_answers_are_sent_again_until_confirmed, teardown),
 		cmocka_unit_test_teardown(test_late_copy_of_a_confirmed_chunk_opens_no_slot_and_is_not_answered, teardown),

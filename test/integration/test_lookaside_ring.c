@@ -133,6 +133,24 @@ dot_rule(const char *match)
 	return conf;
 }
 
+/* A rule's proxy counters, read as telemetry reads them: every request
+ * sent is returned, lost or outstanding, whatever else is checked. */
+static void
+expect_fpga(const struct acis_la_rule *r, uint64_t sent, uint64_t returned,
+	    uint64_t lost, uint64_t outstanding, uint64_t late)
+{
+	struct acis_la_fpga_counts c;
+
+	acis_la_fpga_counts(r, &c);
+	assert_int_equal(c.sent, c.returned + c.lost + c.outstanding);
+	assert_int_equal(c.outstanding, r->fifo_n);
+	assert_int_equal(c.sent, sent);
+	assert_int_equal(c.returned, returned);
+	assert_int_equal(c.lost, lost);
+	assert_int_equal(c.outstanding, outstanding);
+	assert_int_equal(c.late, late);
+}
+
 static void
 test_udp_request_returns_the_result_to_its_sender(void **state)
 {
@@ -322,19 +340,16 @@ test_fpga_proxy_sends_counts_times_out_and_falls_back(void **state)
 	inject(3, f, len);
 	run();
 	expect_frame(0, f, len);
-	assert_int_equal(r->st.fpga_sent, 1);
-	assert_int_equal(r->fpga_returned, 1);
-	assert_int_equal(r->fifo_n, 0);
+	expect_fpga(r, 1, 1, 0, 0, 0);
 	/* unanswered: lost after timeout_us */
 	len = tf_udp(f, &s, &h, 5555, 48000, "question", 8, -1);
 	inject(0, f, len);
 	run();
 	expect_frame(3, f, len);
-	assert_int_equal(r->fifo_n, 1);
+	expect_fpga(r, 2, 1, 0, 1, 0);
 	rte_delay_us_block(2000);
 	run();
-	assert_int_equal(r->st.fpga_lost, 1);
-	assert_int_equal(r->fifo_n, 0);
+	expect_fpga(r, 2, 1, 1, 0, 0);
 	/* the FPGA port goes down: the rule's fallback (drop) */
 	assert_int_equal(rte_eth_dev_set_link_down(g_sw.ports[3].port_id), 0);
 	rte_delay_us_block(120000);
@@ -411,9 +426,7 @@ test_fpga_link_framing_wraps_and_answers_the_requester(void **state)
 				8, 0) + ACIS_IPPROTO_UDP + 13), 0xffff);
 	assert_memory_equal(udp + 8, "hello", 5);
 	rte_pktmbuf_free(m);
-	assert_int_equal(r->st.fpga_sent, 1);
-	assert_int_equal(r->fpga_returned, 1);
-	assert_int_equal(r->fifo_n, 0);
+	expect_fpga(r, 1, 1, 0, 0, 0);
 	/* the same answer again: nothing outstanding, dropped as late */
 	inject(3, a, 60);
 	/* a link frame between ids no rule uses */
@@ -421,10 +434,224 @@ test_fpga_link_framing_wraps_and_answers_the_requester(void **state)
 	inject(3, a, 60);
 	run();
 	expect_silent(0);
-	assert_int_equal(r->st.fpga_late, 1);
+	expect_fpga(r, 1, 1, 0, 0, 1);
+	assert_int_equal(r->st.fpga_link_bad, 0);
 	assert_int_equal(drops(ACIS_DROP_LA_LINK_BAD), 2);
 	expect_no_leak();
 	stop_switch();
+}
+
+/* A link frame from the FPGA at ids 0x0207 -> 0x0105 (the rules' below),
+ * answering tag with payload: the frame's length. */
+static const uint8_t link_fmac[6] = {0x02, 0xfa, 0, 0, 0, 1};
+
+static unsigned int
+link_frame(uint8_t *a, uint16_t tag, const void *payload, uint16_t plen)
+{
+	memcpy(a, sw.mac, 6);
+	memcpy(a + 6, link_fmac, 6);
+	a[12] = 0x88; a[13] = 0xb5; a[14] = 0xfb;
+	a[15] = 0x02; a[16] = 0x07; a[17] = 0x01; a[18] = 0x05;
+	a[19] = (uint8_t)(tag >> 8); a[20] = (uint8_t)tag;
+	a[21] = (uint8_t)(plen >> 8); a[22] = (uint8_t)plen;
+	memcpy(a + 23, payload, plen);
+	return 23u + plen;
+}
+
+#define LINK_RULE(name, port, extra)                                        \
+	"[lookaside " name "]\nmatch = udp_port 48001\nfpga = " port "\n"   \
+	"framing = link\nlink_src = 0x0105\nlink_dst = 0x0207\n"            \
+	"fpga_mac = 02:fa:00:00:00:01\nvpe = 1\nbanks = 1\n"                \
+	"bank_size = 4096\n" extra
+
+static void
+test_fpga_empty_answers_are_returned_in_both_framings(void **state)
+{
+	struct tf_addr h = tf_host(10), s;
+	struct acis_la_rule *udp, *lk;
+	uint8_t f[256], a[64];
+	const uint8_t *x;
+	struct rte_mbuf *m;
+	unsigned int len;
+
+	(void)state;
+	start_switch(NPORTS, "[lookaside px]\nmatch = udp_port 48000\n"
+		     "fpga = p3\ntimeout_us = 1000\nvpe = 1\nbanks = 1\n"
+		     "bank_size = 4096\n"
+		     LINK_RULE("lk", "p2", "timeout_us = 1000\n"));
+	udp = &g_la.rules[0];
+	lk = &g_la.rules[1];
+	s = switch_addr();
+	/* udp framing: the card answers a datagram with no payload, in a
+	 * 42-byte frame (no Ethernet padding, as net_acis_fpga sends it) */
+	len = tf_udp(f, &s, &h, 5555, 48000, "question", 8, -1);
+	inject(0, f, len);
+	run();
+	expect_frame(3, f, len);
+	len = tf_udp(f, &h, &s, 48000, 5555, NULL, 0, -1);
+	assert_int_equal(len, 42);
+	inject(3, f, len);
+	run();
+	expect_frame(0, f, len);
+	expect_fpga(udp, 1, 1, 0, 0, 0);
+	/* link framing: payload length 0, unpadded and padded */
+	len = tf_udp(f, &s, &h, 5555, 48001, "question", 8, -1);
+	inject(0, f, len);
+	inject(0, f, len);
+	run();
+	for (len = 0; len < 2; len++) {
+		m = sent(2);
+		assert_non_null(m);
+		rte_pktmbuf_free(m);
+	}
+	memset(a, 0, sizeof(a));
+	inject(2, a, link_frame(a, 0, NULL, 0));
+	link_frame(a, 1, NULL, 0);
+	inject(2, a, 60);
+	run();
+	for (len = 0; len < 2; len++) {
+		m = sent(0);
+		assert_non_null(m);
+		x = rte_pktmbuf_mtod(m, const uint8_t *);
+		assert_int_equal(rte_pktmbuf_data_len(m), 14 + 20 + 8);
+		assert_memory_equal(x, h.mac, 6);
+		assert_int_equal(x[14 + 20 + 4] << 8 | x[14 + 20 + 5], 8);
+		assert_int_equal(acis_csum(x + 14, 20), 0);
+		rte_pktmbuf_free(m);
+	}
+	expect_fpga(lk, 2, 2, 0, 0, 0);
+	/* well past timeout_us: nothing was left to be counted lost */
+	rte_delay_us_block(2000);
+	run();
+	expect_fpga(udp, 1, 1, 0, 0, 0);
+	expect_fpga(lk, 2, 2, 0, 0, 0);
+	expect_silent(0);
+	assert_int_equal(drops(ACIS_DROP_LA_LINK_BAD), 0);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_fpga_cut_link_frames_are_counted_bad(void **state)
+{
+	struct tf_addr h = tf_host(10), s;
+	struct acis_la_rule *r;
+	uint8_t f[256], a[64];
+	struct rte_mbuf *m;
+	unsigned int len;
+
+	(void)state;
+	start_switch(NPORTS, LINK_RULE("lk", "p3", ""));
+	r = &g_la.rules[0];
+	s = switch_addr();
+	len = tf_udp(f, &s, &h, 5555, 48001, "question", 8, -1);
+	inject(0, f, len);
+	run();
+	rte_pktmbuf_free(sent(3));
+	memset(a, 0, sizeof(a));
+	link_frame(a, 0, "answer", 6);
+	/* cut inside the ids, inside the control field, inside the length */
+	inject(3, a, 14 + 3);
+	inject(3, a, 14 + 6);
+	inject(3, a, 14 + 8);
+	/* a length beyond the frame: 6 bytes said, 5 there */
+	inject(3, a, 23 + 5);
+	/* not starting with 0xFB */
+	a[14] = 0xfa;
+	inject(3, a, 60);
+	run();
+	expect_silent(0);
+	assert_int_equal(r->st.fpga_link_bad, 5);
+	assert_int_equal(drops(ACIS_DROP_LA_LINK_BAD), 5);
+	expect_fpga(r, 1, 0, 0, 1, 0);
+	/* none of them answered the request: its own answer still does */
+	a[14] = 0xfb;
+	inject(3, a, 60);
+	run();
+	m = sent(0);
+	assert_non_null(m);
+	assert_int_equal(rte_pktmbuf_data_len(m), 14 + 20 + 8 + 6);
+	assert_memory_equal(rte_pktmbuf_mtod(m, const uint8_t *) + 42,
+			    "answer", 6);
+	rte_pktmbuf_free(m);
+	expect_fpga(r, 1, 1, 0, 0, 0);
+	assert_int_equal(r->st.fpga_link_bad, 5);
+	expect_no_leak();
+	stop_switch();
+}
+
+/* The emulated card, answering far later than the rule waits (50 ms
+ * against 1 ms): each answer comes after its request was counted lost.
+ * A name of its own per switch started, as ports are not removed. */
+static void
+late_answers(int link)
+{
+	static unsigned int card;
+	struct tf_addr h = tf_host(10), s;
+	struct acis_la_rule *r;
+	char text[1024];
+	uint8_t f[256];
+	struct rte_mbuf *m;
+	unsigned int len;
+
+	snprintf(text, sizeof(text),
+		 "[port fpga]\ndev = net_acis_fpga%u,mode=%s,"
+		 "latency_ns=50000000\n"
+		 "%s",
+		 card++, link ? "loopback" : "swap",
+		 link ? LINK_RULE("late", "fpga", "timeout_us = 1000\n") :
+		 "[lookaside late]\nmatch = udp_port 48001\nfpga = fpga\n"
+		 "timeout_us = 1000\nvpe = 1\nbanks = 1\nbank_size = 4096\n");
+	start_switch(3, text);
+	r = &g_la.rules[0];
+	s = switch_addr();
+	len = tf_udp(f, &s, &h, 5555, 48001, "question", 8, -1);
+	inject(0, f, len);
+	run();
+	expect_fpga(r, 1, 0, 0, 1, 0);
+	rte_delay_us_block(5000);
+	run();
+	expect_fpga(r, 1, 0, 1, 0, 0);
+	rte_delay_us_block(60000);
+	run();
+	/* udp: the answer still goes to its requester, by its headers;
+	 * link: it cannot be rebuilt, its request's headers are gone */
+	m = sent(0);
+	if (link) {
+		assert_null(m);
+		assert_int_equal(drops(ACIS_DROP_LA_LINK_BAD), 1);
+	} else {
+		assert_non_null(m);
+		rte_pktmbuf_free(m);
+	}
+	expect_fpga(r, 1, 0, 1, 0, 1);
+	assert_int_equal(r->st.fpga_link_bad, 0);
+	/* the same later: nothing outstanding was taken for the answer */
+	inject(0, f, len);
+	run();
+	rte_delay_us_block(5000);
+	run();
+	expect_fpga(r, 2, 0, 2, 0, 1);
+	rte_delay_us_block(60000);
+	run();
+	discard_sent();
+	expect_fpga(r, 2, 0, 2, 0, 2);
+	expect_no_leak();
+	stop_switch();
+}
+
+static void
+test_fpga_late_answers_count_late_with_udp_framing(void **state)
+{
+	(void)state;
+	late_answers(0);
+}
+
+static void
+test_fpga_late_answers_count_late_with_link_framing(void **state)
+{
+	(void)state;
+	late_answers(1);
 }
 
 static void
@@ -557,6 +784,17 @@ main(int argc, char **argv)
 			la_teardown),
 		cmocka_unit_test_teardown(
 			test_fpga_link_framing_wraps_and_answers_the_requester,
+			la_teardown),
+		cmocka_unit_test_teardown(
+			test_fpga_empty_answers_are_returned_in_both_framings,
+			la_teardown),
+		cmocka_unit_test_teardown(
+			test_fpga_cut_link_frames_are_counted_bad, la_teardown),
+		cmocka_unit_test_teardown(
+			test_fpga_late_answers_count_late_with_udp_framing,
+			la_teardown),
+		cmocka_unit_test_teardown(
+			test_fpga_late_answers_count_late_with_link_framing,
 			la_teardown),
 		cmocka_unit_test_teardown(test_acis_type_job_and_dst_ip_rules,
 					  la_teardown),

@@ -761,6 +761,44 @@ test_memory_keeps_the_newest_key_of_a_bucket_and_never_recalls_a_stranger(
 }
 
 static void
+test_a_collective_is_recalled_after_newer_closes_push_out_its_keys(
+	void **state)
+{
+	/* one slot: four buckets of keys, one of collectives; a collective
+	 * of 64 chunks forgets most of its keys but not itself, until
+	 * another collective's close takes its place or the horizon passes */
+	struct acis_agg *a = acis_agg_create(1, 64, 64);
+	struct acis_slot_key k;
+	unsigned int i, recalled = 0;
+	uint8_t flags;
+
+	(void)state;
+	assert_int_equal(acis_agg_recall_coll(a, 7, 3, 100, 1000), 0);
+	for (i = 0; i < 64; i++) {
+		k = key(7, 3, i);
+		acis_agg_remember(a, &k, 0, 100 + i);
+	}
+	for (i = 0; i < 64; i++) {
+		k = key(7, 3, i);
+		recalled += (unsigned int)acis_agg_recall(a, &k, 200, 1000,
+							  &flags);
+	}
+	assert_true(recalled <= 4);
+	assert_int_equal(acis_agg_recall_coll(a, 7, 3, 200, 1000), 1);
+	/* the horizon runs from the newest close (at 163) */
+	assert_int_equal(acis_agg_recall_coll(a, 7, 3, 1163, 1000), 1);
+	assert_int_equal(acis_agg_recall_coll(a, 7, 3, 1164, 1000), 0);
+	/* by every field: another seq, another communicator */
+	assert_int_equal(acis_agg_recall_coll(a, 7, 4, 200, 1000), 0);
+	assert_int_equal(acis_agg_recall_coll(a, 8, 3, 200, 1000), 0);
+	k = key(9, 1, 0);
+	acis_agg_remember(a, &k, 0, 300);
+	assert_int_equal(acis_agg_recall_coll(a, 9, 1, 300, 1000), 1);
+	assert_int_equal(acis_agg_recall_coll(a, 7, 3, 300, 1000), 0);
+	acis_agg_free(a);
+}
+
+static void
 test_a_failed_slot_is_reopened_clean(void **state)
 {
 	struct acis_agg *a = acis_agg_create(1, 64, 64);
@@ -809,6 +847,7 @@ main(void)
 		cmocka_unit_test(test_a_remembered_key_is_recalled_with_its_flags_within_the_horizon),
 		cmocka_unit_test(test_recall_tells_keys_apart_by_every_field),
 		cmocka_unit_test(test_memory_keeps_the_newest_key_of_a_bucket_and_never_recalls_a_stranger),
+		cmocka_unit_test(test_a_collective_is_recalled_after_newer_closes_push_out_its_keys),
 		cmocka_unit_test(test_a_failed_slot_is_reopened_clean),
 	};
 

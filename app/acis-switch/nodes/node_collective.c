@@ -1238,6 +1238,12 @@ handle_data(struct cctx *x)
  * every member has one; a forwarded block once every receiver has it, and
  * only then is its sender acknowledged. NACK = "send me the answer of slot
  * key `chunk` again".
+ *
+ * A receipt for a slot closed lately is routine: a host confirms every
+ * answer it gets, and the switch's resends cross the receipts that
+ * close the slot (late_receipts). Feedback naming no open slot, and no
+ * slot closed lately either, is dropped as acis_no_slot; so is a NACK
+ * for a closed slot, whose answer is gone (libacis sends none).
  */
 static void
 handle_host_feedback(struct cctx *x)
@@ -1248,7 +1254,9 @@ handle_host_feedback(struct cctx *x)
 	const struct acis_endpoint *ep;
 	struct acis_slot_key k = {h->comm, h->seq, h->chunk};
 	struct acis_slot *s;
-	uint32_t i, n;
+	uint32_t i, n, unknown = 0;
+	uint64_t now = 0;
+	uint64_t horizon = g_sw.coll.deadline_tsc + g_sw.coll.linger_tsc;
 
 	if (c == NULL || c->job != h->job) {
 		if (h->type == ACIS_T_NACK)
@@ -1269,7 +1277,11 @@ handle_host_feedback(struct cctx *x)
 	}
 	if (h->type == ACIS_T_NACK) {
 		s = acis_agg_find(agg, &k);
-		if (s != NULL && s->done && !s->forwarding) {
+		if (s == NULL) {
+			drop(x, x->m, ACIS_DROP_ACIS_NO_SLOT);
+			return;
+		}
+		if (s->done && !s->forwarding) {
 			x->st->resends++;
 			send_answer(x, c, s, h->rank, NULL);
 		}
@@ -1284,11 +1296,23 @@ handle_host_feedback(struct cctx *x)
 	x->st->confirms += n;
 	for (i = 0; i < n; i++) {
 		uint32_t key;
+		uint8_t flags;
 
 		memcpy(&key, x->payload + 4 * i, 4);
 		k.chunk = rte_le_to_cpu_32(key);
 		s = acis_agg_find(agg, &k);
-		if (s == NULL || s->failed)
+		if (s == NULL) {
+			if (now == 0)
+				now = rte_rdtsc();
+			if (acis_agg_recall(agg, &k, now, horizon, &flags) ||
+			    acis_agg_recall_coll(agg, k.ctx, k.seq, now,
+						 horizon))
+				x->st->late_receipts++;
+			else
+				unknown++;
+			continue;
+		}
+		if (s->failed)
 			continue;
 		if (s->forwarding) {
 			if (!fwd_receiver(s, h->rank) ||
@@ -1304,6 +1328,10 @@ handle_host_feedback(struct cctx *x)
 		if (s->done && acis_slot_deliver(s, h->rank) &&
 		    s->delivered == s->size)
 			close_delivered(agg, s);
+	}
+	if (unknown == n) {
+		drop(x, x->m, ACIS_DROP_ACIS_NO_SLOT);
+		return;
 	}
 	acis_frame_free(x->m);
 }

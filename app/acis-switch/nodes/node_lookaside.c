@@ -19,27 +19,17 @@
 /* framing = link: wrap what the handler would get as stream_in in our
  * link frame (Ethernet, then start 0xFB, source and destination ids,
  * control = the request's tag, payload length), keeping the request's
- * headers to answer it. */
-static uint16_t
-link_send(struct acis_la_rule *r, struct rte_mbuf *m, uint32_t keep,
-	  int to_us)
+ * headers in p to answer it. */
+static void
+link_wrap(struct acis_la_rule *r, struct rte_mbuf *m, uint32_t keep,
+	  int to_us, struct acis_la_pending *p)
 {
 	const struct acis_lookaside_cfg *cfg = r->cfg;
 	struct acis_mbuf_meta *meta = acis_meta(m);
 	uint32_t hl = (uint32_t)meta->pi.payload_off + keep;
 	uint32_t plen = meta->pi.payload_len - keep;
-	struct acis_la_pending *p;
 	uint8_t *f;
 
-	/* la_one has just queued this request's send time */
-	if (hl > ACIS_LA_HDR_MAX) {
-		r->fifo_n--;
-		r->st.fpga_sent--;
-		r->st.oversize++;
-		acis_set_drop(m, ACIS_DROP_LA_OVERSIZE);
-		return ACIS_NEXT_DROP;
-	}
-	p = &r->pend[(r->fifo_head + r->fifo_n - 1) % ACIS_LA_FIFO];
 	memcpy(p->hdr, rte_pktmbuf_mtod(m, const uint8_t *), hl);
 	p->hdr_len = (uint16_t)hl;
 	p->keep = (uint16_t)keep;
@@ -64,34 +54,68 @@ link_send(struct acis_la_rule *r, struct rte_mbuf *m, uint32_t keep,
 	f[20] = (uint8_t)p->tag;
 	f[21] = (uint8_t)(plen >> 8);
 	f[22] = (uint8_t)plen;
+}
+
+/* A request to the FPGA: queued as outstanding (its send time; with
+ * link framing its headers and tag) and counted sent, then sent out of
+ * the FPGA's port, as it came or in a link frame. */
+static uint16_t
+fpga_send(struct acis_la_rule *r, struct rte_mbuf *m, uint32_t keep,
+	  int to_us)
+{
+	const struct acis_lookaside_cfg *cfg = r->cfg;
+	uint32_t slot;
+
+	if (cfg->fpga_link &&
+	    acis_meta(m)->pi.payload_off + keep > ACIS_LA_HDR_MAX) {
+		r->st.oversize++;
+		acis_set_drop(m, ACIS_DROP_LA_OVERSIZE);
+		return ACIS_NEXT_DROP;
+	}
+	if (unlikely(r->fifo_n == ACIS_LA_FIFO)) {
+		r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
+		r->fifo_n--;
+		acis_la_fpga_count_lost(r);
+	}
+	slot = (r->fifo_head + r->fifo_n) % ACIS_LA_FIFO;
+	r->st.fpga_bytes += m->pkt_len;
+	if (cfg->fpga_link)
+		link_wrap(r, m, keep, to_us, &r->pend[slot]);
+	r->fifo[slot] = rte_rdtsc();
+	r->fifo_n++;
+	r->st.fpga_sent++;
 	return (uint16_t)(ACIS_NEXT_TX_BASE + cfg->fpga_port);
 }
 
 /* A link-framed answer from the FPGA: the request it answers (by tag, in
- * order), rebuilt around the new payload and returned to its sender. */
+ * order), rebuilt around the new payload and returned to its sender. A
+ * frame cut before the end of its link header, not starting with 0xFB,
+ * or whose length runs past the frame, is no answer (fpga_link_bad). */
 static uint16_t
 link_answer(struct acis_la_rule *r, struct rte_mbuf *m)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint16_t tag = (uint16_t)(f[19] << 8 | f[20]);
-	uint32_t plen = (uint32_t)(f[21] << 8 | f[22]);
-	uint32_t frame_len;
+	uint32_t len = rte_pktmbuf_data_len(m);
+	uint32_t frame_len, plen;
 	struct acis_la_pending *p;
+	uint16_t tag;
 	uint8_t *eth;
 
-	if (f[14] != 0xfb || rte_pktmbuf_data_len(m) <
-	    14 + ACIS_LA_LINK_HLEN + plen) {
+	if (len < 14 + ACIS_LA_LINK_HLEN || f[14] != 0xfb ||
+	    len < 14 + ACIS_LA_LINK_HLEN + (uint32_t)(f[21] << 8 | f[22])) {
 		r->st.fpga_link_bad++;
 		acis_set_drop(m, ACIS_DROP_LA_LINK_BAD);
 		return ACIS_NEXT_DROP;
 	}
+	tag = (uint16_t)(f[19] << 8 | f[20]);
+	plen = (uint32_t)(f[21] << 8 | f[22]);
 	/* Requests before the tag went unanswered; a tag before the oldest
 	 * outstanding one answers a request already counted lost. */
 	while (r->fifo_n != 0 &&
 	       (int16_t)(tag - r->pend[r->fifo_head].tag) > 0) {
 		r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
 		r->fifo_n--;
-		r->st.fpga_lost++;
+		acis_la_fpga_count_lost(r);
 	}
 	if (r->fifo_n == 0 || r->pend[r->fifo_head].tag != tag) {
 		r->st.fpga_late++;
@@ -101,8 +125,7 @@ link_answer(struct acis_la_rule *r, struct rte_mbuf *m)
 	p = &r->pend[r->fifo_head];
 	r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
 	r->fifo_n--;
-	r->popped++;
-	__atomic_fetch_add(&r->fpga_returned, 1, __ATOMIC_RELAXED);
+	acis_la_fpga_count_returned(r);
 	frame_len = p->hdr_len + plen;
 	if (frame_len > g_sw.ccfg.max_frame) {
 		r->st.oversize++;
@@ -162,21 +185,8 @@ la_one(struct acis_lcore_ctx *lc, struct rte_mbuf *m)
 		acis_learn(lc, eth + 6, meta->in_port, acis_now_sec());
 	r->st.pkts_in++;
 	if (cfg->fpga_port >= 0) {
-		if (likely(r->fpga_up)) {
-			/* Proxied as it came; the FPGA answers by headers. */
-			if (unlikely(r->fifo_n == ACIS_LA_FIFO)) {
-				r->fifo_head = (r->fifo_head + 1) % ACIS_LA_FIFO;
-				r->fifo_n--;
-				r->st.fpga_lost++;
-			}
-			r->fifo[(r->fifo_head + r->fifo_n++) % ACIS_LA_FIFO] =
-				rte_rdtsc();
-			r->st.fpga_sent++;
-			r->st.fpga_bytes += m->pkt_len;
-			if (cfg->fpga_link)
-				return link_send(r, m, keep, to_us);
-			return (uint16_t)(ACIS_NEXT_TX_BASE + cfg->fpga_port);
-		}
+		if (likely(r->fpga_up))
+			return fpga_send(r, m, keep, to_us);
 		if (!cfg->fpga_fallback_local) {
 			r->st.fpga_down++;
 			acis_set_drop(m, ACIS_DROP_LA_FPGA_DOWN);

@@ -80,9 +80,10 @@ ctrl_allowed(const struct acis_mbuf_meta *meta)
 	return 0;
 }
 
-/* A frame from a port some rule proxies to: a UDP answer is counted for
- * its rule (and then forwarded by its headers); a link-framed answer goes
- * to its rule's worker (la_rule flagged). */
+/* A frame from a port some rule proxies to: a UDP answer is noted for
+ * its rule's worker (and then forwarded by its headers); a link-framed
+ * answer, or a link frame cut short, goes to its rule's worker (la_rule
+ * flagged), which matches or counts it. */
 static inline enum acis_class
 fpga_frame(struct acis_mbuf_meta *meta, const uint8_t *eth, uint32_t len,
 	   uint16_t port, enum acis_class cls)
@@ -91,8 +92,8 @@ fpga_frame(struct acis_mbuf_meta *meta, const uint8_t *eth, uint32_t len,
 
 	meta->la_rule = 0;
 	if (r == -2) {
-		acis_la_fpga_returned(port, eth, len, &meta->pi,
-				      g_sw.ccfg.udp_port);
+		acis_la_fpga_udp_answer(port, eth, len, &meta->pi,
+					g_sw.ccfg.udp_port);
 		return cls;
 	}
 	if (r < 0) {
