@@ -178,6 +178,9 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(p, "rx_csum_good",
 					  s.port_csum_good[i]);
 		rte_tel_data_add_dict_u64(p, "rx_csum_bad", s.port_csum_bad[i]);
+		rte_tel_data_add_dict_u64(p, "tx_held", s.port_tx_held[i]);
+		rte_tel_data_add_dict_u64(p, "tx_held_sent",
+					  s.port_tx_held_sent[i]);
 		rte_tel_data_add_dict_u64(p, "eth_ipackets", es.ipackets);
 		rte_tel_data_add_dict_u64(p, "eth_opackets", es.opackets);
 		rte_tel_data_add_dict_u64(p, "eth_imissed", es.imissed);

@@ -104,6 +104,7 @@ frame_to(struct cctx *x, const struct acis_endpoint *ep,
 		x->st->nombuf++;
 		return NULL;
 	}
+	m->ol_flags |= g_sw.answer_flag; /* TX keeps it if its queue is full */
 	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(ACIS_UDP4_PAYLOAD_OFF +
 							ACIS_HDR_LEN + len));
 	/* no UDP checksum (IPv4 allows it) */
