@@ -769,6 +769,7 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 void
 acis_switch_walk(struct acis_lcore_ctx *lc)
 {
+	lc->answer_budget = ACIS_ANSWERS_PER_WALK;
 	rte_graph_walk(lc->graph);
 	if (lc->worker_index >= 0) {
 		acis_coll_quiescent(lc);

@@ -183,6 +183,16 @@ struct acis_tx_hold {
 	struct rte_mbuf *m[ACIS_TX_HOLD];
 };
 
+/*
+ * Frames a worker's collective stage may build in one walk for
+ * completions, resends and control answers to many members; the rest
+ * goes at the next walks (node_collective.c). It keeps what one walk
+ * enqueues to a port's TX stage far below the graph's stream limit
+ * (65535 objects a node in DPDK 22.11, an abort past it) and within what
+ * a TX queue takes at once.
+ */
+#define ACIS_ANSWERS_PER_WALK 512
+
 struct acis_fault_lc;
 
 struct acis_rxq {
@@ -215,6 +225,8 @@ struct acis_lcore_ctx {
 	 * the ports that hold some */
 	struct acis_tx_hold *txh[ACIS_MAX_PORTS];
 	uint32_t txh_ports;
+	/** workers: answer frames this walk may still build */
+	int32_t answer_budget;
 	struct acis_lcore_stats stats;
 } __rte_cache_aligned;
 
