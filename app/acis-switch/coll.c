@@ -304,6 +304,9 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "blocks_forwarded", s.forwarded);
 	rte_tel_data_add_dict_u64(d, "held_now", s.held);
 	rte_tel_data_add_dict_u64(d, "held_total", s.held_total);
+	rte_tel_data_add_dict_u64(d, "held_refused", s.held_refused);
+	rte_tel_data_add_dict_u64(d, "held_max",
+				  (uint64_t)g_sw.hold_max * g_sw.n_workers);
 	rte_tel_data_add_dict_u64(d, "tx_nombuf", s.nombuf);
 	rte_tel_data_add_dict_u64(d, "fanouts_deferred", s.fanouts_deferred);
 	rte_tel_data_add_dict_u64(d, "fanouts_pending",

@@ -58,6 +58,10 @@ struct acis_coll_stats {
 	uint64_t answers_dropped; /**< control answers neither sent nor kept
 				     (no memory for the copy): each member
 				     is answered when it asks again */
+	uint64_t held_refused;  /**< early contributions sent back (NACK
+				    BUSY) with the worker's share of held
+				    contributions taken: the host sends
+				    them again */
 } __rte_cache_aligned;
 
 /* Where one member's answer of a finished control operation goes, and

@@ -106,11 +106,13 @@ acis_stats_print(FILE *f)
 			" answers_resent=%" PRIu64 " fanouts_deferred=%" PRIu64
 			" fanouts_pending=%u answers_sent_late=%" PRIu64
 			" answers_dropped=%" PRIu64 " tx_nombuf=%" PRIu64
-			" tx_held=%" PRIu64 " tx_held_sent=%" PRIu64 "\n",
+			" tx_held=%" PRIu64 " tx_held_sent=%" PRIu64
+			" held_refused=%" PRIu64 "\n",
 			c.results, c.acks, c.nacks, c.ctrl_acks,
 			c.answers_resent, c.fanouts_deferred,
 			acis_coll_fanouts_pending(), c.answers_sent_late,
-			c.answers_dropped, c.nombuf, held, held_sent);
+			c.answers_dropped, c.nombuf, held, held_sent,
+			c.held_refused);
 	}
 }
 

@@ -706,6 +706,13 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	 * its own memory instead. */
 	g_sw.lend_max = (pl->mbufs - need) / 2 /
 			(g_sw.n_workers != 0 ? g_sw.n_workers : 1);
+	/* Contributions held for rank order (float sum and prod) keep
+	 * their mbufs too: at most a quarter of the mbufs beyond the
+	 * ports', so early arrivals on a large communicator (up to P - 1 a
+	 * chunk) cannot take the pool the ports and answers need; beyond
+	 * it the highest ranks are sent back (NACK BUSY) and come again. */
+	g_sw.hold_max = RTE_MAX((pl->mbufs - need) / 4 /
+				(g_sw.n_workers != 0 ? g_sw.n_workers : 1), 16u);
 	if ((uint64_t)pl->slots > g_sw.lend_max && g_sw.n_workers != 0)
 		printf("acis-switch: warning: %s: [switch] mbufs = %u lets "
 		       "%u of each worker's %u aggregation slots keep a "

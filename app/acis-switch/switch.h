@@ -273,6 +273,8 @@ struct acis_switch {
 	uint32_t csum_l4_ports;
 	/** mbufs each worker's aggregation slots may keep at once */
 	uint32_t lend_max;
+	/** contributions each worker may hold for rank order at once */
+	uint32_t hold_max;
 	/** the mbuf flag (a dynamic flag) of the collective stage's
 	 * answers, which TX keeps when its queue refuses them; 0 if none */
 	uint64_t answer_flag;

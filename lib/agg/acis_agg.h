@@ -165,6 +165,19 @@ acis_slot_mark(struct acis_slot *s, uint32_t rank)
 	return 1;
 }
 
+/** Forget rank's contribution (it was sent back to be sent again). */
+static inline void
+acis_slot_unmark(struct acis_slot *s, uint32_t rank)
+{
+	uint64_t bit = 1ull << (rank & 63);
+	uint64_t *w = &s->bitmap[rank >> 6];
+
+	if (*w & bit) {
+		*w &= ~bit;
+		s->arrived--;
+	}
+}
+
 /** Let the slot's accumulator live in buf, at acc (the caller's bytes,
  * kept until the slot closes). Only on a slot that has folded nothing and
  * has no lent buffer yet, on a table with a release function. Returns 1

@@ -37,6 +37,9 @@
 #define BATCH 256         /* messages injected between walks */
 #define WALKS_MAX 100000
 
+/* mbufs from_every_rank leaves the switch when it injects */
+static unsigned int reserve;
+
 /* What the hosts got, by kind of answer, rank and chunk. */
 enum got_kind { G_JOIN, G_RESULT, G_BCAST, G_BCAST_ACK, G_RESEND, G_KINDS };
 
@@ -47,6 +50,9 @@ static struct {
 	unsigned int dups, wrong;
 	uint32_t world;
 	uint32_t sums[CHUNKS][ELEMS]; /* every chunk's expected sum */
+	int floats;                   /* seq 0 is the float32 allreduce */
+	float fsum[ELEMS];            /* its rank-order sum */
+	uint32_t busy[P], n_busy;     /* ranks sent back with NACK BUSY */
 } t;
 
 static uint32_t
@@ -139,9 +145,16 @@ take_all(void)
 				k = G_RESULT;
 				c = h.chunk;
 				if (h.payload_len != CHUNK ||
-				    memcmp(f + ACIS_FRAME_OVERHEAD, t.sums[c],
+				    memcmp(f + ACIS_FRAME_OVERHEAD,
+					   t.floats ? (const void *)t.fsum :
+						      (const void *)t.sums[c],
 					   CHUNK) != 0)
 					t.wrong++;
+			} else if (h.type == ACIS_T_NACK &&
+				   h.status == ACIS_S_BUSY && h.seq == 0 &&
+				   h.rank == r && h.chunk == 0 && t.floats) {
+				t.busy[t.n_busy++] = r;
+				continue;
 			} else if (h.type == ACIS_T_RESULT && h.seq == 1 &&
 				   h.rank == r && h.chunk == 0) {
 				k = G_BCAST;
@@ -191,7 +204,8 @@ from_every_rank(void (*msg)(uint32_t r), unsigned int every)
 	uint32_t r, n = 0;
 
 	for (r = 0; r < P; r++) {
-		if (n == BATCH || rte_mempool_avail_count(g_sw.pool) < 16) {
+		if (n == BATCH ||
+		    rte_mempool_avail_count(g_sw.pool) < reserve) {
 			pump(every);
 			n = 0;
 		}
@@ -271,6 +285,12 @@ static void
 confirm_allreduce(uint32_t r)
 {
 	confirm(r, ACIS_C_ALLREDUCE, 0, CHUNKS);
+}
+
+static void
+confirm_allreduce_one(uint32_t r)
+{
+	confirm(r, ACIS_C_ALLREDUCE, 0, 1);
 }
 
 static void
@@ -367,6 +387,7 @@ start(unsigned int nports, unsigned int mbufs)
 {
 	memset(&t, 0, sizeof(t));
 	t.nports = nports;
+	reserve = 16;
 	expected_sums();
 	/* no deadline or linger during the test; the switch resends only
 	 * when the test says */
@@ -388,6 +409,36 @@ join_and_allreduce(unsigned int every)
 	assert_int_equal(slots_in_use(), 0);
 }
 
+/* A float32 value whose sums depend on the order of the adds. */
+static float
+fvalue(uint32_t r, uint32_t i)
+{
+	return (float)((int)((r * 7919 + i * 31) % 2001) - 1000) *
+	       (float)(1u << (r % 24)) * 1e-3f;
+}
+
+static void
+float_msg(uint32_t r, int retrans)
+{
+	struct acis_hdr h = data_hdr(ACIS_C_ALLREDUCE, r, 0, 0, CHUNK);
+	float v[ELEMS];
+	uint32_t i;
+
+	h.dtype = ACIS_FLOAT32;
+	if (retrans)
+		h.flags |= ACIS_F_RETRANS;
+	for (i = 0; i < ELEMS; i++)
+		v[i] = fvalue(r, i);
+	send_msg(r, &h, v);
+}
+
+/* Ranks from the highest down: every contribution but rank 0's is early. */
+static void
+float_msg_reversed(uint32_t r)
+{
+	float_msg(P - 1 - r, 0);
+}
+
 /* The end of every test: nothing waits anywhere, nothing was dropped,
  * nothing was wrong or sent twice, every mbuf is back. */
 static void
@@ -396,7 +447,8 @@ finish(void)
 	assert_int_equal(acis_coll_fanouts_pending(), 0);
 	assert_int_equal(t.wrong, 0);
 	assert_int_equal(t.dups, 0);
-	assert_int_equal(all_drops(), 0);
+	/* but the contributions sent back to come again */
+	assert_int_equal(all_drops() - coll_stats().held_refused, 0);
 	assert_int_equal(slots_in_use(), 0);
 	expect_no_leak();
 	stop_switch();
@@ -491,12 +543,70 @@ test_answers_beyond_a_full_tx_queue_are_held_and_sent_as_it_drains(void **state)
 	finish();
 }
 
+/*
+ * A float32 sum is folded in rank order, so a contribution that comes
+ * before its turn is held, its mbuf with it: here every rank's but rank
+ * 0's, 4095 of them, in a pool of 1535. The worker holds at most its
+ * share (a quarter of the mbufs beyond the ports', 87 here), keeping the
+ * lowest ranks and sending the others back with NACK BUSY; sent again,
+ * as hosts do, they all get in, in rounds, and every member gets the
+ * rank-order sum, bit for bit.
+ */
+static void
+test_early_contributions_beyond_the_hold_share_are_sent_back_and_come_again(
+	void **state)
+{
+	struct acis_coll_stats cs;
+	uint32_t again[P], n, i, r, rounds = 0;
+
+	(void)state;
+	start(NPORTS, 1535);
+	t.floats = 1;
+	for (i = 0; i < ELEMS; i++) {
+		float acc = fvalue(0, i);
+
+		for (r = 1; r < P; r++)
+			acc += fvalue(r, i);
+		t.fsum[i] = acc;
+	}
+	/* this host has no retransmission timer: it sends a chunk again
+	 * only when told BUSY, so every NACK must find an mbuf (the test
+	 * takes what the ports sent every walk and leaves the switch room) */
+	reserve = 256;
+	from_every_rank(join_msg, 1);
+	from_every_rank(float_msg_reversed, 1);
+	while (t.n_busy != 0) {
+		assert_true(++rounds < 200);
+		n = t.n_busy;
+		memcpy(again, t.busy, n * sizeof(again[0]));
+		t.n_busy = 0;
+		for (i = 0; i < n; i++) {
+			if (rte_mempool_avail_count(g_sw.pool) < reserve)
+				pump(1);
+			float_msg(again[i], 1);
+		}
+		pump(1);
+	}
+	assert_int_equal(t.n[G_RESULT], P);
+	cs = coll_stats();
+	assert_true(cs.held_refused >= P - 1 - g_sw.hold_max);
+	assert_int_equal(cs.held, 0);
+	assert_int_equal(cs.nombuf, 0);
+	assert_int_equal(delta().drops[ACIS_DROP_ACIS_BUSY], cs.held_refused);
+	print_message("# P=%u, float32 sum in reverse rank order, %u held at "
+		      "most: %" PRIu64 " sent back, all in after %u rounds\n",
+		      P, g_sw.hold_max, cs.held_refused, rounds);
+	from_every_rank(confirm_allreduce_one, 4);
+	finish();
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_answers_beyond_the_mbuf_pool_all_arrive_later_and_are_counted, teardown),
 		cmocka_unit_test_teardown(test_answers_beyond_a_full_tx_queue_are_held_and_sent_as_it_drains, teardown),
+		cmocka_unit_test_teardown(test_early_contributions_beyond_the_hold_share_are_sent_back_and_come_again, teardown),
 	};
 	int rc;
 

@@ -847,6 +847,28 @@ test_closing_a_pending_slot_takes_it_off_the_list(void **state)
 	acis_agg_free(a);
 }
 
+static void
+test_unmark_forgets_a_contribution_so_it_counts_when_it_comes_again(
+	void **state)
+{
+	struct acis_agg *a = acis_agg_create(1, 128, 64);
+	struct acis_slot_key k = key(1, 0, 0);
+	struct acis_slot *s = acis_agg_open(a, &k, 100);
+
+	(void)state;
+	assert_int_equal(acis_slot_mark(s, 70), 1);
+	assert_int_equal(acis_slot_mark(s, 3), 1);
+	acis_slot_unmark(s, 70);
+	assert_int_equal(s->arrived, 1);
+	assert_false(acis_slot_has(s, 70));
+	assert_true(acis_slot_has(s, 3));
+	acis_slot_unmark(s, 70); /* not there: nothing */
+	assert_int_equal(s->arrived, 1);
+	assert_int_equal(acis_slot_mark(s, 70), 1);
+	assert_int_equal(s->arrived, 2);
+	acis_agg_free(a);
+}
+
 int
 main(void)
 {
@@ -880,6 +902,7 @@ main(void)
 		cmocka_unit_test(test_a_failed_slot_is_reopened_clean),
 		cmocka_unit_test(test_pending_list_keeps_slots_oldest_first_once_each),
 		cmocka_unit_test(test_closing_a_pending_slot_takes_it_off_the_list),
+		cmocka_unit_test(test_unmark_forgets_a_contribution_so_it_counts_when_it_comes_again),
 	};
 
 	return cmocka_run_group_tests_name("agg", tests, NULL, NULL);

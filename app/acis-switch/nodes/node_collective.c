@@ -941,6 +941,54 @@ hold(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m, uint32_t rank)
 	x->st->held_total++;
 }
 
+/* Send rank r's contribution to slot s back: the host sends it again
+ * on NACK BUSY, as for a full slot pool. */
+static void
+send_back(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
+	  uint32_t r)
+{
+	struct acis_hdr h;
+
+	acis_slot_unmark(s, r);
+	slot_hdr(s, &h);
+	h.rank = r;
+	h.chunk = s->key.chunk; /* the wire chunk of a reduction */
+	answer(x, acis_comm_ep(c, r), ACIS_T_NACK, ACIS_S_BUSY, &h);
+	x->st->held_refused++;
+}
+
+/*
+ * Room to hold rank's early contribution to slot s: under the worker's
+ * share of held contributions (hold_max), or made by sending back the
+ * highest rank this slot holds, when that is above rank: the lowest
+ * ranks are folded first, so the held ones are those whose turn comes
+ * soonest, and a communicator of any size completes in rounds of the
+ * hosts' BUSY back-off however its contributions arrive. 0 when there is
+ * none: rank's own contribution is sent back.
+ */
+static int
+hold_room(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
+	  uint32_t rank)
+{
+	struct rte_mbuf **pp = (struct rte_mbuf **)&s->held, *m;
+
+	if (likely(x->st->held < g_sw.hold_max))
+		return 1;
+	if (*pp == NULL)
+		return 0;
+	while (acis_meta(*pp)->hold_next != NULL) /* sorted: the last */
+		pp = &acis_meta(*pp)->hold_next;
+	m = *pp;
+	if (acis_meta(m)->hold_rank < rank)
+		return 0;
+	*pp = NULL;
+	s->n_held--;
+	x->st->held--;
+	send_back(x, c, s, acis_meta(m)->hold_rank);
+	drop(x, m, ACIS_DROP_ACIS_BUSY);
+	return 1;
+}
+
 static void
 release_held(struct acis_coll_stats *st, struct acis_slot *s)
 {
@@ -1256,6 +1304,16 @@ handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 		answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK,
 		       ACIS_S_PENDING, h);
 		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
+		return;
+	}
+	if (!s->order_free && h->rank != s->next_rank &&
+	    unlikely(!hold_room(x, c, s, h->rank))) {
+		/* early, and no room to hold it: it comes again */
+		send_back(x, c, s, h->rank);
+		drop(x, x->m, ACIS_DROP_ACIS_BUSY);
+		if (s->arrived == 0) /* it opened the slot */
+			acis_agg_close(x->lc->shard->agg, s,
+				       ACIS_SLOT_ABORTED);
 		return;
 	}
 	if (!(h->flags & ACIS_F_RETRANS))
