@@ -14,7 +14,7 @@ SPLIT answer, and the switch must exit 0 (no abort) having dropped
 nothing.
 
 Usage: scale_pcap.py ACIS_SWITCH PIPELINE [--ranks P] [--chunks N]
-                     [--colors K] [--mbufs N] [--verbose]
+                     [--colors K] [--mbufs N] [--max-comms N] [--verbose]
 
 The capture's frames are built once with the project's scapy layer and
 their fields patched per rank: a quarter of a million scapy packets would
@@ -168,13 +168,16 @@ def write_inputs(d, p, chunks, colors):
         o.close()
 
 
-def pipeline_text(src, mbufs):
+def pipeline_text(src, mbufs, max_comms):
     with open(src) as f:
         text = f.read()
     if mbufs:
         text = re.sub(r"(?m)^mbufs = \d+$", f"mbufs = {mbufs}", text)
     # no receipts come back: answers are sent once, not again
-    return text + "\n[collective]\nlinger_ms = 3600000\ndeadline_ms = 3600000\n"
+    text += "\n[collective]\nlinger_ms = 3600000\ndeadline_ms = 3600000\n"
+    if max_comms:
+        text += f"max_comms = {max_comms}\n"
+    return text
 
 
 def main():
@@ -185,6 +188,7 @@ def main():
     ap.add_argument("--chunks", type=int, default=3)
     ap.add_argument("--colors", type=int, default=1023)
     ap.add_argument("--mbufs", type=int, default=0)
+    ap.add_argument("--max-comms", type=int, default=0)
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
     d = tempfile.mkdtemp(prefix="acis-scale-")
@@ -201,7 +205,7 @@ def run_in(d, a):
     t1 = time.monotonic()
     pl = os.path.join(d, "scale.ini")
     with open(pl, "w") as f:
-        f.write(pipeline_text(a.pipeline, a.mbufs))
+        f.write(pipeline_text(a.pipeline, a.mbufs, a.max_comms))
     env = dict(os.environ, ACIS_PCAP_DIR=d)
     run = subprocess.run([a.binary, "-l", "0", "--no-huge", "-m", "1024", "--no-shconf", "--no-pci",
                           "--no-telemetry", "--log-level=error", "--", "--pipeline", pl,
