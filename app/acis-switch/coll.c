@@ -174,8 +174,14 @@ acis_coll_fini(void)
 	acis_ct_free(co->ct);
 	co->ct = NULL;
 	for (i = 0; i < RTE_DIM(co->shards); i++) {
-		if (co->shards[i] == NULL)
+		struct acis_coll_shard *sh = co->shards[i];
+
+		if (sh == NULL)
 			continue;
+		for (; sh->ctrl_n != 0; sh->ctrl_n--) {
+			free(sh->ctrl_fan[sh->ctrl_head].d);
+			sh->ctrl_head = (sh->ctrl_head + 1) % ACIS_CTRL_FANS;
+		}
 		acis_agg_free(co->shards[i]->agg);
 		rte_free(co->shards[i]->act);
 		rte_free(co->shards[i]);
@@ -220,6 +226,20 @@ void
 acis_coll_quiescent(const struct acis_lcore_ctx *lc)
 {
 	rte_rcu_qsbr_quiescent(g_sw.coll.qsbr, lc->worker_index);
+}
+
+unsigned int
+acis_coll_fanouts_pending(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < RTE_DIM(g_sw.coll.shards); i++) {
+		const struct acis_coll_shard *sh = g_sw.coll.shards[i];
+
+		if (sh != NULL)
+			n += acis_agg_pending(sh->agg) + sh->ctrl_n;
+	}
+	return n;
 }
 
 void
@@ -316,7 +336,15 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "blocks_forwarded", s.forwarded);
 	rte_tel_data_add_dict_u64(d, "held_now", s.held);
 	rte_tel_data_add_dict_u64(d, "held_total", s.held_total);
+	rte_tel_data_add_dict_u64(d, "held_refused", s.held_refused);
+	rte_tel_data_add_dict_u64(d, "held_max",
+				  (uint64_t)g_sw.hold_max * g_sw.n_workers);
 	rte_tel_data_add_dict_u64(d, "tx_nombuf", s.nombuf);
+	rte_tel_data_add_dict_u64(d, "fanouts_deferred", s.fanouts_deferred);
+	rte_tel_data_add_dict_u64(d, "fanouts_pending",
+				  acis_coll_fanouts_pending());
+	rte_tel_data_add_dict_u64(d, "answers_sent_late", s.answers_sent_late);
+	rte_tel_data_add_dict_u64(d, "answers_dropped", s.answers_dropped);
 	/* the whole pool's, read without stopping the lcores (approximate
 	 * while packets move; exact at rest): what held contributions, kept
 	 * answers and packets in flight take, for leak checks */

@@ -54,6 +54,18 @@ struct acis_coll_stats {
 				    contribution's own mbuf (no copy in;
 				    none out to members behind ports that
 				    send chained frames) */
+	uint64_t fanouts_deferred; /**< answers to many members (completion,
+				    resend, forward, deadline, control) that
+				    one walk could not finish: the walk's
+				    budget, no mbuf, a full TX queue */
+	uint64_t answers_sent_late; /**< answers of those sent at a later walk */
+	uint64_t answers_dropped; /**< control answers neither sent nor kept
+				     (no memory for the copy): each member
+				     is answered when it asks again */
+	uint64_t held_refused;  /**< early contributions sent back (NACK
+				    BUSY) with the worker's share of held
+				    contributions taken: the host sends
+				    them again */
 } __rte_cache_aligned;
 
 /* When a collective (comm, seq) last took a new contribution: its slots
@@ -67,11 +79,36 @@ struct acis_coll_activity {
 	uint64_t tsc;
 };
 
+/* Where one member's answer of a finished control operation goes, and
+ * what its SPLIT answer says. */
+struct acis_ctrl_dest {
+	struct acis_endpoint ep;
+	uint32_t new_ctx;
+	uint32_t new_rank;
+	uint32_t new_size;
+};
+
+/* A finished control operation's answers still to send: members
+ * first..first+n-1, from next on (node_collective.c, ctrl_defer). */
+struct acis_ctrl_fan {
+	struct acis_hdr h;      /**< the answer, but rank (and SPLIT fields) */
+	uint8_t split;
+	uint32_t first, n, next;
+	struct acis_ctrl_dest *d; /**< [n], malloc'd */
+};
+
+/* Control operations whose answers may wait at once; beyond, answers are
+ * counted lost and given again when members repeat their requests. */
+#define ACIS_CTRL_FANS 64
+
 struct acis_coll_shard {
 	struct acis_agg *agg;
 	struct acis_coll_activity *act; /* [act_mask + 1] */
 	uint32_t act_mask;
 	struct acis_coll_stats st;
+	/* control answers left for later walks (the control worker's) */
+	uint32_t ctrl_head, ctrl_n;
+	struct acis_ctrl_fan ctrl_fan[ACIS_CTRL_FANS];
 } __rte_cache_aligned;
 
 struct acis_coll_state {
@@ -109,5 +146,8 @@ int acis_coll_telemetry_register(void);
 void acis_coll_housekeeping(void);
 void acis_coll_stats_sum(struct acis_coll_stats *out,
 			 struct acis_agg_stats *agg);
+/** Fan-outs still to finish on every worker (slots and control
+ * operations whose answers wait for a later walk). */
+unsigned int acis_coll_fanouts_pending(void);
 
 #endif /* ACIS_COLL_H */

@@ -89,6 +89,31 @@ acis_stats_print(FILE *f)
 			fprintf(f, " %s=%" PRIu64, acis_drop_name(i),
 				s.drops[i]);
 	fprintf(f, "\n");
+	if (g_sw.coll.ct != NULL) {
+		struct acis_coll_stats c;
+		struct acis_agg_stats a;
+		uint64_t held = 0, held_sent = 0;
+
+		acis_coll_stats_sum(&c, &a);
+		for (i = 0; i < g_sw.n_ports; i++) {
+			held += s.port_tx_held[i];
+			held_sent += s.port_tx_held_sent[i];
+		}
+		/* every answer the collective stage owed: sent, or said
+		 * here why not */
+		fprintf(f, "collective: results=%" PRIu64 " acks=%" PRIu64
+			" nacks=%" PRIu64 " ctrl_acks=%" PRIu64
+			" answers_resent=%" PRIu64 " fanouts_deferred=%" PRIu64
+			" fanouts_pending=%u answers_sent_late=%" PRIu64
+			" answers_dropped=%" PRIu64 " tx_nombuf=%" PRIu64
+			" tx_held=%" PRIu64 " tx_held_sent=%" PRIu64
+			" held_refused=%" PRIu64 "\n",
+			c.results, c.acks, c.nacks, c.ctrl_acks,
+			c.answers_resent, c.fanouts_deferred,
+			acis_coll_fanouts_pending(), c.answers_sent_late,
+			c.answers_dropped, c.nombuf, held, held_sent,
+			c.held_refused);
+	}
 }
 
 /* ---- telemetry ---- */
@@ -178,6 +203,9 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(p, "rx_csum_good",
 					  s.port_csum_good[i]);
 		rte_tel_data_add_dict_u64(p, "rx_csum_bad", s.port_csum_bad[i]);
+		rte_tel_data_add_dict_u64(p, "tx_held", s.port_tx_held[i]);
+		rte_tel_data_add_dict_u64(p, "tx_held_sent",
+					  s.port_tx_held_sent[i]);
 		rte_tel_data_add_dict_u64(p, "eth_ipackets", es.ipackets);
 		rte_tel_data_add_dict_u64(p, "eth_opackets", es.opackets);
 		rte_tel_data_add_dict_u64(p, "eth_imissed", es.imissed);

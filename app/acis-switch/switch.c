@@ -30,6 +30,7 @@
 #include <rte_graph.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mbuf_pool_ops.h>
 #include <rte_mempool.h>
 
@@ -37,6 +38,7 @@
 #include "fault.h"
 #include "lookaside.h"
 #include "switch.h"
+#include "tx.h"
 
 #define errf acis_errf
 
@@ -651,6 +653,9 @@ setup_graphs(char *err, size_t len)
 int
 acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 {
+	static const struct rte_mbuf_dynflag answer_flag = {
+		.name = "acis_answer",
+	};
 	unsigned int i;
 	uint32_t need;
 	uint32_t max_frame = mtu_frame(pl->mtu);
@@ -658,6 +663,11 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 
 	memset(&g_sw, 0, sizeof(g_sw));
 	g_sw.pl = pl;
+	/* The collective stage's answers, which TX keeps when a queue
+	 * refuses them (acis_tx_hold); without the flag they are dropped
+	 * as every other frame is. */
+	rc = rte_mbuf_dynflag_register(&answer_flag);
+	g_sw.answer_flag = rc >= 0 ? 1ull << rc : 0;
 	g_sw.tsc_hz = rte_get_tsc_hz();
 	g_sw.start_tsc = rte_rdtsc();
 	g_sw.n_ports = pl->n_ports;
@@ -696,6 +706,13 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	 * its own memory instead. */
 	g_sw.lend_max = (pl->mbufs - need) / 2 /
 			(g_sw.n_workers != 0 ? g_sw.n_workers : 1);
+	/* Contributions held for rank order (float sum and prod) keep
+	 * their mbufs too: at most a quarter of the mbufs beyond the
+	 * ports', so early arrivals on a large communicator (up to P - 1 a
+	 * chunk) cannot take the pool the ports and answers need; beyond
+	 * it the highest ranks are sent back (NACK BUSY) and come again. */
+	g_sw.hold_max = RTE_MAX((pl->mbufs - need) / 4 /
+				(g_sw.n_workers != 0 ? g_sw.n_workers : 1), 16u);
 	if ((uint64_t)pl->slots > g_sw.lend_max && g_sw.n_workers != 0)
 		printf("acis-switch: warning: %s: [switch] mbufs = %u lets "
 		       "%u of each worker's %u aggregation slots keep a "
@@ -740,6 +757,9 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	rc = setup_lcores(err, len);
 	if (rc != 0)
 		return rc;
+	if (acis_tx_hold_init() != 0)
+		return errf(err, len, -ENOMEM, "out of memory for the TX "
+			    "stage's held answers");
 	rc = acis_coll_init(pl, err, len);
 	if (rc != 0)
 		return rc;
@@ -756,11 +776,14 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 void
 acis_switch_walk(struct acis_lcore_ctx *lc)
 {
+	lc->answer_budget = ACIS_ANSWERS_PER_WALK;
 	rte_graph_walk(lc->graph);
 	if (lc->worker_index >= 0) {
 		acis_coll_quiescent(lc);
 		acis_la_poll(lc);
 		acis_fault_flush(lc);
+		if (unlikely(lc->txh_ports != 0))
+			acis_tx_hold_flush_all(lc);
 	}
 }
 
@@ -853,6 +876,7 @@ acis_switch_fini(void)
 {
 	unsigned int i, j;
 
+	acis_tx_hold_fini();
 	acis_coll_fini();
 	acis_la_fini();
 	acis_fault_fini();

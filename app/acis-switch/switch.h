@@ -159,7 +159,39 @@ struct acis_lcore_stats {
 	 * verified again, a bad one is, in software */
 	uint64_t port_csum_good[ACIS_MAX_PORTS];
 	uint64_t port_csum_bad[ACIS_MAX_PORTS];
+	/* collective answers a port's TX queue refused, kept to send at a
+	 * later walk (acis_tx_hold), and those sent since */
+	uint64_t port_tx_held[ACIS_MAX_PORTS];
+	uint64_t port_tx_held_sent[ACIS_MAX_PORTS];
 } __rte_cache_aligned;
+
+/*
+ * Collective answers a port's TX queue refused, kept by the worker to
+ * send before anything else on that queue at its next walks, instead of
+ * being dropped: a completion may owe more answers than a queue holds.
+ * While a port holds some, the collective stage's fan-outs send it no
+ * more (they keep their place and go on later). Frames that wait longer than
+ * ACIS_TX_HOLD_MS without the queue taking any (a port whose peer is
+ * gone) are dropped as tx_full; the switch's resends recover them.
+ */
+#define ACIS_TX_HOLD 1024
+#define ACIS_TX_HOLD_MS 250
+
+struct acis_tx_hold {
+	uint16_t n;
+	uint64_t since; /**< tsc when the queue last took one of these */
+	struct rte_mbuf *m[ACIS_TX_HOLD];
+};
+
+/*
+ * Frames a worker's collective stage may build in one walk for
+ * completions, resends and control answers to many members; the rest
+ * goes at the next walks (node_collective.c). It keeps what one walk
+ * enqueues to a port's TX stage far below the graph's stream limit
+ * (65535 objects a node in DPDK 22.11, an abort past it) and within what
+ * a TX queue takes at once.
+ */
+#define ACIS_ANSWERS_PER_WALK 512
 
 struct acis_fault_lc;
 
@@ -189,6 +221,12 @@ struct acis_lcore_ctx {
 	uint16_t last_rx; /**< packets found by the last walk (for idle sleep) */
 	uint64_t next_sweep; /**< tsc of the next collective deadline sweep */
 	struct acis_fault_lc *fault[ACIS_MAX_PORTS]; /**< workers: per port */
+	/** workers: answers a port's TX queue refused (acis_tx_hold), and
+	 * the ports that hold some */
+	struct acis_tx_hold *txh[ACIS_MAX_PORTS];
+	uint32_t txh_ports;
+	/** workers: answer frames this walk may still build */
+	int32_t answer_budget;
 	struct acis_lcore_stats stats;
 } __rte_cache_aligned;
 
@@ -235,6 +273,11 @@ struct acis_switch {
 	uint32_t csum_l4_ports;
 	/** mbufs each worker's aggregation slots may keep at once */
 	uint32_t lend_max;
+	/** contributions each worker may hold for rank order at once */
+	uint32_t hold_max;
+	/** the mbuf flag (a dynamic flag) of the collective stage's
+	 * answers, which TX keeps when its queue refuses them; 0 if none */
+	uint64_t answer_flag;
 	struct acis_coll_state coll;
 	volatile int quit;
 };

@@ -2,7 +2,8 @@
 /*
  * Transmitting on a worker's own TX queue of a port, shared by every
  * stage that sends: the TX stage, the RX stage's direct frames and the
- * fault stage's held frames when they fall due.
+ * fault stage's held frames when they fall due; and the collective
+ * answers a full queue refused, kept to send later (tx.c).
  */
 #ifndef ACIS_TX_H
 #define ACIS_TX_H
@@ -19,33 +20,48 @@ acis_tx_plain(const struct acis_lcore_ctx *lc, uint16_t port)
 	       (lc->fault[port] == NULL || lc->fault[port]->n_held == 0);
 }
 
+/* What a queue refused of a send (tx.c): collective answers are held
+ * (acis_tx_hold) while there is room, the rest freed and counted
+ * (tx_full, or tx_link_down for a port whose peer is gone, where the
+ * driver can tell without a system call). Returns the bytes held or
+ * freed. */
+uint64_t acis_tx_refused(struct acis_lcore_ctx *lc, uint16_t port,
+			 struct rte_mbuf **pkts, uint16_t n);
+/* Send a port's held answers first, oldest first (tx.c). */
+void acis_tx_hold_flush(struct acis_lcore_ctx *lc, uint16_t port);
+/* Every port's held answers, once a walk (tx.c). */
+void acis_tx_hold_flush_all(struct acis_lcore_ctx *lc);
+/* Worker lcores' holds: made at start, freed with what they hold. */
+int acis_tx_hold_init(void);
+void acis_tx_hold_fini(void);
+/* Held answers of every lcore, for tests and telemetry. */
+unsigned int acis_tx_held_now(void);
+
+/* Whether a port holds answers its queue refused: the collective stage
+ * sends it no more until they are gone. */
+static inline int
+acis_tx_congested(const struct acis_lcore_ctx *lc, uint16_t port)
+{
+	return unlikely((lc->txh_ports >> port) & 1);
+}
+
 /* Transmit on the lcore's own queue of a port: cnt frames of bytes bytes
- * in all. What the queue does not take is freed and counted (tx_full, or
- * tx_link_down for a port whose peer is gone, where the driver can tell
- * without a system call), never retried in a loop that would stall the
- * other ports. */
+ * in all, after what the port holds. What the queue does not take is
+ * held or freed and counted (acis_tx_refused), never retried in a loop
+ * that would stall the other ports. */
 static inline void
 acis_tx_send_bytes(struct acis_lcore_ctx *lc, uint16_t port,
 		   struct rte_mbuf **pkts, uint16_t cnt, uint64_t bytes)
 {
-	uint16_t i, sent;
+	uint16_t sent;
 
+	if (unlikely((lc->txh_ports >> port) & 1))
+		acis_tx_hold_flush(lc, port);
 	sent = rte_eth_tx_burst(g_sw.ports[port].port_id,
 				(uint16_t)lc->worker_index, pkts, cnt);
-	if (unlikely(sent < cnt)) {
-		enum acis_drop_reason why = ACIS_DROP_TX_FULL;
-		struct rte_eth_link link;
-
-		for (i = sent; i < cnt; i++)
-			bytes -= pkts[i]->pkt_len;
-		acis_frame_free_bulk(&pkts[sent], cnt - sent);
-		if (g_sw.ports[port].link_cheap &&
-		    rte_eth_link_get_nowait(g_sw.ports[port].port_id, &link) == 0 &&
-		    link.link_status == RTE_ETH_LINK_DOWN)
-			why = ACIS_DROP_TX_LINK_DOWN;
-		lc->stats.drops[why] += cnt - sent;
-		lc->stats.stage_pkts[ACIS_STAGE_DROP] += cnt - sent;
-	}
+	if (unlikely(sent < cnt))
+		bytes -= acis_tx_refused(lc, port, &pkts[sent],
+					 (uint16_t)(cnt - sent));
 	lc->stats.port_tx_pkts[port] += sent;
 	lc->stats.port_tx_bytes[port] += bytes;
 }

@@ -37,7 +37,8 @@ static const char *const l2_gauges[] = {
 static const char *const coll_gauges[] = {
 	"jobs", "comms", "comm_members", "slots_capacity", "slots_in_use",
 	"slots_high_water", "held_now", "mbufs_in_slots",
-	"mbufs_in_slots_max", "mbufs_in_use", NULL};
+	"mbufs_in_slots_max", "mbufs_in_use", "fanouts_pending", "held_max",
+	NULL};
 static const char *const fault_gauges[] = {
 	"drop_ppm", "duplicate_ppm", "reorder_ppm", "corrupt_ppm",
 	"reorder_window", "delay_us", "seed", "held_now", NULL};

@@ -63,6 +63,12 @@ struct acis_slot {
 	uint8_t by_retrans;  /**< opened by a retransmission (maybe stale) */
 	uint8_t failed;      /**< deadline passed: kept to answer NACK TIMEOUT */
 	uint64_t resend_tsc; /**< caller's clock: when to send answers again */
+	uint8_t fan;         /**< caller's: which answers are still to send
+			      * (0: none); see acis_agg_pend */
+	uint8_t pending;     /**< on the table's pending list */
+	uint32_t fan_next;   /**< caller's: next member those answers reach */
+	uint32_t pend_prev;  /**< pending list links (pool indexes) */
+	uint32_t pend_next;
 	uint32_t src;        /**< forwarding: the rank that sent the block */
 	uint32_t n_recv;     /**< forwarding: receivers that must confirm */
 	uint32_t delivered;  /**< members that confirmed receiving its answer */
@@ -160,6 +166,19 @@ acis_slot_mark(struct acis_slot *s, uint32_t rank)
 	return 1;
 }
 
+/** Forget rank's contribution (it was sent back to be sent again). */
+static inline void
+acis_slot_unmark(struct acis_slot *s, uint32_t rank)
+{
+	uint64_t bit = 1ull << (rank & 63);
+	uint64_t *w = &s->bitmap[rank >> 6];
+
+	if (*w & bit) {
+		*w &= ~bit;
+		s->arrived--;
+	}
+}
+
 /** Let the slot's accumulator live in buf, at acc (the caller's bytes,
  * kept until the slot closes). Only on a slot that has folded nothing and
  * has no lent buffer yet, on a table with a release function. Returns 1
@@ -207,6 +226,21 @@ int acis_agg_recall(const struct acis_agg *a, const struct acis_slot_key *key,
  */
 int acis_agg_recall_coll(const struct acis_agg *a, uint32_t ctx, uint32_t seq,
 			 uint64_t now, uint64_t horizon);
+
+/**
+ * The pending list: slots whose answers are not all sent yet (a fan-out
+ * to more members than one pass may answer, or one that ran out of
+ * buffers), oldest first, so the caller sends the rest in later passes
+ * without walking the pool. acis_agg_pend puts s at the tail (a slot
+ * already on the list moves there); acis_agg_unpend takes it off (nothing
+ * if it is not on it); closing a slot takes it off too.
+ */
+void acis_agg_pend(struct acis_agg *a, struct acis_slot *s);
+void acis_agg_unpend(struct acis_agg *a, struct acis_slot *s);
+/** The oldest slot on the pending list, or NULL. */
+struct acis_slot *acis_agg_pend_first(struct acis_agg *a);
+/** Slots on the pending list. */
+uint32_t acis_agg_pending(const struct acis_agg *a);
 
 /** Slot by pool index (for walking), NULL if free. */
 struct acis_slot *acis_agg_slot(struct acis_agg *a, uint32_t index);

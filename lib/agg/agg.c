@@ -42,6 +42,7 @@ struct acis_agg {
 	uint32_t closed_coll_mask;
 	acis_agg_release_fn release; /* takes back lent accumulators */
 	uint32_t max_lent;
+	uint32_t pend_head, pend_tail, n_pend; /* pending list (acis_agg_pend) */
 	struct acis_agg_stats st;
 };
 
@@ -118,6 +119,7 @@ acis_agg_create(uint32_t n_slots, uint32_t max_ranks, uint32_t acc_bytes)
 		a->free_list[i] = n_slots - 1 - i;
 	}
 	a->n_free = n_slots;
+	a->pend_head = a->pend_tail = EMPTY;
 	a->max_lent = UINT32_MAX;
 	a->st.capacity = n_slots;
 	return a;
@@ -222,6 +224,9 @@ acis_agg_open(struct acis_agg *a, const struct acis_slot_key *key,
 	memset(s->bitmap, 0, ((size + 63) / 64) * sizeof(uint64_t));
 	memset(s->done_map, 0, ((size + 63) / 64) * sizeof(uint64_t));
 	s->done = 0;
+	s->fan = 0;
+	s->fan_next = 0;
+	s->pending = 0;
 	s->forwarding = 0;
 	s->by_retrans = 0;
 	s->failed = 0;
@@ -268,6 +273,7 @@ acis_agg_close(struct acis_agg *a, struct acis_slot *s, int how)
 			i = j;
 		}
 	}
+	acis_agg_unpend(a, s);
 	acc_home(a, s);
 	a->used[s->index] = 0;
 	a->free_list[a->n_free++] = s->index;
@@ -321,6 +327,50 @@ acis_agg_recall_coll(const struct acis_agg *a, uint32_t ctx, uint32_t seq,
 
 	return c->valid && c->ctx == ctx && c->seq == seq &&
 	       now - c->when <= horizon;
+}
+
+void
+acis_agg_unpend(struct acis_agg *a, struct acis_slot *s)
+{
+	if (!s->pending)
+		return;
+	if (s->pend_prev == EMPTY)
+		a->pend_head = s->pend_next;
+	else
+		a->slots[s->pend_prev].pend_next = s->pend_next;
+	if (s->pend_next == EMPTY)
+		a->pend_tail = s->pend_prev;
+	else
+		a->slots[s->pend_next].pend_prev = s->pend_prev;
+	s->pending = 0;
+	a->n_pend--;
+}
+
+void
+acis_agg_pend(struct acis_agg *a, struct acis_slot *s)
+{
+	acis_agg_unpend(a, s);
+	s->pend_prev = a->pend_tail;
+	s->pend_next = EMPTY;
+	if (a->pend_tail == EMPTY)
+		a->pend_head = s->index;
+	else
+		a->slots[a->pend_tail].pend_next = s->index;
+	a->pend_tail = s->index;
+	s->pending = 1;
+	a->n_pend++;
+}
+
+struct acis_slot *
+acis_agg_pend_first(struct acis_agg *a)
+{
+	return a->pend_head == EMPTY ? NULL : &a->slots[a->pend_head];
+}
+
+uint32_t
+acis_agg_pending(const struct acis_agg *a)
+{
+	return a->n_pend;
 }
 
 struct acis_slot *

@@ -21,6 +21,7 @@
 #include "acis_conf.h"
 #include "acis_pipeline.h"
 #include "harness.h"
+#include "tx.h"
 
 /* A bound on walks in one run(), far above what any test injects, so a
  * stage that never drains its input fails the test instead of hanging. */
@@ -54,6 +55,12 @@ sw_ip(void)
 void
 start_switch(unsigned int nports, const char *extra)
 {
+	start_switch_with(nports, 4095, extra);
+}
+
+void
+start_switch_with(unsigned int nports, unsigned int mbufs, const char *extra)
+{
 	char text[4096], name[64];
 	char err[ACIS_CONF_ERR_LEN];
 	struct acis_conf *conf;
@@ -65,7 +72,7 @@ start_switch(unsigned int nports, const char *extra)
 	hs.nports = nports;
 	n = snprintf(text, sizeof(text),
 		     "[switch]\nmac = " SW_MAC "\nip = " SW_IP "\n"
-		     "mbufs = 4095\nmbuf_cache = 32\n");
+		     "mbufs = %u\nmbuf_cache = 32\n", mbufs);
 	for (i = 0; i < nports; i++) {
 		snprintf(name, sizeof(name), "rin%u_%u", hs.gen, i);
 		hs.in[i] = rte_ring_create(name, 1024, SOCKET_ID_ANY,
@@ -125,12 +132,13 @@ inject(unsigned int port, const uint8_t *frame, unsigned int len)
 	assert_int_equal(rte_ring_enqueue(hs.in[port], m), 0);
 }
 
-/* Frames still waiting on a port's RX ring or a handoff ring. */
-static int
-pending(void)
+int
+busy(void)
 {
 	unsigned int i, j;
 
+	if (acis_coll_fanouts_pending() != 0 || acis_tx_held_now() != 0)
+		return 1;
 	for (i = 0; i < hs.nports; i++)
 		if (rte_ring_count(hs.in[i]) != 0)
 			return 1;
@@ -142,6 +150,18 @@ pending(void)
 	return 0;
 }
 
+void
+walk(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < g_sw.n_lcores; i++) {
+		if (g_sw.lcores[i]->graph == NULL)
+			continue;
+		acis_switch_walk(g_sw.lcores[i]);
+	}
+}
+
 /* Walk every lcore's graph in pipeline order (rx lcores before the
  * workers they feed), on this one thread. One walk takes a burst per port
  * and carries it through every stage, so a few walks take in what a test
@@ -149,17 +169,13 @@ pending(void)
 void
 run(void)
 {
-	unsigned int round, i;
+	unsigned int round;
 
-	for (round = 0; round < 4 || pending(); round++) {
+	for (round = 0; round < 4 || busy(); round++) {
 		if (round == RUN_MAX_ROUNDS)
 			fail_msg("frames still waiting after %u graph walks",
 				 round);
-		for (i = 0; i < g_sw.n_lcores; i++) {
-			if (g_sw.lcores[i]->graph == NULL)
-				continue;
-			acis_switch_walk(g_sw.lcores[i]);
-		}
+		walk();
 	}
 }
 
@@ -185,6 +201,30 @@ sent(unsigned int port)
 		m = c;
 	}
 	return m;
+}
+
+unsigned int
+sent_copy(unsigned int port, uint8_t *buf, unsigned int cap)
+{
+	struct rte_mbuf *m;
+	unsigned int len;
+	const void *p;
+
+	if (rte_ring_dequeue(hs.out[port], (void **)&m) != 0)
+		return 0;
+	len = rte_pktmbuf_pkt_len(m);
+	if (!rte_pktmbuf_is_contiguous(m))
+		hs.chained++;
+	if (len > cap) {
+		rte_pktmbuf_free(m);
+		fail_msg("port %u sent a %u-byte frame, more than %u", port,
+			 len, cap);
+	}
+	p = rte_pktmbuf_read(m, 0, len, buf);
+	if (p != buf)
+		memcpy(buf, p, len);
+	rte_pktmbuf_free(m);
+	return len;
 }
 
 void

@@ -35,6 +35,11 @@ uint32_t sw_ip(void);
  * appended to the pipeline text (sections such as [l2] or [lcore N]). */
 void start_switch(unsigned int nports, const char *extra);
 
+/* The same with a pool of mbufs mbufs (at least what the ports' rings
+ * and lcore caches need: 1184 for four ports). */
+void start_switch_with(unsigned int nports, unsigned int mbufs,
+		       const char *extra);
+
 /* Stop the switch and free the rings; harmless when it is not running. */
 void stop_switch(void);
 
@@ -45,9 +50,23 @@ void inject(unsigned int port, const uint8_t *frame, unsigned int len);
  * the ports' RX rings and on the handoff rings has been taken in. */
 void run(void);
 
+/* One walk of every lcore's graph, in pipeline order. */
+void walk(void);
+
+/* Whether frames still wait on an RX or handoff ring, or answers wait in
+ * the collective stage (a fan-out a walk could not finish) or at TX (a
+ * full queue refused them). */
+int busy(void);
+
 /* Take the next frame a port sent (the caller frees it); NULL when it sent
  * nothing more. */
 struct rte_mbuf *sent(unsigned int port);
+
+/* The next frame a port sent, copied into buf (cap bytes) and freed
+ * (every segment, as a PMD frees what it sent): its length, or 0 when it
+ * sent nothing more. Unlike sent(), it takes no mbuf from the pool, so
+ * it reads what a switch with an empty pool sent. */
+unsigned int sent_copy(unsigned int port, uint8_t *buf, unsigned int cap);
 
 /* Free whatever every port has sent so far (frames a test does not
  * check, such as those of learning frames it flooded). */

@@ -817,6 +817,96 @@ test_a_failed_slot_is_reopened_clean(void **state)
 	acis_agg_free(a);
 }
 
+static void
+test_pending_list_keeps_slots_oldest_first_once_each(void **state)
+{
+	struct acis_agg *a = acis_agg_create(4, 64, 64);
+	struct acis_slot_key k0 = key(1, 0, 0), k1 = key(1, 0, 1),
+			     k2 = key(1, 0, 2);
+	struct acis_slot *s0 = acis_agg_open(a, &k0, 4);
+	struct acis_slot *s1 = acis_agg_open(a, &k1, 4);
+	struct acis_slot *s2 = acis_agg_open(a, &k2, 4);
+
+	(void)state;
+	assert_null(acis_agg_pend_first(a));
+	assert_int_equal(acis_agg_pending(a), 0);
+	acis_agg_pend(a, s0);
+	acis_agg_pend(a, s1);
+	acis_agg_pend(a, s2);
+	assert_int_equal(acis_agg_pending(a), 3);
+	assert_ptr_equal(acis_agg_pend_first(a), s0);
+	/* pending again moves it to the tail: the others get their turn */
+	acis_agg_pend(a, s0);
+	assert_int_equal(acis_agg_pending(a), 3);
+	assert_ptr_equal(acis_agg_pend_first(a), s1);
+	acis_agg_unpend(a, s1);
+	acis_agg_unpend(a, s1); /* not on it: nothing */
+	assert_int_equal(acis_agg_pending(a), 2);
+	assert_ptr_equal(acis_agg_pend_first(a), s2);
+	acis_agg_unpend(a, s2);
+	assert_ptr_equal(acis_agg_pend_first(a), s0);
+	acis_agg_unpend(a, s0);
+	assert_null(acis_agg_pend_first(a));
+	assert_int_equal(acis_agg_pending(a), 0);
+	acis_agg_free(a);
+}
+
+static void
+test_closing_a_pending_slot_takes_it_off_the_list(void **state)
+{
+	struct acis_agg *a = acis_agg_create(3, 64, 64);
+	struct acis_slot_key k0 = key(1, 0, 0), k1 = key(1, 0, 1),
+			     k2 = key(1, 0, 2);
+	struct acis_slot *s0 = acis_agg_open(a, &k0, 4);
+	struct acis_slot *s1 = acis_agg_open(a, &k1, 4);
+	struct acis_slot *s2 = acis_agg_open(a, &k2, 4);
+
+	(void)state;
+	acis_agg_pend(a, s0);
+	acis_agg_pend(a, s1);
+	acis_agg_pend(a, s2);
+	s1->fan = 3;
+	s1->fan_next = 9;
+	acis_agg_close(a, s1, ACIS_SLOT_LINGERED); /* from the middle */
+	assert_int_equal(acis_agg_pending(a), 2);
+	assert_ptr_equal(acis_agg_pend_first(a), s0);
+	acis_agg_unpend(a, s0);
+	assert_ptr_equal(acis_agg_pend_first(a), s2);
+	acis_agg_close(a, s2, ACIS_SLOT_LINGERED); /* the last */
+	assert_null(acis_agg_pend_first(a));
+	/* the slot comes back off the list, with no answers to send */
+	s1 = acis_agg_open(a, &k1, 4);
+	assert_non_null(s1);
+	assert_int_equal(s1->pending, 0);
+	assert_int_equal(s1->fan, 0);
+	assert_int_equal(s1->fan_next, 0);
+	acis_agg_pend(a, s1);
+	assert_ptr_equal(acis_agg_pend_first(a), s1);
+	acis_agg_free(a);
+}
+
+static void
+test_unmark_forgets_a_contribution_so_it_counts_when_it_comes_again(
+	void **state)
+{
+	struct acis_agg *a = acis_agg_create(1, 128, 64);
+	struct acis_slot_key k = key(1, 0, 0);
+	struct acis_slot *s = acis_agg_open(a, &k, 100);
+
+	(void)state;
+	assert_int_equal(acis_slot_mark(s, 70), 1);
+	assert_int_equal(acis_slot_mark(s, 3), 1);
+	acis_slot_unmark(s, 70);
+	assert_int_equal(s->arrived, 1);
+	assert_false(acis_slot_has(s, 70));
+	assert_true(acis_slot_has(s, 3));
+	acis_slot_unmark(s, 70); /* not there: nothing */
+	assert_int_equal(s->arrived, 1);
+	assert_int_equal(acis_slot_mark(s, 70), 1);
+	assert_int_equal(s->arrived, 2);
+	acis_agg_free(a);
+}
+
 int
 main(void)
 {
@@ -849,6 +939,9 @@ main(void)
 		cmocka_unit_test(test_memory_keeps_the_newest_key_of_a_bucket_and_never_recalls_a_stranger),
 		cmocka_unit_test(test_a_collective_is_recalled_after_newer_closes_push_out_its_keys),
 		cmocka_unit_test(test_a_failed_slot_is_reopened_clean),
+		cmocka_unit_test(test_pending_list_keeps_slots_oldest_first_once_each),
+		cmocka_unit_test(test_closing_a_pending_slot_takes_it_off_the_list),
+		cmocka_unit_test(test_unmark_forgets_a_contribution_so_it_counts_when_it_comes_again),
 	};
 
 	return cmocka_run_group_tests_name("agg", tests, NULL, NULL);

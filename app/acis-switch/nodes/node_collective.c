@@ -25,11 +25,23 @@
  *    control lock.
  * Every DATA chunk is answered by a RESULT or an ACK; a full slot pool
  * answers NACK BUSY (doc/wire-format.md).
+ *
+ * Answers to many members (a completion, the switch's resends, a
+ * forwarded block, a deadline's NACKs, a finished JOIN, SPLIT or FREE)
+ * are fan-outs: a walk sends at most ACIS_ANSWERS_PER_WALK frames of
+ * them, none to a port whose TX queue is full, and stops at an empty
+ * mbuf pool; what is left stays with its slot (a cursor, the slot on the
+ * table's pending list) or in a copy of the control answers, and goes at
+ * the next walks. A job of 65,536 ranks completes a slot with 65,536
+ * answers: one walk enqueueing them all would pass the graph's limit of
+ * 65,535 objects a stream and abort, and would need that many mbufs at
+ * once.
  */
 #include <arpa/inet.h>
-
+#include <stdlib.h>
 
 #include "../switch.h"
+#include "../tx.h"
 #include "acis_reduce.h"
 
 /* Everything a handler needs, gathered once per packet. */
@@ -56,6 +68,17 @@ struct cctx {
 	uint32_t chained;
 	uint8_t n_ack; /* ACK batches open (ack_pend) */
 	uint64_t now;  /* the TSC, read once a burst */
+	uint8_t nombuf; /* the pool ran dry in this call: fan-outs wait */
+	uint8_t late;   /* sending what earlier walks left (answers_sent_late) */
+};
+
+/* What a slot's fan-out (acis_slot.fan) still owes, from fan_next on. */
+enum fan_mode {
+	FAN_NONE = 0,
+	FAN_COMPLETE, /* every member its answer: the slot completed */
+	FAN_RESEND,   /* members that have not confirmed: the switch's resend */
+	FAN_FORWARD,  /* a forwarded block's receivers that lack it */
+	FAN_TIMEOUT,  /* contributors: the slot failed at its deadline */
 };
 
 static inline struct acis_coll_activity *
@@ -139,8 +162,11 @@ frame_to(struct cctx *x, const struct acis_endpoint *ep,
 
 	if (unlikely(m == NULL)) {
 		x->st->nombuf++;
+		x->nombuf = 1;
 		return NULL;
 	}
+	x->lc->answer_budget--;
+	m->ol_flags |= g_sw.answer_flag; /* TX keeps it if its queue is full */
 	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(ACIS_UDP4_PAYLOAD_OFF +
 							ACIS_HDR_LEN + len));
 	/* no UDP checksum (IPv4 allows it) */
@@ -279,6 +305,7 @@ emit_shared(struct cctx *x, const struct acis_endpoint *ep,
 		x->shared = rte_pktmbuf_alloc(g_sw.pool);
 		if (unlikely(x->shared == NULL)) {
 			x->st->nombuf++;
+			x->nombuf = 1;
 			return -1;
 		}
 		d = (uint8_t *)rte_pktmbuf_append(x->shared, len);
@@ -304,8 +331,9 @@ emit_shared(struct cctx *x, const struct acis_endpoint *ep,
 	return 0;
 }
 
-/* A header-only answer (ACK, NACK, CTRL_ACK) to endpoint ep. */
-static void
+/* A header-only answer (ACK, NACK, CTRL_ACK) to endpoint ep. 0, or -1
+ * when no mbuf is free (counted as tx_nombuf). */
+static int
 answer(struct cctx *x, const struct acis_endpoint *ep, uint8_t type,
        uint16_t status, const struct acis_hdr *about)
 {
@@ -317,7 +345,7 @@ answer(struct cctx *x, const struct acis_endpoint *ep, uint8_t type,
 	h.hdr_len = ACIS_HDR_LEN;
 	h.contributors = 0;
 	if (emit(x, ep, &h, NULL, 0) == NULL)
-		return;
+		return -1;
 	if (type == ACIS_T_ACK) {
 		x->st->acks++;
 		x->st->ack_chunks++;
@@ -326,6 +354,17 @@ answer(struct cctx *x, const struct acis_endpoint *ep, uint8_t type,
 		x->st->nacks++;
 	else
 		x->st->ctrl_acks++;
+	return 0;
+}
+
+/* Whether a fan-out may send another answer through port now: this
+ * walk's budget is not spent, the pool gave an mbuf the last time, and
+ * the port's TX queue took what it was given. */
+static inline int
+answer_room(const struct cctx *x, uint16_t port)
+{
+	return x->lc->answer_budget > 0 && !x->nombuf &&
+	       !acis_tx_congested(x->lc, port);
 }
 
 /* The sender's endpoint as seen on this packet. */
@@ -360,19 +399,141 @@ no_comm(struct cctx *x)
 /* Control                                                              */
 /* ------------------------------------------------------------------ */
 
+/* Where the members' answers of a finished control operation go: the
+ * job's endpoints (JOIN), or the communicator's, with each member's new
+ * communicator (SPLIT). */
+struct ctrl_src {
+	const struct acis_job *j;
+	const struct acis_comm *c;
+	uint8_t split;
+};
+
+static void
+ctrl_dest_of(const struct ctrl_src *src, uint32_t r, struct acis_ctrl_dest *d)
+{
+	if (src->j != NULL) {
+		d->ep = src->j->ep[r];
+		return;
+	}
+	d->ep = *acis_comm_ep(src->c, r);
+	if (src->split) {
+		d->new_ctx = src->c->ctl.new_ctx[r];
+		d->new_rank = src->c->ctl.new_rank[r];
+		d->new_size = src->c->ctl.new_size[r];
+	}
+}
+
+/* Member r's CTRL_ACK: the template t (its status included) addressed
+ * to it. */
+static int
+ctrl_send(struct cctx *x, const struct acis_hdr *t, uint8_t split, uint32_t r,
+	  const struct acis_ctrl_dest *d)
+{
+	struct acis_hdr h = *t;
+
+	h.rank = r;
+	if (split) {
+		h.msg_size = d->new_ctx;
+		h.chunk = d->new_rank;
+		h.root = d->new_size;
+	}
+	return answer(x, &d->ep, ACIS_T_CTRL_ACK, t->status, &h);
+}
+
+/*
+ * Members first..n-1 of a finished control operation are owed their
+ * answers, and this walk can send no more: their answers go at the next
+ * walks (ctrl_drain), from a copy of where they go, so the job or
+ * communicator may change or go meanwhile (a freed one is reclaimed once
+ * this walk ends). The copy is made on the control path, once for a whole
+ * operation. Without room for it the answers are counted lost: each
+ * member asks again every 100 ms and is answered on its own.
+ */
+static void
+ctrl_defer(struct cctx *x, const struct acis_hdr *t, const struct ctrl_src *src,
+	   uint32_t first, uint32_t n)
+{
+	struct acis_coll_shard *sh = x->lc->shard;
+	struct acis_ctrl_dest *d = NULL;
+	struct acis_ctrl_fan *f;
+	uint32_t i;
+
+	if (sh->ctrl_n < ACIS_CTRL_FANS)
+		d = malloc((size_t)(n - first) * sizeof(*d));
+	if (d == NULL) {
+		x->st->answers_dropped += n - first;
+		return;
+	}
+	for (i = first; i < n; i++)
+		ctrl_dest_of(src, i, &d[i - first]);
+	f = &sh->ctrl_fan[(sh->ctrl_head + sh->ctrl_n++) % ACIS_CTRL_FANS];
+	f->h = *t;
+	f->split = src->split;
+	f->first = first;
+	f->n = n - first;
+	f->next = 0;
+	f->d = d;
+	x->st->fanouts_deferred++;
+}
+
+/* Answer every member 0..n-1 of a finished control operation: as many as
+ * this walk may, the rest later. */
+static void
+ctrl_answer_all(struct cctx *x, const struct acis_hdr *t, uint32_t n,
+		const struct ctrl_src *src)
+{
+	struct acis_ctrl_dest d;
+	uint32_t r;
+
+	for (r = 0; r < n; r++) {
+		ctrl_dest_of(src, r, &d);
+		if (!answer_room(x, d.ep.port) ||
+		    ctrl_send(x, t, src->split, r, &d) != 0)
+			break;
+	}
+	if (r < n)
+		ctrl_defer(x, t, src, r, n);
+}
+
+/* The control answers earlier walks left, oldest operation first. */
+static void
+ctrl_drain(struct cctx *x)
+{
+	struct acis_coll_shard *sh = x->lc->shard;
+
+	while (sh->ctrl_n != 0) {
+		struct acis_ctrl_fan *f = &sh->ctrl_fan[sh->ctrl_head];
+
+		for (; f->next < f->n; f->next++) {
+			const struct acis_ctrl_dest *d = &f->d[f->next];
+
+			if (!answer_room(x, d->ep.port) ||
+			    ctrl_send(x, &f->h, f->split, f->first + f->next,
+				      d) != 0)
+				return;
+			x->st->answers_sent_late++;
+		}
+		free(f->d);
+		f->d = NULL;
+		sh->ctrl_head = (sh->ctrl_head + 1) % ACIS_CTRL_FANS;
+		sh->ctrl_n--;
+	}
+}
+
 static void
 ctrl_join(struct cctx *x, const struct acis_endpoint *from)
 {
 	struct acis_comm_table *ct = g_sw.coll.ct;
 	struct acis_hdr h = x->h;
+	struct ctrl_src src = {0};
 	const struct acis_job *j;
 	uint16_t status;
-	uint32_t r;
 	enum acis_ct_outcome o;
 
 	o = acis_ct_join(ct, h.job, h.root, h.rank, from, rte_rdtsc(),
 			 &status);
 	h.type = ACIS_T_CTRL_ACK;
+	h.status = ACIS_S_OK;
 	if (o == ACIS_CT_ERROR) {
 		answer(x, from, ACIS_T_CTRL_ACK, status, &h);
 		return;
@@ -380,15 +541,13 @@ ctrl_join(struct cctx *x, const struct acis_endpoint *from)
 	if (o == ACIS_CT_WAIT)
 		return; /* the host asks again until everyone is in */
 	j = acis_ct_job(ct, h.job);
+	src.j = j;
 	if (o == ACIS_CT_REFUSED) {
 		/* no room for the world: every rank hears it, not only the
-		 * last to join (the others would wait out their timeout) */
-		for (r = 0; r < j->size; r++) {
-			if (!j->ep[r].valid)
-				continue;
-			h.rank = r;
-			answer(x, &j->ep[r], ACIS_T_CTRL_ACK, status, &h);
-		}
+		 * last to join (the others would wait out their timeout);
+		 * every rank has joined when this happens */
+		h.status = status;
+		ctrl_answer_all(x, &h, j->size, &src);
 		return;
 	}
 	h.comm = j->world;
@@ -396,10 +555,7 @@ ctrl_join(struct cctx *x, const struct acis_endpoint *from)
 		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
 		return;
 	}
-	for (r = 0; r < j->size; r++) {
-		h.rank = r;
-		answer(x, &j->ep[r], ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
-	}
+	ctrl_answer_all(x, &h, j->size, &src);
 }
 
 /* Members of comm c: is the sender rank h.rank of it? */
@@ -421,11 +577,13 @@ ctrl_split(struct cctx *x, const struct acis_endpoint *from)
 	struct acis_comm_table *ct = g_sw.coll.ct;
 	const struct acis_comm *c = acis_ct_lookup(ct, x->h.comm);
 	struct acis_hdr h = x->h;
+	struct ctrl_src src = {.c = c, .split = 1};
+	struct acis_ctrl_dest d;
 	uint16_t status;
-	uint32_t r;
 	enum acis_ct_outcome o;
 
 	h.type = ACIS_T_CTRL_ACK;
+	h.status = ACIS_S_OK;
 	if (c == NULL || c->job != h.job) {
 		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NO_COMM, &h);
 		return;
@@ -444,23 +602,20 @@ ctrl_split(struct cctx *x, const struct acis_endpoint *from)
 	}
 	if (o == ACIS_CT_REFUSED) {
 		/* every member asked, and every member hears the refusal */
+		h.status = status;
 		h.msg_size = ACIS_CTX_NONE;
-		for (r = 0; r < c->size; r++) {
-			h.rank = r;
-			answer(x, acis_comm_ep(c, r), ACIS_T_CTRL_ACK, status,
-			       &h);
-		}
+		src.split = 0;
+		ctrl_answer_all(x, &h, c->size, &src);
 		return;
 	}
-	for (r = 0; r < c->size; r++) {
-		if (o == ACIS_CT_REPEAT && r != h.rank)
-			continue;
-		h.rank = r;
-		h.msg_size = c->ctl.new_ctx[r]; /* new context id */
-		h.chunk = c->ctl.new_rank[r];
-		h.root = c->ctl.new_size[r];
-		answer(x, acis_comm_ep(c, r), ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
+	/* msg_size = the new context id, chunk = the new rank, root = the
+	 * new size */
+	if (o == ACIS_CT_REPEAT) {
+		ctrl_dest_of(&src, h.rank, &d);
+		ctrl_send(x, &h, 1, h.rank, &d);
+		return;
 	}
+	ctrl_answer_all(x, &h, c->size, &src);
 }
 
 static void
@@ -469,10 +624,11 @@ ctrl_free(struct cctx *x, const struct acis_endpoint *from)
 	struct acis_comm_table *ct = g_sw.coll.ct;
 	const struct acis_comm *c = acis_ct_lookup(ct, x->h.comm);
 	struct acis_hdr h = x->h;
+	struct ctrl_src src = {.c = c};
 	uint16_t status;
-	uint32_t r;
 
 	h.type = ACIS_T_CTRL_ACK;
+	h.status = ACIS_S_OK;
 	if (c == NULL || c->job != h.job) {
 		/* gone: a repeat after the free completed, or never was */
 		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NO_COMM, &h);
@@ -484,12 +640,9 @@ ctrl_free(struct cctx *x, const struct acis_endpoint *from)
 	}
 	switch (acis_ct_comm_free(ct, h.comm, h.seq, h.rank, &status)) {
 	case ACIS_CT_DONE:
-		/* c is retired but not reclaimed before this walk ends */
-		for (r = 0; r < c->size; r++) {
-			h.rank = r;
-			answer(x, acis_comm_ep(c, r), ACIS_T_CTRL_ACK,
-			       ACIS_S_OK, &h);
-		}
+		/* c is retired but not reclaimed before this walk ends:
+		 * what later walks send comes from a copy */
+		ctrl_answer_all(x, &h, c->size, &src);
 		break;
 	case ACIS_CT_ERROR:
 		answer(x, from, ACIS_T_CTRL_ACK, status, &h);
@@ -508,6 +661,7 @@ ctrl_query(struct cctx *x, const struct acis_endpoint *from)
 	uint32_t r;
 
 	h.type = ACIS_T_CTRL_ACK;
+	h.status = ACIS_S_OK;
 	if (j == NULL || x->h.rank >= j->size || !j->ep[x->h.rank].valid ||
 	    j->ep[x->h.rank].ip != from->ip ||
 	    j->ep[x->h.rank].udp_port != from->udp_port) {
@@ -598,9 +752,11 @@ slot_hdr(const struct acis_slot *s, struct acis_hdr *h)
  * or nothing. The same function answers at completion, and again when a
  * rank retransmits or asks for a resend, so a lost answer is recovered
  * from the slot's kept result. *first caches the finished payload of this
- * completion (reductions finish once and copy).
+ * completion (reductions finish once and copy). 1 when an answer went
+ * (an ACK: joined its batch), 0 when r is owed nothing, -1 when no mbuf
+ * was free.
  */
-static void
+static int
 send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	    uint32_t r, const uint8_t **first)
 {
@@ -680,31 +836,34 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 		h.chunk = chunk;
 		h.payload_len = 0;
 		ack_defer(x, c, r, &h, s->chunk_size / 4);
-		return;
+		return 1;
 	}
 	if (!result)
-		return;
+		return 0;
 	h.type = ACIS_T_RESULT;
 	h.rank = blk;
 	h.chunk = chunk;
 	h.payload_len = len;
-	if (len != 0 && (x->fanout ||
-			 (s->acc_buf != NULL && s->size <= SHARE_MAX &&
-			  (g_sw.chain_ports >> acis_comm_ep(c, r)->port & 1)))) {
-		if (emit_shared(x, acis_comm_ep(c, r), &h, s, len, reduced) == 0) {
-			x->st->results++;
-			x->st->results_shared++;
-		}
-		return;
+	/* behind a port that sends chained frames, the payload is a
+	 * segment shared with the slot (lent) or the completion's others */
+	if (len != 0 && (g_sw.chain_ports >> acis_comm_ep(c, r)->port & 1) &&
+	    (x->fanout || (s->acc_buf != NULL && s->size <= SHARE_MAX))) {
+		if (emit_shared(x, acis_comm_ep(c, r), &h, s, len, reduced) != 0)
+			return -1;
+		x->st->results++;
+		x->st->results_shared++;
+		return 1;
 	}
 	if (!reduced) {
-		if (emit(x, acis_comm_ep(c, r), &h, len ? s->acc : NULL, len))
-			x->st->results++;
-		return;
+		if (emit(x, acis_comm_ep(c, r), &h, len ? s->acc : NULL,
+			 len) == NULL)
+			return -1;
+		x->st->results++;
+		return 1;
 	}
 	dst = emit(x, acis_comm_ep(c, r), &h, first ? *first : NULL, len);
 	if (dst == NULL)
-		return;
+		return -1;
 	x->st->results++;
 	if (first == NULL || *first == NULL) {
 		acis_reduce_finish(s->dtype, dst, s->acc,
@@ -712,44 +871,30 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 		if (first != NULL)
 			*first = dst;
 	}
+	return 1;
 }
 
 /* Whether a completion's answers can share one payload segment: the
  * completions that send every member the same bytes (allreduce, packed
- * allgather), to two or more members (at most SHARE_MAX), all behind
- * ports that send chained frames. (A bcast block is forwarded, not
- * completed: handle_forward.) */
+ * allgather), to two or more members (at most SHARE_MAX); each member
+ * behind a port that sends chained frames takes it. (A bcast block is
+ * forwarded, not completed: handle_forward.) */
 static int
-fanout_ok(const struct acis_comm *c, const struct acis_slot *s)
+fanout_ok(const struct acis_slot *s)
 {
 	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
-	uint32_t r;
 
-	if (s->size < 2 || s->size > SHARE_MAX ||
-	    !(coll == ACIS_C_ALLREDUCE ||
-	      (coll == ACIS_C_ALLGATHER &&
-	       is_packed(coll, s->size, s->msg_size, s->chunk_size))))
-		return 0;
-	for (r = 0; r < s->size; r++)
-		if (!(g_sw.chain_ports & (1u << acis_comm_ep(c, r)->port)))
-			return 0;
-	return 1;
+	return s->size >= 2 && s->size <= SHARE_MAX &&
+	       (coll == ACIS_C_ALLREDUCE ||
+		(coll == ACIS_C_ALLGATHER &&
+		 is_packed(coll, s->size, s->msg_size, s->chunk_size)));
 }
 
-/* The slot is complete: answer every member once; keep it (done) so a
- * lost answer can be sent again until every member confirms. */
+/* The end of a pass over a completion's members: their frames take
+ * their references to the shared payload in one update. */
 static void
-complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
+fanout_end(struct cctx *x, struct acis_slot *s)
 {
-	const uint8_t *first = NULL;
-	uint32_t r;
-
-	s->done = 1;
-	s->done_tsc = rte_rdtsc();
-	s->resend_tsc = s->done_tsc + g_sw.coll.resend_tsc;
-	x->fanout = fanout_ok(c, s);
-	for (r = 0; r < s->size; r++)
-		send_answer(x, c, s, r, &first);
 	if (x->chained != 0) { /* every member's frame chains the payload */
 		rte_mbuf_refcnt_update(s->acc_buf != NULL ? s->acc_buf :
 				       x->shared, (int16_t)x->chained);
@@ -760,7 +905,6 @@ complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 		x->shared = NULL;
 	}
 	x->fanout = 0;
-	x->st->completed[ACIS_OPCODE_COLL(s->opcode)]++;
 }
 
 /* What the memory of closed slots keeps about one (acis_agg_remember). */
@@ -888,6 +1032,54 @@ hold(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m, uint32_t rank)
 	x->st->held_total++;
 }
 
+/* Send rank r's contribution to slot s back: the host sends it again
+ * on NACK BUSY, as for a full slot pool. */
+static void
+send_back(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
+	  uint32_t r)
+{
+	struct acis_hdr h;
+
+	acis_slot_unmark(s, r);
+	slot_hdr(s, &h);
+	h.rank = r;
+	h.chunk = s->key.chunk; /* the wire chunk of a reduction */
+	answer(x, acis_comm_ep(c, r), ACIS_T_NACK, ACIS_S_BUSY, &h);
+	x->st->held_refused++;
+}
+
+/*
+ * Room to hold rank's early contribution to slot s: under the worker's
+ * share of held contributions (hold_max), or made by sending back the
+ * highest rank this slot holds, when that is above rank: the lowest
+ * ranks are folded first, so the held ones are those whose turn comes
+ * soonest, and a communicator of any size completes in rounds of the
+ * hosts' BUSY back-off however its contributions arrive. 0 when there is
+ * none: rank's own contribution is sent back.
+ */
+static int
+hold_room(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
+	  uint32_t rank)
+{
+	struct rte_mbuf **pp = (struct rte_mbuf **)&s->held, *m;
+
+	if (likely(x->st->held < g_sw.hold_max))
+		return 1;
+	if (*pp == NULL)
+		return 0;
+	while (acis_meta(*pp)->hold_next != NULL) /* sorted: the last */
+		pp = &acis_meta(*pp)->hold_next;
+	m = *pp;
+	if (acis_meta(m)->hold_rank < rank)
+		return 0;
+	*pp = NULL;
+	s->n_held--;
+	x->st->held--;
+	send_back(x, c, s, acis_meta(m)->hold_rank);
+	drop(x, m, ACIS_DROP_ACIS_BUSY);
+	return 1;
+}
+
 static void
 release_held(struct acis_coll_stats *st, struct acis_slot *s)
 {
@@ -962,6 +1154,169 @@ fwd_receiver(const struct acis_slot *s, uint32_t r)
 	}
 }
 
+/* A NACK TIMEOUT's payload fits any MTU: little-endian uint32 ranks. */
+#define MISSING_MAX 350
+
+/* The ranks slot s waited for in vain: contributors, or for a forwarded
+ * block the receivers that never confirmed it. */
+static uint32_t
+missing_ranks(const struct acis_slot *s, uint32_t *missing)
+{
+	uint32_t n = 0, r;
+
+	for (r = 0; r < s->size && n < MISSING_MAX; r++) {
+		int absent = s->forwarding ?
+			fwd_receiver(s, r) && !confirmed(s, r) :
+			!acis_slot_has(s, r);
+
+		if (absent)
+			missing[n++] = rte_cpu_to_le_32(r);
+	}
+	return n;
+}
+
+/* Tell rank r that slot s failed at its deadline, naming the missing. The
+ * chunk is the one rank r sent, so a host can tell which request failed.
+ * 1, or -1 when no mbuf was free. */
+static int
+nack_timeout(struct cctx *x, const struct acis_comm *c,
+	     const struct acis_slot *s, uint32_t r, const uint32_t *missing,
+	     uint32_t n)
+{
+	struct acis_hdr h;
+
+	slot_hdr(s, &h);
+	h.type = ACIS_T_NACK;
+	h.status = ACIS_S_TIMEOUT;
+	h.rank = r;
+	h.chunk = wire_chunk(s);
+	h.payload_len = (uint16_t)(n * 4);
+	if (emit(x, acis_comm_ep(c, r), &h, missing, h.payload_len) == NULL)
+		return -1;
+	x->st->nacks++;
+	return 1;
+}
+
+/* Does fan-out mode owe rank r of slot s an answer? */
+static inline int
+fan_owes(const struct acis_comm *c, const struct acis_slot *s, uint32_t r)
+{
+	switch (s->fan) {
+	case FAN_COMPLETE:
+		return 1;
+	case FAN_RESEND:
+		return !confirmed(s, r) && acis_comm_ep(c, r)->valid &&
+		       (!s->forwarding || fwd_receiver(s, r));
+	case FAN_FORWARD:
+		return fwd_receiver(s, r) && !confirmed(s, r);
+	case FAN_TIMEOUT:
+		return acis_slot_has(s, r);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * One pass of slot s's fan-out, from its cursor: the members it owes
+ * their answers while this walk may send (answer_room). 1 when every
+ * member has its answer, 0 when the pass stopped (the cursor keeps the
+ * place: the member it stopped at is answered next).
+ */
+static int
+fan_run(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
+{
+	uint32_t missing[MISSING_MAX], n_missing = UINT32_MAX, r;
+	const uint8_t *first = NULL;
+	int rc = 0;
+
+	x->fanout = s->fan == FAN_COMPLETE && fanout_ok(s);
+	for (r = s->fan_next; r < s->size; r++) {
+		if (!fan_owes(c, s, r))
+			continue;
+		if (!answer_room(x, acis_comm_ep(c, r)->port))
+			break;
+		if (s->fan == FAN_TIMEOUT) {
+			if (n_missing == UINT32_MAX) /* once a pass, if sent */
+				n_missing = missing_ranks(s, missing);
+			rc = nack_timeout(x, c, s, r, missing, n_missing);
+		} else
+			rc = send_answer(x, c, s, r,
+					 s->forwarding ? NULL : &first);
+		if (rc < 0)
+			break;
+		if (rc > 0 && s->fan == FAN_RESEND)
+			x->st->answers_resent++;
+		if (rc > 0 && x->late)
+			x->st->answers_sent_late++;
+	}
+	s->fan_next = r;
+	fanout_end(x, s);
+	return r == s->size;
+}
+
+/* Start answering every member slot s owes under mode (a mode already
+ * running gives way to it): as many as this walk may, the rest later
+ * from the table's pending list (fan_drain). */
+static void
+fan_start(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
+	  uint8_t mode)
+{
+	struct acis_agg *agg = x->lc->shard->agg;
+
+	s->fan = mode;
+	s->fan_next = 0;
+	if (fan_run(x, c, s)) {
+		s->fan = FAN_NONE;
+		acis_agg_unpend(agg, s);
+		return;
+	}
+	if (!s->pending)
+		x->st->fanouts_deferred++;
+	acis_agg_pend(agg, s);
+}
+
+/* What earlier walks left: slots oldest first, then control answers. A
+ * slot that cannot go on (its port's queue is full) goes to the back, so
+ * the others still get their turn; an empty pool ends the drain. */
+static void
+fan_drain(struct cctx *x)
+{
+	struct acis_agg *agg = x->lc->shard->agg;
+	uint32_t n = acis_agg_pending(agg);
+
+	x->late = 1;
+	while (n-- != 0 && x->lc->answer_budget > 0 && !x->nombuf) {
+		struct acis_slot *s = acis_agg_pend_first(agg);
+		const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct,
+							   s->key.ctx);
+
+		if (c == NULL || fan_run(x, c, s)) {
+			/* done, or the communicator is gone (the sweep
+			 * frees the slot) */
+			s->fan = FAN_NONE;
+			acis_agg_unpend(agg, s);
+			continue;
+		}
+		acis_agg_pend(agg, s);
+	}
+	if (x->lc->shard->ctrl_n != 0)
+		ctrl_drain(x);
+	ack_flush(x);
+	x->late = 0;
+}
+
+/* The slot is complete: answer every member once; keep it (done) so a
+ * lost answer can be sent again until every member confirms. */
+static void
+complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
+{
+	s->done = 1;
+	s->done_tsc = rte_rdtsc();
+	s->resend_tsc = s->done_tsc + g_sw.coll.resend_tsc;
+	fan_start(x, c, s, FAN_COMPLETE);
+	x->st->completed[ACIS_OPCODE_COLL(s->opcode)]++;
+}
+
 /*
  * bcast, scatter and large gathers: the block is kept in a slot and
  * forwarded to its receivers at once. The sender's ACK waits until every
@@ -974,7 +1329,6 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 	       struct acis_slot *s, uint32_t key)
 {
 	const struct acis_hdr *h = &x->h;
-	uint32_t r;
 	int kept;
 
 	if ((coll == ACIS_C_BCAST || coll == ACIS_C_SCATTER) ?
@@ -990,9 +1344,8 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 			return;
 		}
 		x->st->retrans_answered++;
-		for (r = 0; r < c->size; r++)
-			if (fwd_receiver(s, r) && !confirmed(s, r))
-				send_answer(x, c, s, r, NULL);
+		if (!s->pending) /* else its receivers are being sent it */
+			fan_start(x, c, s, FAN_FORWARD);
 		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
 		return;
 	}
@@ -1012,9 +1365,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 			    1 : c->size - 1;
 	x->st->payload_bytes += h->payload_len;
 	x->st->forwarded++;
-	for (r = 0; r < c->size; r++)
-		if (fwd_receiver(s, r))
-			send_answer(x, c, s, r, NULL);
+	fan_start(x, c, s, FAN_FORWARD);
 	if (s->n_recv == 0) { /* a communicator of one */
 		send_answer(x, c, s, s->src, NULL);
 		close_delivered(x->lc->shard->agg, s);
@@ -1046,6 +1397,16 @@ handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 		answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK,
 		       ACIS_S_PENDING, h);
 		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
+		return;
+	}
+	if (!s->order_free && h->rank != s->next_rank &&
+	    unlikely(!hold_room(x, c, s, h->rank))) {
+		/* early, and no room to hold it: it comes again */
+		send_back(x, c, s, h->rank);
+		drop(x, x->m, ACIS_DROP_ACIS_BUSY);
+		if (s->arrived == 0) /* it opened the slot */
+			acis_agg_close(x->lc->shard->agg, s,
+				       ACIS_SLOT_ABORTED);
 		return;
 	}
 	if (!(h->flags & ACIS_F_RETRANS))
@@ -1103,46 +1464,6 @@ late_copy(struct cctx *x, const struct acis_endpoint *ep,
 		answer(x, ep, ACIS_T_ACK, ACIS_S_OK, &a);
 	drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
 	return 1;
-}
-
-/* A NACK TIMEOUT's payload fits any MTU: little-endian uint32 ranks. */
-#define MISSING_MAX 350
-
-/* The ranks slot s waited for in vain: contributors, or for a forwarded
- * block the receivers that never confirmed it. */
-static uint32_t
-missing_ranks(const struct acis_slot *s, uint32_t *missing)
-{
-	uint32_t n = 0, r;
-
-	for (r = 0; r < s->size && n < MISSING_MAX; r++) {
-		int absent = s->forwarding ?
-			fwd_receiver(s, r) && !confirmed(s, r) :
-			!acis_slot_has(s, r);
-
-		if (absent)
-			missing[n++] = rte_cpu_to_le_32(r);
-	}
-	return n;
-}
-
-/* Tell rank r that slot s failed at its deadline, naming the missing. The
- * chunk is the one rank r sent, so a host can tell which request failed. */
-static void
-nack_timeout(struct cctx *x, const struct acis_comm *c,
-	     const struct acis_slot *s, uint32_t r, const uint32_t *missing,
-	     uint32_t n)
-{
-	struct acis_hdr h;
-
-	slot_hdr(s, &h);
-	h.type = ACIS_T_NACK;
-	h.status = ACIS_S_TIMEOUT;
-	h.rank = r;
-	h.chunk = wire_chunk(s);
-	h.payload_len = (uint16_t)(n * 4);
-	if (emit(x, acis_comm_ep(c, r), &h, missing, h.payload_len))
-		x->st->nacks++;
 }
 
 static void
@@ -1423,18 +1744,6 @@ RTE_NODE_REGISTER(coll_node);
 /* Deadlines                                                            */
 /* ------------------------------------------------------------------ */
 
-/* A slot that never completed: tell every rank that did contribute,
- * naming the ranks that did not. */
-static void
-expire(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
-{
-	uint32_t missing[MISSING_MAX];
-	uint32_t n = missing_ranks(s, missing), r;
-
-	for (r = 0; r < s->size; r++)
-		if (acis_slot_has(s, r))
-			nack_timeout(x, c, s, r, missing, n);
-}
 
 /*
  * The switch's own retransmission: members that have not confirmed their
@@ -1448,16 +1757,8 @@ static void
 resend_unconfirmed(struct cctx *x, const struct acis_comm *c,
 		   struct acis_slot *s, uint64_t now)
 {
-	const uint8_t *first = NULL;
-	uint32_t r;
-
-	for (r = 0; r < s->size; r++) {
-		if (confirmed(s, r) || !acis_comm_ep(c, r)->valid ||
-		    (s->forwarding && !fwd_receiver(s, r)))
-			continue;
-		send_answer(x, c, s, r, s->forwarding ? NULL : &first);
-		x->st->answers_resent++;
-	}
+	if (!s->pending) /* else its answers are still going out */
+		fan_start(x, c, s, FAN_RESEND);
 	s->resend_tsc = now + g_sw.coll.resend_tsc;
 }
 
@@ -1503,7 +1804,12 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 
 	RTE_SET_USED(objs);
 	RTE_SET_USED(cnt);
-	if (lc->shard == NULL || now < lc->next_sweep)
+	if (lc->shard == NULL)
+		return 0;
+	x.st = &lc->shard->st;
+	if (acis_agg_pending(lc->shard->agg) != 0 || lc->shard->ctrl_n != 0)
+		fan_drain(&x);
+	if (now < lc->next_sweep)
 		return 0;
 	/* Timers count the time this lcore runs: after a pause (descheduled,
 	 * stopped) the slots' clocks move on by the pause, so the answers and
@@ -1514,7 +1820,6 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	shift = late > 4 * interval ? late : 0;
 	lc->next_sweep = now + interval;
 	agg = lc->shard->agg;
-	x.st = &lc->shard->st;
 	n_slots = g_sw.pl->slots;
 	for (i = 0; i < n_slots; i++) {
 		struct acis_slot *s = acis_agg_slot(agg, i);
@@ -1552,7 +1857,9 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				acis_agg_close(agg, s, ACIS_SLOT_EXPIRED);
 				continue;
 			}
-			expire(&x, c, s);
+			/* every rank that did contribute hears it, naming
+			 * the ranks that did not */
+			fan_start(&x, c, s, FAN_TIMEOUT);
 			/* kept only to say so again: its bytes go now */
 			acis_agg_unlend(agg, s);
 			s->failed = 1;
