@@ -89,6 +89,9 @@ expect "scaling.sh -w two" 2 scaling.sh -w two
 expect "scaling.sh -a with no agg.csv" 2 scaling.sh -a /nonexistent/acis-agg
 expect "setup.sh with an argument" 2 setup.sh extra
 expect "mpi-netns-agent.sh with no host" 2 mpi-netns-agent.sh
+expect "loss.sh -s 4k" 2 loss.sh -s 4k
+expect "loss.sh -c alltoall" 2 loss.sh -c alltoall
+expect "loss.sh -t 10" 2 loss.sh -t 10
 # pktgen's script (scripts/pktgen), its options the same way
 expect "run-pktgen.sh -h" 0 ../pktgen/run-pktgen.sh -h
 expect "run-pktgen.sh --no-such-option" 2 ../pktgen/run-pktgen.sh --no-such-option

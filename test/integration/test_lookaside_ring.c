@@ -454,7 +454,8 @@ link_frame(uint8_t *a, uint16_t tag, const void *payload, uint16_t plen)
 	a[15] = 0x02; a[16] = 0x07; a[17] = 0x01; a[18] = 0x05;
 	a[19] = (uint8_t)(tag >> 8); a[20] = (uint8_t)tag;
 	a[21] = (uint8_t)(plen >> 8); a[22] = (uint8_t)plen;
-	memcpy(a + 23, payload, plen);
+	if (plen != 0)
+		memcpy(a + 23, payload, plen);
 	return 23u + plen;
 }
 
