@@ -88,6 +88,17 @@ acis_switch_stop() {
 	ACIS_SW_PID=
 }
 
+# End (SIGKILL) every process in the testbed's host namespaces: the ranks
+# a test started, when it ends early. acis_kill_hosts PREFIX
+acis_kill_hosts() {
+	local ns p
+	for ns in $(ip netns list | awk '{print $1}' | grep -E "^$1-h[0-9]+$" || true); do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -9 "$p" 2>/dev/null || true
+		done
+	done
+}
+
 # What a DPDK process on --file-prefix PREFIX left when it did not stop
 # cleanly (acis-switch removes its own on the way out): hugepage files and
 # the runtime directory. Only for a prefix no running process uses.

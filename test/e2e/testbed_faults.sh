@@ -24,13 +24,8 @@ SEED=${FAULTS_SEED:-11}
 pauser=
 runner=
 e2e_teardown() {
-	local p r
 	if [ -n "$runner" ]; then
-		for ((r = 0; r < 4; r++)); do
-			for p in $(ip netns pids "$PREFIX-h$r" 2>/dev/null); do
-				kill -9 "$p" 2>/dev/null || true
-			done
-		done
+		acis_kill_hosts "$PREFIX"
 		wait "$runner" 2>/dev/null || true
 	fi
 	# the pauser first, so it cannot stop the switch after this

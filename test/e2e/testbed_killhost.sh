@@ -16,17 +16,8 @@ PIPELINE=${1:-$ACIS_ROOT/pipelines/testbed-af_packet.ini}
 runner=
 acis_e2e_begin kill kh$$
 
-# Processes of this test's ranks (each lives in its host's namespace).
-rank_pids() {
-	local r
-	for ((r = 0; r < 4; r++)); do
-		ip netns pids "$PREFIX-h$r" 2>/dev/null || true
-	done
-}
-
 e2e_teardown() {
-	local p
-	for p in $(rank_pids); do kill -9 "$p" 2>/dev/null || true; done
+	acis_kill_hosts "$PREFIX"
 	[ -z "$runner" ] || wait "$runner" 2>/dev/null || true
 }
 

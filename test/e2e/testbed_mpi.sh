@@ -38,13 +38,8 @@ unset ACIS_SWITCH
 acis_e2e_begin mpi mp$$
 
 e2e_teardown() {
-	local r p
 	[ -z "$runner" ] || kill "$runner" 2>/dev/null || true
-	for r in 0 1 2 3; do
-		for p in $(ip netns pids "$PREFIX-h$r" 2>/dev/null); do
-			kill -9 "$p" 2>/dev/null || true
-		done
-	done
+	acis_kill_hosts "$PREFIX"
 	[ -z "$runner" ] || wait "$runner" 2>/dev/null || true
 }
 

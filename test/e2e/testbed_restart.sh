@@ -15,12 +15,7 @@ runner=
 acis_e2e_begin restart rs$$
 
 e2e_teardown() {
-	local p r
-	for ((r = 0; r < 4; r++)); do
-		for p in $(ip netns pids "$PREFIX-h$r" 2>/dev/null); do
-			kill -9 "$p" 2>/dev/null || true
-		done
-	done
+	acis_kill_hosts "$PREFIX"
 	[ -z "$runner" ] || wait "$runner" 2>/dev/null || true
 }
 
