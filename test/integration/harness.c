@@ -337,3 +337,23 @@ harness_eal_cleanup(void)
 {
 	rte_eal_cleanup();
 }
+
+struct acis_coll_stats
+coll_stats(void)
+{
+	struct acis_coll_stats cs;
+	struct acis_agg_stats as;
+
+	acis_coll_stats_sum(&cs, &as);
+	return cs;
+}
+
+struct acis_agg_stats
+slot_stats(void)
+{
+	struct acis_coll_stats cs;
+	struct acis_agg_stats as;
+
+	acis_coll_stats_sum(&cs, &as);
+	return as;
+}

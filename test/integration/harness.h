@@ -91,6 +91,10 @@ struct acis_lcore_stats delta(void);
 /* Every mbuf is back in the pool. */
 void expect_no_leak(void);
 
+/* The collective stage's counters and its slots' (every worker summed). */
+struct acis_coll_stats coll_stats(void);
+struct acis_agg_stats slot_stats(void);
+
 /* cmocka teardown: stop the switch a failed test left running. */
 int teardown(void **state);
 

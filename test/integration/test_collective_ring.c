@@ -458,26 +458,6 @@ expect_payload(const struct reply *r, const void *want, uint16_t len)
 
 /* ---- switch state ---- */
 
-static struct acis_agg_stats
-slot_stats(void)
-{
-	struct acis_coll_stats cs;
-	struct acis_agg_stats as;
-
-	acis_coll_stats_sum(&cs, &as);
-	return as;
-}
-
-static struct acis_coll_stats
-coll_stats(void)
-{
-	struct acis_coll_stats cs;
-	struct acis_agg_stats as;
-
-	acis_coll_stats_sum(&cs, &as);
-	return cs;
-}
-
 /* The switch of these tests. Its own resends of unconfirmed answers are
  * off (the tests that check them turn them on): a frame comes out only
  * when a test's message asks for it. */

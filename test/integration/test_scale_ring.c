@@ -350,24 +350,10 @@ expected_sums(void)
 			t.sums[c][i] = rte_cpu_to_le_32(t.sums[c][i]);
 }
 
-static struct acis_coll_stats
-coll_stats(void)
-{
-	struct acis_coll_stats cs;
-	struct acis_agg_stats as;
-
-	acis_coll_stats_sum(&cs, &as);
-	return cs;
-}
-
 static uint32_t
 slots_in_use(void)
 {
-	struct acis_coll_stats cs;
-	struct acis_agg_stats as;
-
-	acis_coll_stats_sum(&cs, &as);
-	return as.in_use;
+	return slot_stats().in_use;
 }
 
 static uint64_t
