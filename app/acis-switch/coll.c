@@ -152,6 +152,15 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 			rte_free(sh);
 			return -ENOMEM;
 		}
+		if (pl->fair_share &&
+		    acis_agg_set_tenants(sh->agg, pl->max_jobs) != 0) {
+			acis_agg_free(sh->agg);
+			rte_free(sh->act);
+			rte_free(sh);
+			snprintf(err, len, "cannot allocate the fair share of "
+				 "%u jobs", pl->max_jobs);
+			return -ENOMEM;
+		}
 		acis_agg_on_release(sh->agg, release_mbuf);
 		acis_agg_set_lend_max(sh->agg, g_sw.lend_max);
 		co->shards[lc->worker_index] = sh;
@@ -264,6 +273,7 @@ acis_coll_stats_sum(struct acis_coll_stats *out, struct acis_agg_stats *agg)
 		agg->opened += a.opened;
 		agg->completed += a.completed;
 		agg->busy += a.busy;
+		agg->busy_share += a.busy_share;
 		agg->expired += a.expired;
 		agg->lingered += a.lingered;
 		agg->stale += a.stale;
@@ -307,6 +317,7 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "slots_opened", a.opened);
 	rte_tel_data_add_dict_u64(d, "slots_completed", a.completed);
 	rte_tel_data_add_dict_u64(d, "slots_busy", a.busy);
+	rte_tel_data_add_dict_u64(d, "slots_busy_share", a.busy_share);
 	rte_tel_data_add_dict_u64(d, "slots_expired", a.expired);
 	rte_tel_data_add_dict_u64(d, "slots_lingered", a.lingered);
 	rte_tel_data_add_dict_u64(d, "slots_stale", a.stale);

@@ -62,6 +62,7 @@ struct acis_slot {
 	uint8_t forwarding;  /**< a forwarded block, kept until received */
 	uint8_t by_retrans;  /**< opened by a retransmission (maybe stale) */
 	uint8_t failed;      /**< deadline passed: kept to answer NACK TIMEOUT */
+	uint32_t tenant;     /**< acis_agg_open_for's; UINT32_MAX: none */
 	uint64_t resend_tsc; /**< caller's clock: when to send answers again */
 	uint8_t fan;         /**< caller's: which answers are still to send
 			      * (0: none); see acis_agg_pend */
@@ -89,6 +90,8 @@ struct acis_agg_stats {
 	uint64_t opened;
 	uint64_t completed;
 	uint64_t busy;       /**< refused: pool empty */
+	uint64_t busy_share; /**< refused: the tenant held its share of a
+				  short table (acis_agg_open_for) */
 	uint64_t expired;    /**< open past the deadline: failed */
 	uint64_t lingered;   /**< done, freed by age before every member confirmed */
 	uint64_t stale;      /**< opened by a late retransmission, dropped */
@@ -107,6 +110,17 @@ struct acis_agg *acis_agg_create(uint32_t n_slots, uint32_t max_ranks,
 				 uint32_t acc_bytes);
 void acis_agg_free(struct acis_agg *a);
 
+/**
+ * Fair share: the table's slots are shared by n tenants (0: no sharing,
+ * the default). Once fewer than a quarter of the slots are free, a
+ * tenant that holds its equal share (slots / tenants holding any, a
+ * newcomer counting itself) is refused more (acis_agg_open_for returns
+ * NULL, busy_share), so one tenant opening slots as fast as it can
+ * cannot keep the others out. Only on an empty table; 0 or -1 (no
+ * memory, or slots open).
+ */
+int acis_agg_set_tenants(struct acis_agg *a, uint32_t n);
+
 /** The function that takes back a buffer lent to a slot, called when the
  * slot closes and, for slots still open, by acis_agg_free. */
 void acis_agg_on_release(struct acis_agg *a, acis_agg_release_fn fn);
@@ -124,6 +138,11 @@ struct acis_slot *acis_agg_find(struct acis_agg *a,
  * contributions; NULL when the pool is empty (counted as busy). */
 struct acis_slot *acis_agg_open(struct acis_agg *a,
 				const struct acis_slot_key *key, uint32_t size);
+/** acis_agg_open for tenant (below n of acis_agg_set_tenants; any other
+ * value: none), within its fair share of a short table. */
+struct acis_slot *acis_agg_open_for(struct acis_agg *a,
+				    const struct acis_slot_key *key,
+				    uint32_t size, uint32_t tenant);
 
 /** Why a slot is returned to the pool (for the counters). */
 enum acis_slot_end {

@@ -23,6 +23,11 @@ struct closed_coll {
 };
 
 struct acis_agg {
+	/* fair share (acis_agg_set_tenants): slots each tenant holds, and
+	 * how many tenants hold some */
+	uint32_t *tenant_used;
+	uint32_t n_tenants;
+	uint32_t active;
 	uint32_t n_slots;
 	uint32_t max_ranks;
 	uint32_t words;      /* bitmap words per slot */
@@ -189,7 +194,52 @@ acis_agg_free(struct acis_agg *a)
 	free(a->accs);
 	free(a->closed);
 	free(a->closed_coll);
+	free(a->tenant_used);
 	free(a);
+}
+
+int
+acis_agg_set_tenants(struct acis_agg *a, uint32_t n)
+{
+	uint32_t *u = n != 0 ? calloc(n, sizeof(*u)) : NULL;
+
+	if (n != 0 && u == NULL)
+		return -1;
+	if (a->st.in_use != 0) { /* only on an empty table */
+		free(u);
+		return -1;
+	}
+	free(a->tenant_used);
+	a->tenant_used = u;
+	a->n_tenants = n;
+	a->active = 0;
+	return 0;
+}
+
+struct acis_slot *
+acis_agg_open_for(struct acis_agg *a, const struct acis_slot_key *key,
+		  uint32_t size, uint32_t tenant)
+{
+	struct acis_slot *s;
+
+	if (tenant < a->n_tenants && a->n_free < a->n_slots / 4) {
+		/* the table is short: no tenant past its equal share of it,
+		 * a newcomer counting itself */
+		uint32_t used = a->tenant_used[tenant];
+		uint32_t share = a->n_slots / (a->active + (used == 0));
+
+		if (used >= share) {
+			a->st.busy_share++;
+			return NULL;
+		}
+	}
+	s = acis_agg_open(a, key, size);
+	if (s == NULL || tenant >= a->n_tenants)
+		return s;
+	s->tenant = tenant;
+	if (a->tenant_used[tenant]++ == 0)
+		a->active++;
+	return s;
 }
 
 struct acis_slot *
@@ -240,6 +290,7 @@ acis_agg_open(struct acis_agg *a, const struct acis_slot_key *key,
 	s->next_rank = 0;
 	s->held = NULL;
 	s->n_held = 0;
+	s->tenant = UINT32_MAX;
 	a->used[idx] = 1;
 	for (i = key_hash(key) & a->mask; a->index[i] != EMPTY;
 	     i = (i + 1) & a->mask)
@@ -275,6 +326,8 @@ acis_agg_close(struct acis_agg *a, struct acis_slot *s, int how)
 	}
 	acis_agg_unpend(a, s);
 	acc_home(a, s);
+	if (s->tenant < a->n_tenants && --a->tenant_used[s->tenant] == 0)
+		a->active--;
 	a->used[s->index] = 0;
 	a->free_list[a->n_free++] = s->index;
 	a->st.in_use--;

@@ -411,8 +411,14 @@ send_chunk(const acis_req_t *r, uint32_t k, uint32_t *chunk,
 		return;
 	}
 	if (r->coll == ACIS_C_SCATTER) {
-		b = k / r->cpr;
-		c = k % r->cpr;
+		/* the blocks interleaved, chunk c of every receiver before
+		 * chunk c + 1 of any: each receiver sees its block move from
+		 * the start (one after the other, the last would hear nothing
+		 * for most of the call, and time out under loss) */
+		uint32_t nb = r->comm->size - 1;
+
+		b = k % nb;
+		c = k / nb;
 		if (b >= r->root)
 			b++; /* the root keeps its own block */
 		*chunk = b * r->cpr + c;
@@ -439,7 +445,9 @@ send_index(const acis_req_t *r, uint32_t chunk)
 
 		if (b == r->root || b >= r->comm->size)
 			return UINT32_MAX;
-		k = (b > r->root ? b - 1 : b) * r->cpr + chunk % r->cpr;
+		/* send_chunk's order: chunk-major over the receivers */
+		k = chunk % r->cpr * (r->comm->size - 1) +
+		    (b > r->root ? b - 1 : b);
 	}
 	return k < r->n_send ? k : UINT32_MAX;
 }

@@ -43,6 +43,8 @@ struct acis_endpoint {
 
 struct acis_job {
 	uint32_t id;
+	uint32_t index;    /**< its place in the table, below max_jobs (a
+			        dense id: per-job counters, fair share) */
 	uint32_t size;     /**< world size */
 	uint32_t joined;   /**< ranks joined so far */
 	uint32_t world;    /**< context id of the world comm, ACIS_CTX_NONE until complete */

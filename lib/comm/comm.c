@@ -347,6 +347,7 @@ acis_ct_join(struct acis_comm_table *ct, uint32_t job, uint32_t size,
 			return ACIS_CT_ERROR;
 		}
 		j->id = job;
+		j->index = i;
 		j->size = size;
 		j->world = ACIS_CTX_NONE;
 		j->creator = ep->ip;

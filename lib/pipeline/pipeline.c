@@ -295,7 +295,7 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 	rc = check_keys(c, s, "slots max_ranks max_comms max_jobs "
 			      "max_jobs_per_host join_timeout_ms max_members "
 			      "deadline_ms linger_ms control_from "
-			      "control_ports");
+			      "control_ports fair_share");
 	if (rc != 0)
 		return rc;
 	if ((rc = get_uint(c, s, "slots", 16, 1u << 22, &p->slots)) != 0 ||
@@ -312,6 +312,8 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 			   &p->deadline_ms)) != 0 ||
 	    (rc = get_uint(c, s, "linger_ms", 1, 3600000,
 			   &p->linger_ms)) != 0)
+		return rc;
+	if ((rc = get_bool(c, s, "fair_share", &p->fair_share)) != 0)
 		return rc;
 	if (p->max_members < p->max_ranks)
 		return fail(c, s->line, "[collective] max_members (%u) must be "
@@ -1032,6 +1034,7 @@ set_defaults(struct acis_pipeline *p)
 	p->max_jobs = 64;
 	p->max_jobs_per_host = 16;
 	p->join_timeout_ms = 60000;
+	p->fair_share = 1;
 	p->max_members = 1u << 20;
 	p->deadline_ms = 5000;
 	p->linger_ms = 2000;

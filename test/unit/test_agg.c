@@ -907,6 +907,75 @@ test_unmark_forgets_a_contribution_so_it_counts_when_it_comes_again(
 	acis_agg_free(a);
 }
 
+/* Fair share: alone, a tenant may fill the table; once the table is
+ * short (under a quarter free), a tenant at its equal share is refused
+ * while another still opens, and the refused one opens again once its
+ * slots close. */
+static void
+test_tenants_share_a_short_table_equally(void **state)
+{
+	struct acis_agg *a = acis_agg_create(16, 8, 64);
+	struct acis_slot *s[16];
+	struct acis_agg_stats st;
+	uint32_t i, n0 = 0, n1 = 0;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(acis_agg_set_tenants(a, 2), 0);
+	/* tenant 0 alone: all but one slot */
+	for (i = 0; i < 15; i++) {
+		struct acis_slot_key k = {1, 0, i};
+
+		s[n0++] = acis_agg_open_for(a, &k, 4, 0);
+		assert_non_null(s[n0 - 1]);
+	}
+	/* tenant 1 comes: its first slot is within its share (8) */
+	{
+		struct acis_slot_key k = {2, 0, 0};
+
+		assert_non_null(acis_agg_open_for(a, &k, 4, 1));
+		n1++;
+	}
+	/* tenant 0 closes some; while it holds 8 or more and the table is
+	 * short, it is refused and tenant 1 is not */
+	for (i = 0; i < 6; i++)
+		acis_agg_close(a, s[--n0], ACIS_SLOT_DELIVERED);
+	/* 9 + 1 open, 6 free: under a quarter is 3, so not yet short */
+	{
+		struct acis_slot_key k = {2, 0, 1};
+
+		assert_non_null(acis_agg_open_for(a, &k, 4, 1));
+		n1++;
+	}
+	for (i = 2; n0 + n1 < 14; i++) {
+		struct acis_slot_key k = {2, 0, i};
+
+		assert_non_null(acis_agg_open_for(a, &k, 4, 1));
+		n1++;
+	}
+	/* 2 free: short. Tenant 0 holds 9 >= 8: refused; tenant 1 (5): not */
+	{
+		struct acis_slot_key k0 = {1, 0, 100}, k1 = {2, 0, 100};
+
+		assert_null(acis_agg_open_for(a, &k0, 4, 0));
+		assert_non_null(acis_agg_open_for(a, &k1, 4, 1));
+	}
+	acis_agg_get_stats(a, &st);
+	assert_int_equal(st.busy_share, 1);
+	assert_int_equal(st.busy, 0);
+	/* tenant 0 below its share again: it opens */
+	acis_agg_close(a, s[--n0], ACIS_SLOT_DELIVERED);
+	acis_agg_close(a, s[--n0], ACIS_SLOT_DELIVERED);
+	{
+		struct acis_slot_key k0 = {1, 0, 101};
+
+		assert_non_null(acis_agg_open_for(a, &k0, 4, 0));
+	}
+	/* no tenants set: plain opens until the table is full */
+	assert_int_equal(acis_agg_set_tenants(a, 0), -1); /* slots open */
+	acis_agg_free(a);
+}
+
 int
 main(void)
 {
@@ -942,6 +1011,7 @@ main(void)
 		cmocka_unit_test(test_pending_list_keeps_slots_oldest_first_once_each),
 		cmocka_unit_test(test_closing_a_pending_slot_takes_it_off_the_list),
 		cmocka_unit_test(test_unmark_forgets_a_contribution_so_it_counts_when_it_comes_again),
+		cmocka_unit_test(test_tenants_share_a_short_table_equally),
 	};
 
 	return cmocka_run_group_tests_name("agg", tests, NULL, NULL);

@@ -1110,7 +1110,8 @@ open_slot(struct cctx *x, const struct acis_comm *c, uint32_t key)
 {
 	const struct acis_hdr *h = &x->h;
 	struct acis_slot_key k = {h->comm, h->seq, key};
-	struct acis_slot *s = acis_agg_open(x->lc->shard->agg, &k, c->size);
+	struct acis_slot *s = acis_agg_open_for(x->lc->shard->agg, &k, c->size,
+						c->jobp->index);
 	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
 
 	if (s == NULL) {
