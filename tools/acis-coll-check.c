@@ -19,7 +19,8 @@
  *                   [--keep-going]  (repeat after a failure too: the
  *                    ranks must stay in step, so one failure does not
  *                    fail what comes after; the last line counts the
- *                    passes that followed the last failure)
+ *                    rounds that passed after the last failure, and the
+ *                    most in a row after any failure)
  *                   [--attach FILE]  (after joining, wait for FILE to
  *                    hold "ID RANKS" of a communicator made through
  *                    management, e.g. "65538 0,2", and run on it too)
@@ -39,6 +40,8 @@
 static unsigned int passed, failed;
 static int keep_going;                 /* --keep-going */
 static unsigned int passes_since_fail; /* whole rounds since a failure */
+static unsigned int best_after_fail;   /* most rounds in a row passed
+					  after some failure */
 static int show;
 static int times;   /* print how long each collective took */
 static struct timespec t_start;
@@ -594,6 +597,8 @@ main(int argc, char **argv)
 
 		run_all(ctx, acis_comm_world(ctx), &o, "world");
 		passes_since_fail = failed != f0 ? 0 : passes_since_fail + 1;
+		if (failed != 0 && passes_since_fail > best_after_fail)
+			best_after_fail = passes_since_fail;
 	} while (o.repeat > 1 && --o.repeat > 0 &&
 		 (failed == 0 || keep_going));
 	if (o.attach != NULL)
@@ -656,8 +661,9 @@ main(int argc, char **argv)
 		failed++;
 	}
 	if (keep_going)
-		printf("%u rounds passed after the last failure\n",
-		       passes_since_fail);
+		printf("%u rounds passed after the last failure, %u in a row "
+		       "at most after a failure\n", passes_since_fail,
+		       best_after_fail);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -158,8 +158,8 @@ wait "$runner" || true
 runner=
 for r in 0 1 2 3; do
 	f=$(grep -c '^FAIL' "$DIR/550/rank$r.log" || true)
-	after=$(grep -o '^[0-9]* rounds passed after the last failure' "$DIR/550/rank$r.log" | grep -o '^[0-9]*' || echo 0)
-	check "rank $r: $f collectives failed in the stop, then $after rounds of 3 passed" \
+	after=$(grep -o '[0-9]* in a row at most after a failure' "$DIR/550/rank$r.log" | grep -o '^[0-9]*' || echo 0)
+	check "rank $r: $f collectives failed, then $after rounds of 3 in a row passed" \
 		[ "$f" -ge 1 -a "$f" -le 6 -a "${after:-0}" -ge 50 ]
 	[ "$f" -ge 1 -a "$f" -le 6 -a "${after:-0}" -ge 50 ] ||
 		grep '^FAIL' "$DIR/550/rank$r.log" | tail -4 | cut -c1-300 | sed 's/^/    /'
