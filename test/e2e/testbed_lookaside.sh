@@ -82,7 +82,12 @@ ctl cgra load gcn "$EX/gcn_ws.s" >/dev/null
 wait "$snd" || true
 wait "$bg" && bg_rc=0 || bg_rc=1
 check "other traffic during 11 program loads and 20 memory writes: $(cat "$DIR/bg.log")" [ "$bg_rc" -eq 0 ]
+in0=$(la_counter gcn pkts_in)
 run_check "GCN layer (WS, swapped in at runtime)" h1 run gcn --to 10.77.0.1:48000 --vpe 4 --seed 7 --form ws
+# What the handler saw of the run: a datagram lost on the way in (a
+# loaded host: UDP, no resend) shows as fewer packets in than sent.
+sent=$(grep -o '[0-9]* packets' <<<"$out" | grep -o '[0-9]*')
+echo "    the WS run: ${sent:-?} packets sent, $(( $(la_counter gcn pkts_in) - in0 )) into the handler, faults $(la_counter gcn faults)"
 
 # Dot products as ACiS LOOKASIDE requests (program loaded at start).
 "$LA" prep dot --dir "$DIR" --vpe 4 --seed 3 >/dev/null
