@@ -72,6 +72,16 @@ acis_tx_hold_flush(struct acis_lcore_ctx *lc, uint16_t port)
 	uint64_t bytes = 0, now = rte_rdtsc();
 	uint16_t sent, i;
 
+	if (refusal(port) == ACIS_DROP_TX_LINK_DOWN) {
+		/* the peer went (a memif host that left): what it was owed
+		 * goes, and the port is not sent to again and again while
+		 * its driver tears the connection down (DPDK 22.11's memif
+		 * unmaps a gone peer's regions beside a burst in flight) */
+		drop_refused(lc, h->m, h->n, ACIS_DROP_TX_LINK_DOWN);
+		h->n = 0;
+		lc->txh_ports &= ~(1u << port);
+		return;
+	}
 	sent = rte_eth_tx_burst(g_sw.ports[port].port_id,
 				(uint16_t)lc->worker_index, h->m, h->n);
 	if (sent != 0) {
