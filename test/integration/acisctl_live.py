@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+from checks import check, summary
+
 PIPELINE = """[switch]
 name = live
 mac = 02:ac:15:00:00:01
@@ -33,14 +35,6 @@ LABEL = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"'
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{' + LABEL + r'(?:,' + LABEL +
                     r')*\})? (-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)$')
 
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(("ok   - " if ok else "FAIL - ") + what)
-    if not ok and detail:
-        print("       " + detail)
 
 
 def parse(text):
@@ -225,9 +219,7 @@ def main():
     switch, ctl = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory(prefix="acis-live-") as d:
         run_in(d, switch, ctl)
-    failed = results.count(False)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed or not results else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -23,16 +23,12 @@ from scapy.utils import PcapWriter
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from acis.layer import ACIS_PORT, join  # noqa: E402
 
+from checks import check, summary  # noqa: E402
+
 SW_MAC, SW_IP = "02:ac:15:00:00:01", "10.77.0.1"
 A = ("02:00:00:00:00:0a", "10.77.0.10")
 B = ("02:00:00:00:00:0b", "10.77.0.11")
 
-results = []
-
-
-def check(what, ok):
-    results.append(ok)
-    print(("ok   - " if ok else "FAIL - ") + what)
 
 
 def main():
@@ -111,9 +107,7 @@ def run_in(d):
         stages = dict(re.findall(r"(\w+)=(\d+)", (re.findall(r"^stage packets:.*$", run.stdout, re.M) or [""])[0]))
         check("every packet but the runt crossed the handoff ring",
               stages.get("handoff") == "7" and stages.get("ring_rx") == "7")
-    failed = results.count(False)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ from acis.layer import (ACIS_PORT, HDR_LEN, T_CTRL_ACK, T_RESULT, data_chunks,  
                         join, opcode)
 from acis.layer import ACiS  # noqa: E402
 
+from checks import check, summary  # noqa: E402
+
 SW_MAC = bytes.fromhex("02ac15000001")
 SW_IP = bytes([10, 77, 0, 1])
 NPORTS = 4
@@ -46,13 +48,6 @@ WORLD_ID = 65536    # a fresh switch's first communicator: generation 1, index 0
 CTRL_SPLIT = 3
 ETH_IP_UDP = 14 + 20 + 8
 
-results = []
-
-
-def check(what, ok):
-    results.append(bool(ok))
-    print(("ok   - " if ok else "FAIL - ") + what)
-    return ok
 
 
 def host_mac(port):
@@ -295,9 +290,7 @@ def run_in(d, a):
     coll = (re.findall(r"^collective:.*$", run.stdout, re.M) or [""])[0]
     if coll:
         print("# " + coll)
-    failed = results.count(False)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ from acis.layer import (ACiS, ACiSKeys, ACiSMissingRanks, ACiSPacked,  # noqa: E
                         STATUSES, TYPES, bind_port, data_chunks, join,
                         lookaside, opcode, opcode_name, receipts)
 
+from checks import check, summary  # noqa: E402
+
 ACIS_PCAP = os.path.join(HERE, "..", "..", "scripts", "pktgen", "acis_pcap.py")
 # the header as dissector_frames.c names its fields, in wire order
 HDR_FIELDS = ["version", "type", "opcode", "flags", "dtype", "op", "hdr_len",
@@ -194,14 +196,6 @@ MALFORMED = [
      "ACiS DATA allreduce float32 sum comm=0 seq=0 rank=0 len=4 / Raw"),
 ]
 
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(("ok   - " if ok else "FAIL - ") + what)
-    if not ok and detail:
-        print("       " + detail)
 
 
 def parse_line(line):
@@ -504,9 +498,7 @@ def main():
                 check(name + " run to the end", False, traceback.format_exc())
     finally:
         shutil.rmtree(d, ignore_errors=True)
-    failed = results.count(False)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed or not results else 0
+    return summary()
 
 
 if __name__ == "__main__":
