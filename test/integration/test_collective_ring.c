@@ -2338,6 +2338,24 @@ allreduce_once(const struct coll_spec *o, uint32_t world, uint32_t seq,
 		expect_result_hdr(only(p, ACIS_T_RESULT), o, world, seq, 0, p);
 }
 
+/* A switch whose world did one allreduce (seq 0) that every member
+ * confirmed: its slot closed. The world's id. */
+static uint32_t
+allreduce_confirmed(const struct coll_spec *o, float in[WORLD][F32_N])
+{
+	uint32_t world;
+	unsigned int p;
+
+	start(LINGER);
+	world = join_all();
+	allreduce_once(o, world, 0, in);
+	for (p = 0; p < WORLD; p++)
+		confirm(p, o, world, p, 0, 1);
+	run_quiet();
+	assert_int_equal(slot_stats().in_use, 0);
+	return world;
+}
+
 static void
 test_receipts_after_their_slot_closed_are_late_receipts_not_drops(
 	void **state)
@@ -2346,17 +2364,10 @@ test_receipts_after_their_slot_closed_are_late_receipts_not_drops(
 	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
 				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
 	uint32_t world;
-	unsigned int p;
 
 	(void)state;
 	fill_f32(in);
-	start(LINGER);
-	world = join_all();
-	allreduce_once(&o, world, 0, in);
-	for (p = 0; p < WORLD; p++)
-		confirm(p, &o, world, p, 0, 1);
-	run_quiet();
-	assert_int_equal(slot_stats().in_use, 0);
+	world = allreduce_confirmed(&o, in);
 	/* rank 2 got its answer twice and confirms it again, as libacis
 	 * does: routine, counted, not dropped, not answered */
 	confirm(2, &o, world, 2, 0, 1);
@@ -2482,17 +2493,10 @@ test_late_copy_of_a_confirmed_chunk_opens_no_slot_and_is_not_answered(
 	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_FLOAT32, ACIS_OP_SUM,
 				    ACIS_RANK_NONE, sizeof(in[0]), CHUNK};
 	uint32_t world;
-	unsigned int p;
 
 	(void)state;
 	fill_f32(in);
-	start(LINGER);
-	world = join_all();
-	allreduce_once(&o, world, 0, in);
-	for (p = 0; p < WORLD; p++)
-		confirm(p, &o, world, p, 0, 1);
-	run_quiet();
-	assert_int_equal(slot_stats().in_use, 0);
+	world = allreduce_confirmed(&o, in);
 	/* a copy of rank 1's contribution, delayed by the network: every
 	 * member has its answer, so nobody needs anything */
 	contribute(1, &o, world, 1, 0, 0, in[1]);
