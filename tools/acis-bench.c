@@ -1196,11 +1196,9 @@ main(int argc, char **argv)
 
 	rc = acis_init(&b.cfg, &b.ctx);
 	if (rc != ACIS_OK) {
-		/* acis_init has said why on stderr; there is no context
-		 * left to ask */
 		fprintf(stderr, "acis-bench: rank %u: joining job %u at %s: "
 			"%s\n", b.me, b.cfg.job, b.cfg.switch_ip,
-			acis_strerror(rc));
+			acis_init_error());
 		return 1;
 	}
 	b.world = acis_comm_world(b.ctx);

@@ -587,7 +587,7 @@ main(int argc, char **argv)
 	rc = acis_init(&cfg, &ctx);
 	if (rc != ACIS_OK) {
 		fprintf(stderr, "rank %u: acis_init: %s\n", cfg.rank,
-			acis_strerror(rc));
+			acis_init_error());
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}

@@ -118,8 +118,7 @@ struct acis_config {
 void acis_config_default(struct acis_config *cfg);
 
 /** Join the job; returns when every rank has joined (or on timeout).
- * On failure there is no context: acis_init_error() says why (and
- * standard error has it too). */
+ * On failure there is no context: acis_init_error() says why. */
 int acis_init(const struct acis_config *cfg, acis_ctx_t **ctx);
 /** Why this thread's last acis_init failed, in words; "" if it did not. */
 const char *acis_init_error(void);

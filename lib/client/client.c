@@ -80,15 +80,14 @@ struct acis_req {
 	uint8_t *tries;    /* [n_send] times sent again: backs the RTO off */
 	uint32_t low;      /* every send below is answered */
 	uint64_t last_rto_scan;
-	uint64_t last_rx;  /* when this request last got anything */
+	uint64_t last_rx;  /* when this request last got anything (progress:
+			      a chunk answered, a block received) */
 	uint32_t *rcpt;    /* slot keys whose answer arrived, to confirm */
 	uint32_t n_rcpt;
 	/* receiving */
 	uint64_t n_recv, got;
 	uint8_t *rcv;      /* [recv index space] 1 = received */
 	uint64_t rcv_space;
-	uint64_t deadline; /* timeout_ms after the last progress */
-	uint64_t progress; /* answered + got when deadline was last set */
 	int status;
 	int done;
 };
@@ -973,16 +972,22 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 			r->done = 1;
 		} else if (h.status == ACIS_S_NO_COMM ||
 			   h.status == ACIS_S_NO_JOB) {
-			/* the switch lost the job (restarted, or the job was
-			 * removed through management): nothing will answer */
-			ctx->switch_lost = 1;
+			/* the switch knows no such communicator: the job's
+			 * world, it lost the job (restarted, or the job was
+			 * removed through management); another one, that
+			 * communicator only (freed through management) */
+			int lost = h.status == ACIS_S_NO_JOB ||
+				   r->comm == ctx->world;
+
+			ctx->switch_lost |= lost;
 			r->status = fail(ctx, ACIS_ERR_REFUSED, "the switch "
 					 "does not know communicator %u of job "
-					 "%u (%s on it, seq %u): it lost the job, "
-					 "restarted or removed it; acis_finalize "
-					 "and acis_init again to join anew",
+					 "%u (%s on it, seq %u): %s",
 					 h.comm, h.job, acis_coll_name(r->coll),
-					 h.seq);
+					 h.seq, lost ? "it lost the job, "
+					 "restarted or removed it; acis_finalize "
+					 "and acis_init again to join anew" :
+					 "it was freed through management");
 			r->done = 1;
 		} else {
 			r->status = fail(ctx, ACIS_ERR_REFUSED, "switch refused "
@@ -1072,15 +1077,10 @@ progress(acis_ctx_t *ctx, int wait_ms, const acis_req_t *want)
 	for (r = ctx->active; r != NULL; r = r->next) {
 		if (r->done)
 			continue;
-		if (r->answered + r->got != r->progress) {
-			/* moving: the timeout counts from the last progress,
-			 * so a large collective under loss is never failed
-			 * while it still advances */
-			r->progress = r->answered + r->got;
-			r->deadline = now + (uint64_t)ctx->cfg.timeout_ms *
-					    1000000ull;
-		}
-		if (now > r->deadline) {
+		/* the timeout counts from the last progress, so a large
+		 * collective under loss is never failed while it moves */
+		if (now > r->last_rx && now - r->last_rx >
+		    (uint64_t)ctx->cfg.timeout_ms * 1000000ull) {
 			char who[128];
 
 			senders_missing(r, who, sizeof(who));
@@ -1214,7 +1214,6 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	r->packed = (coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER) &&
 		    (uint64_t)P * r->msg_size <= r->cs;
 	r->seq = comm->seq++;
-	r->deadline = acis_now_ns() + (uint64_t)ctx->cfg.timeout_ms * 1000000ull;
 	/* what this rank sends and receives */
 	switch (coll) {
 	case ACIS_C_ALLREDUCE:
@@ -1730,13 +1729,14 @@ open_transport(acis_ctx_t *ctx)
 }
 
 /* Why this thread's last acis_init failed (acis_init_error): its
- * context, and the context's message, are gone by then. */
+ * context, and the context's message, are gone by then. The library
+ * prints nothing; its callers say it. */
 static __thread char init_err[256];
 
 static void init_say(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
-/* An acis_init failure: kept for acis_init_error, and on stderr. */
+/* An acis_init failure, kept for acis_init_error. */
 static void
 init_say(const char *fmt, ...)
 {
@@ -1745,7 +1745,6 @@ init_say(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(init_err, sizeof(init_err), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "acis_init: %s\n", init_err);
 }
 
 const char *
@@ -1858,13 +1857,12 @@ acis_finalize(acis_ctx_t *ctx)
 	 * leave only once every rank is here (a barrier completes only when
 	 * every rank has finished what came before). A job that lost a rank
 	 * cannot meet; its survivors just leave. */
-	if (ctx->switch_lost) {
-		/* the switch forgot the job: there is nothing to leave and
-		 * no one to meet; return at once */
-		rc = ACIS_OK;
-		goto release;
-	}
-	brc = ctx->peer_missing ? ACIS_OK : acis_barrier(ctx->world);
+	/* A switch that forgot the job has no one to meet: no barrier
+	 * (the LEAVE below is answered NO_JOB at once, which is done). */
+	brc = ctx->peer_missing || ctx->switch_lost ? ACIS_OK :
+	      acis_barrier(ctx->world);
+	if (ctx->switch_lost)
+		brc = ACIS_OK; /* the barrier found the job gone: left */
 	ctrl_hdr(ctx, ACIS_CTRL_LEAVE, &h);
 	h.rank = ctx->cfg.rank;
 	rc = ctrl_call(ctx, &h, &reply);
@@ -1875,7 +1873,6 @@ acis_finalize(acis_ctx_t *ctx)
 		rc = ACIS_OK;
 	if (rc == ACIS_OK)
 		rc = brc;
-release:
 	while (ctx->comms != NULL)
 		comm_unlink(ctx->comms);
 	umq_clear(ctx);

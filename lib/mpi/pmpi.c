@@ -421,7 +421,7 @@ start(int thread_required)
 		snprintf(why, sizeof(why), "one rank: nothing to offload");
 	else if ((rc = acis_init(&cfg, &g.ctx)) != ACIS_OK)
 		snprintf(why, sizeof(why), "cannot join the switch at %s as "
-			 "job %u: %s", cfg.switch_ip, job, acis_strerror(rc));
+			 "job %u: %s", cfg.switch_ip, job, acis_init_error());
 	ok = why[0] == '\0';
 	/* every rank, or none: a rank that offloads while another does not
 	 * would wait on a collective the other never joins */

@@ -78,7 +78,7 @@ static void
 sw_answer(struct acis_hdr h, uint8_t type, uint32_t rank, uint32_t chunk,
 	  const void *payload, uint16_t len, const struct sockaddr_in *to)
 {
-	h.status = type == ACIS_T_NACK ? ACIS_S_NO_COMM : ACIS_S_OK;
+	h.status = ACIS_S_OK;
 	h.type = type;
 	h.flags = 0;
 	h.rank = rank;
@@ -99,7 +99,16 @@ sw_data(const struct acis_hdr *h, const uint8_t *p,
 		pthread_mutex_lock(&sw.lock);
 		sw.n_rec++;
 		pthread_mutex_unlock(&sw.lock);
-		sw_answer(*h, ACIS_T_NACK, h->rank, h->chunk, NULL, 0, from);
+		{
+			struct acis_hdr n = *h;
+
+			n.type = ACIS_T_NACK;
+			n.status = ACIS_S_NO_COMM;
+			n.flags = 0;
+			n.payload_len = 0;
+			n.contributors = 0;
+			sw_send(&n, NULL, from);
+		}
 		return;
 	}
 	if (ACIS_OPCODE_COLL(h->opcode) == ACIS_C_BARRIER) {
@@ -546,7 +555,8 @@ test_dpdk_transport_refuses_what_it_cannot_start_without(void **state)
 
 /* A switch that lost the job (restarted) answers its DATA NO_COMM: the
  * collective fails at once, saying so, not at its timeout; and
- * acis_finalize returns at once, sending nothing more. */
+ * acis_finalize returns at once, with no barrier. NO_COMM for another
+ * communicator is that communicator's end only. */
 static void
 test_a_switch_that_lost_the_job_fails_calls_at_once(void **state)
 {
@@ -558,6 +568,20 @@ test_a_switch_that_lost_the_job_fails_calls_at_once(void **state)
 
 	(void)state;
 	ctx = join(M_FORGOT, 10000, 8);
+	/* a communicator made through management and freed so: that
+	 * communicator is gone, the job is not */
+	{
+		acis_comm_t *c;
+
+		assert_int_equal(acis_comm_attach(ctx, 5, &c), ACIS_OK);
+		assert_int_equal(acis_allreduce(x, x, 4, ACIS_FLOAT32,
+						ACIS_OP_SUM, c),
+				 ACIS_ERR_REFUSED);
+		if (strstr(acis_last_error(ctx), "freed through management") ==
+		    NULL)
+			fail_msg("last error: %s", acis_last_error(ctx));
+		assert_int_equal(acis_comm_detach(&c), ACIS_OK);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(acis_allreduce(x, x, 4, ACIS_FLOAT32, ACIS_OP_SUM,
 					acis_comm_world(ctx)),
