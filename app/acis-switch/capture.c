@@ -4,10 +4,12 @@
  * switch's --file-prefix on the way out. See capture.h.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -117,6 +119,7 @@ remove_hugepage_files(const char *dir)
 	struct dirent *e;
 	DIR *d;
 	size_t n;
+	int fd;
 
 	snprintf(name, sizeof(name), "%smap_", cap.prefix);
 	n = strlen(name);
@@ -129,7 +132,15 @@ remove_hugepage_files(const char *dir)
 		    strlen(e->d_name + n) || e->d_name[n] == '\0')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
+		/* a file another process still maps holds the EAL's lock
+		 * (the prefix's name is all this switch can tell by): keep
+		 * it, as the EAL's own clear_hugedir does */
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			unlink(path);
+		close(fd);
 	}
 	closedir(d);
 }

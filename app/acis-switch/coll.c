@@ -130,35 +130,29 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 		if (lc->worker_index < 0)
 			continue;
 		sh = rte_zmalloc("acis_shard", sizeof(*sh), RTE_CACHE_LINE_SIZE);
-		if (sh == NULL)
-			return -ENOMEM;
-		sh->agg = acis_agg_create(pl->slots, pl->max_ranks,
-					  co->acc_bytes);
-		if (sh->agg == NULL) {
-			rte_free(sh);
+		if (sh != NULL) {
+			sh->agg = acis_agg_create(pl->slots, pl->max_ranks,
+						  co->acc_bytes);
+			sh->act_mask = 63;
+			while (sh->act_mask + 1 < pl->slots)
+				sh->act_mask = sh->act_mask << 1 | 1;
+			sh->act = rte_zmalloc("acis_activity",
+					      (size_t)(sh->act_mask + 1) *
+					      sizeof(*sh->act),
+					      RTE_CACHE_LINE_SIZE);
+		}
+		if (sh == NULL || sh->agg == NULL || sh->act == NULL ||
+		    (pl->fair_share &&
+		     acis_agg_set_tenants(sh->agg, pl->max_jobs) != 0)) {
+			if (sh != NULL) {
+				acis_agg_free(sh->agg);
+				rte_free(sh->act);
+				rte_free(sh);
+			}
 			snprintf(err, len, "%s: cannot allocate %u aggregation "
 				 "slots for lcore %u (lower [collective] slots "
 				 "or max_ranks)", pl->path, pl->slots,
 				 lc->lcore_id);
-			return -ENOMEM;
-		}
-		sh->act_mask = 63;
-		while (sh->act_mask + 1 < pl->slots)
-			sh->act_mask = sh->act_mask << 1 | 1;
-		sh->act = rte_zmalloc("acis_activity", (size_t)(sh->act_mask + 1) *
-				      sizeof(*sh->act), RTE_CACHE_LINE_SIZE);
-		if (sh->act == NULL) {
-			acis_agg_free(sh->agg);
-			rte_free(sh);
-			return -ENOMEM;
-		}
-		if (pl->fair_share &&
-		    acis_agg_set_tenants(sh->agg, pl->max_jobs) != 0) {
-			acis_agg_free(sh->agg);
-			rte_free(sh->act);
-			rte_free(sh);
-			snprintf(err, len, "cannot allocate the fair share of "
-				 "%u jobs", pl->max_jobs);
 			return -ENOMEM;
 		}
 		acis_agg_on_release(sh->agg, release_mbuf);

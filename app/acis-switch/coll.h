@@ -117,7 +117,8 @@ struct acis_coll_state {
 	struct rte_rcu_qsbr *qsbr;
 	struct rte_rcu_qsbr_dq *dq;
 	uint32_t acc_bytes;
-	uint64_t deadline_tsc; /**< an open slot older than this fails */
+	uint64_t deadline_tsc; /**< an open slot whose collective took no new
+				    contribution this long fails */
 	uint64_t linger_tsc;   /**< a done slot older than this is freed */
 	uint64_t resend_tsc;   /**< unconfirmed answers are sent again this often */
 	uint64_t join_wait_tsc; /**< a job not complete this long is removed */

@@ -171,8 +171,9 @@ struct acis_lcore_stats {
  * being dropped: a completion may owe more answers than a queue holds.
  * While a port holds some, the collective stage's fan-outs send it no
  * more (they keep their place and go on later). Frames that wait longer than
- * ACIS_TX_HOLD_MS without the queue taking any (a port whose peer is
- * gone) are dropped as tx_full; the switch's resends recover them.
+ * ACIS_TX_HOLD_MS without the queue taking any are dropped as tx_full,
+ * and at once as tx_link_down once the port's link is down (a peer that
+ * is gone); the switch's resends recover them.
  */
 #define ACIS_TX_HOLD 1024
 #define ACIS_TX_HOLD_MS 250

@@ -36,9 +36,10 @@ struct acis_endpoint {
 	uint16_t port;     /**< switch port index */
 	uint8_t mac[6];
 	uint8_t valid;
-	uint8_t tagged;    /**< the host's frames carry an 802.1Q tag */
-	uint16_t vlan_tci; /**< that tag's TCI (host order): answers carry it */
-	uint16_t pad;
+	uint8_t tag_len;   /**< bytes of VLAN tags the host's frames carry
+			        (0, 4, or 8 for QinQ) ... */
+	uint8_t tags[8];   /**< ... as they were: answers carry them too */
+	uint8_t pad[2];
 };
 
 struct acis_job {
@@ -47,7 +48,10 @@ struct acis_job {
 			        dense id: per-job counters, fair share) */
 	uint32_t size;     /**< world size */
 	uint32_t joined;   /**< ranks joined so far */
-	uint32_t world;    /**< context id of the world comm, ACIS_CTX_NONE until complete */
+	uint32_t world;    /**< context id of the world comm: ACIS_CTX_NONE
+			        until complete, and again once it is freed */
+	uint8_t completed; /**< every rank joined once and the world was made
+			        (ranks may have left since) */
 	uint32_t creator;  /**< IP (network order) of the first rank to join */
 	uint16_t refused;  /**< the status every rank was refused with when
 			        the job could not be completed; 0: none */
@@ -158,8 +162,8 @@ enum acis_ct_outcome acis_ct_join(struct acis_comm_table *ct, uint32_t job,
 /** Remove, with their endpoints, the jobs begun more than max_wait
  * before now that never completed (a rank that never came), and those
  * refused more than max_refused before now; returns how many. A job that
- * completed (got its world) is never removed this way, even once some
- * ranks have left. */
+ * completed once is never removed this way, even once some ranks have
+ * left or its world was freed. */
 uint32_t acis_ct_expire_joins(struct acis_comm_table *ct, uint64_t now,
 			      uint64_t max_wait, uint64_t max_refused);
 

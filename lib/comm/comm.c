@@ -393,6 +393,7 @@ acis_ct_join(struct acis_comm_table *ct, uint32_t job, uint32_t size,
 			return ACIS_CT_REFUSED;
 		}
 		j->world = c->id;
+		j->completed = 1;
 		world_map_set(ct, job, c->id);
 	}
 	return ACIS_CT_DONE;
@@ -426,9 +427,9 @@ acis_ct_expire_joins(struct acis_comm_table *ct, uint64_t now,
 	for (i = 0; i < ct->lim.max_jobs; i++) {
 		struct acis_job *j = ct->jobs[i];
 
-		/* a job that had its world (complete once; ranks may have
-		 * left since) lives until its last rank leaves */
-		if (j == NULL || (j->world != ACIS_CTX_NONE && j->refused == 0) ||
+		/* a job that completed once (ranks may have left since, its
+		 * world may be freed) lives until its last rank leaves */
+		if (j == NULL || j->completed ||
 		    (j->joined == j->size && j->refused == 0) ||
 		    now - j->since <= (j->refused ? max_refused : max_wait))
 			continue;

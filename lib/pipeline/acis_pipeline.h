@@ -170,7 +170,8 @@ struct acis_pipeline {
 	uint32_t join_timeout_ms;   /**< a job not complete by then is removed */
 	uint8_t fair_share;         /**< jobs share a short slot table equally */
 	uint32_t max_members; /**< sum of communicator sizes */
-	uint32_t deadline_ms; /**< an unfinished slot fails after this */
+	uint32_t deadline_ms; /**< an unfinished slot fails after this long
+				   without progress of its collective */
 	uint32_t linger_ms;   /**< a finished slot is kept at most this */
 	/** control messages (CTRL) are taken only from these prefixes (none:
 	 * from anywhere) and these ports (bitmask of port indices) */

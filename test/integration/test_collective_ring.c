@@ -98,10 +98,12 @@ type_name(unsigned int t)
 
 /* ---- sending ---- */
 
-/* An ACiS message from src (on port, UDP port sport) to the switch. */
+/* An ACiS message from src (on port, UDP port sport) to the switch,
+ * behind VLAN tags (tag_len bytes: 0, one tag, or two) when asked. */
 static void
-send_from(unsigned int port, const struct tf_addr *src, uint16_t sport,
-	  const struct acis_hdr *h, const void *payload)
+send_tagged_from(unsigned int port, const struct tf_addr *src, uint16_t sport,
+		 const struct acis_hdr *h, const void *payload,
+		 const uint8_t *tags, unsigned int tag_len)
 {
 	static uint8_t msg[ACIS_HDR_LEN + MAX_PAYLOAD], f[2048];
 	struct tf_addr s = sw;
@@ -114,7 +116,19 @@ send_from(unsigned int port, const struct tf_addr *src, uint16_t sport,
 		memcpy(msg + ACIS_HDR_LEN, payload, h->payload_len);
 	l = tf_udp(f, &s, src, sport, ACIS_DEFAULT_UDP_PORT, msg,
 		   ACIS_HDR_LEN + h->payload_len, -1);
+	if (tag_len != 0) {
+		memmove(f + 12 + tag_len, f + 12, l - 12);
+		memcpy(f + 12, tags, tag_len);
+		l += tag_len;
+	}
 	inject(port, f, l);
+}
+
+static void
+send_from(unsigned int port, const struct tf_addr *src, uint16_t sport,
+	  const struct acis_hdr *h, const void *payload)
+{
+	send_tagged_from(port, src, sport, h, payload, NULL, 0);
 }
 
 /* The same from host i, on its own port and UDP port. */
@@ -969,48 +983,61 @@ test_jobs_per_host_are_limited_and_unfinished_joins_expire(void **state)
 	finish();
 }
 
-/* Host p's message h, tagged with VLAN (TCI) vlan. */
-static void
-send_tagged(unsigned int p, const struct acis_hdr *h, const void *payload,
-	    int vlan)
+/* The tags host p sends behind on the VLAN tests: one 802.1Q tag of
+ * VLAN 100 + p, and for host 3 QinQ (802.1ad VLAN 300 outside, 802.1Q
+ * VLAN 103 inside). Their length. */
+static unsigned int
+tags_of(unsigned int p, uint8_t t[8])
 {
-	static uint8_t msg[ACIS_HDR_LEN + MAX_PAYLOAD], f[2048];
-	struct tf_addr s = sw, a = host(p);
-	unsigned int l;
+	uint8_t q[4] = {0x81, 0x00, 0, (uint8_t)(100 + p)};
 
-	s.ip = sw_ip();
-	acis_hdr_encode(h, msg);
-	if (h->payload_len != 0)
-		memcpy(msg + ACIS_HDR_LEN, payload, h->payload_len);
-	l = tf_udp(f, &s, &a, (uint16_t)(SPORT_BASE + p),
-		   ACIS_DEFAULT_UDP_PORT, msg, ACIS_HDR_LEN + h->payload_len,
-		   vlan);
-	inject(p, f, l);
+	if (p != 3) {
+		memcpy(t, q, 4);
+		return 4;
+	}
+	t[0] = 0x88;
+	t[1] = 0xa8;
+	t[2] = 0x01;
+	t[3] = 0x2c; /* 300 */
+	memcpy(t + 4, q, 4);
+	return 8;
 }
 
-/* The one frame port p sent: tagged with vlan, an ACiS message of type t
- * to its host; its header. */
+/* The one frame port p sent: behind host p's tags, an ACiS message of
+ * type t to its host; its header. */
 static struct acis_hdr
-tagged_reply(unsigned int p, int vlan, uint8_t t)
+tagged_reply(unsigned int p, uint8_t t)
 {
 	struct rte_mbuf *m = sent(p);
 	const uint8_t *f;
 	struct acis_hdr h;
+	uint8_t tags[8];
+	unsigned int n = tags_of(p, tags);
 
 	assert_non_null(m);
 	f = rte_pktmbuf_mtod(m, const uint8_t *);
-	assert_int_equal(f[12] << 8 | f[13], 0x8100);
-	assert_int_equal(f[14] << 8 | f[15], vlan);
-	assert_int_equal(f[16] << 8 | f[17], 0x0800);
-	acis_hdr_decode(f + 4 + ACIS_UDP4_PAYLOAD_OFF, &h);
+	assert_memory_equal(f + 12, tags, n);
+	assert_int_equal(f[12 + n] << 8 | f[13 + n], 0x0800);
+	acis_hdr_decode(f + n + ACIS_UDP4_PAYLOAD_OFF, &h);
 	assert_int_equal(h.type, t);
 	rte_pktmbuf_free(m);
 	expect_silent(p);
 	return h;
 }
 
+static void
+send_tagged(unsigned int p, const struct acis_hdr *h, const void *payload)
+{
+	struct tf_addr a = host(p);
+	uint8_t tags[8];
+	unsigned int n = tags_of(p, tags);
+
+	send_tagged_from(p, &a, (uint16_t)(SPORT_BASE + p), h, payload, tags,
+			 n);
+}
+
 /* Hosts on VLANs: everything the switch sends them (the JOIN's answer,
- * results) carries the tag their JOIN came with. */
+ * results) carries the tags their JOIN came with, QinQ too. */
 static void
 test_answers_to_hosts_on_a_vlan_carry_their_tag(void **state)
 {
@@ -1026,12 +1053,11 @@ test_answers_to_hosts_on_a_vlan_carry_their_tag(void **state)
 		struct acis_hdr h = ctrl_hdr(ACIS_CTRL_JOIN, 0, p, 0);
 
 		h.root = WORLD;
-		send_tagged(p, &h, NULL, 100 + (int)p);
+		send_tagged(p, &h, NULL);
 	}
 	run();
 	for (p = 0; p < WORLD; p++) {
-		struct acis_hdr r = tagged_reply(p, 100 + (int)p,
-						 ACIS_T_CTRL_ACK);
+		struct acis_hdr r = tagged_reply(p, ACIS_T_CTRL_ACK);
 
 		assert_int_equal(r.status, ACIS_S_OK);
 		world = r.comm;
@@ -1048,12 +1074,11 @@ test_answers_to_hosts_on_a_vlan_carry_their_tag(void **state)
 		};
 
 		in[p][0] = (int32_t)p;
-		send_tagged(p, &h, in[p], 100 + (int)p);
+		send_tagged(p, &h, in[p]);
 	}
 	run();
 	for (p = 0; p < WORLD; p++)
-		assert_int_equal(tagged_reply(p, 100 + (int)p,
-					      ACIS_T_RESULT).comm, world);
+		assert_int_equal(tagged_reply(p, ACIS_T_RESULT).comm, world);
 	stop_switch();
 }
 
@@ -1151,6 +1176,7 @@ test_world_alias_makes_a_recorded_job_valid_when_replayed(void **state)
 	run();
 	drain();
 	assert_int_equal(only(0, ACIS_T_NACK)->h.status, ACIS_S_NO_COMM);
+	assert_int_equal(only(0, ACIS_T_NACK)->h.comm, ACIS_CTX_WORLD);
 	assert_int_equal(drops(ACIS_DROP_ACIS_NO_COMM), 1);
 	finish();
 }

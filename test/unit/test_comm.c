@@ -500,6 +500,11 @@ test_jobs_that_never_complete_expire(void **state)
 	}
 	assert_int_equal(acis_ct_expire_joins(f->ct, 10000000, 1000, 5), 0);
 	assert_non_null(acis_ct_job(f->ct, 7));
+	/* ... also once its world is freed (through management) */
+	assert_int_equal(acis_ct_comm_remove(f->ct, acis_ct_job(f->ct, 7)->world),
+			 0);
+	assert_int_equal(acis_ct_expire_joins(f->ct, 20000000, 1000, 5), 0);
+	assert_non_null(acis_ct_job(f->ct, 7));
 }
 
 /* One host may begin max_jobs_per_host jobs (it sent their first JOIN);

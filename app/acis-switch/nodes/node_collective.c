@@ -18,8 +18,9 @@
  *    confirmed its answer (host ACK receipts), so a lost answer is sent
  *    again when a rank retransmits, and by the switch itself to members
  *    that stay silent; a closed slot's key is remembered, so a late copy
- *    does not open a slot nobody joins; slots past their deadline fail
- *    with NACK TIMEOUT naming the missing ranks, and say so again to
+ *    does not open a slot nobody joins; slots whose collective has
+ *    stood still for the deadline fail with NACK TIMEOUT naming the
+ *    missing ranks, and say so again to
  *    whoever sends to them (doc/reliability.md);
  *  - CTRL (join, split, free, query) is handled on worker 0 under the
  *    control lock.
@@ -174,21 +175,20 @@ frame_to(struct cctx *x, const struct acis_endpoint *ep,
 			  g_sw.ccfg.udp_port, ntohs(ep->udp_port),
 			  (uint16_t)(ACIS_HDR_LEN + len + tail));
 	acis_hdr_encode(h, f + ACIS_UDP4_PAYLOAD_OFF);
-	if (unlikely(ep->tagged)) {
-		/* the host's VLAN: its tag goes back on what it is sent
-		 * (the headroom takes the 4 bytes) */
-		uint8_t *t = (uint8_t *)rte_pktmbuf_prepend(m, 4);
+	if (unlikely(ep->tag_len != 0)) {
+		/* the host's VLAN tags (802.1Q, 802.1ad, QinQ) go back on
+		 * what it is sent, as its frames carried them (the headroom
+		 * takes them) */
+		uint8_t *t = (uint8_t *)rte_pktmbuf_prepend(m, ep->tag_len);
 
 		if (unlikely(t == NULL)) { /* no headroom: cannot be */
 			rte_pktmbuf_free(m);
 			x->st->nombuf++;
+			x->nombuf = 1;
 			return NULL;
 		}
-		memmove(t, t + 4, 12);
-		t[12] = 0x81;
-		t[13] = 0x00;
-		t[14] = (uint8_t)(ep->vlan_tci >> 8);
-		t[15] = (uint8_t)ep->vlan_tci;
+		memmove(t, t + ep->tag_len, 12);
+		memcpy(t + 12, ep->tags, ep->tag_len);
 	}
 	acis_meta(m)->in_port = ep->port;
 	return m;
@@ -377,8 +377,10 @@ sender_ep(const struct cctx *x, struct acis_endpoint *ep)
 	ep->port = acis_meta(x->m)->in_port;
 	memcpy(ep->mac, x->eth + 6, 6);
 	ep->valid = 1;
-	ep->tagged = x->pi->has_vlan;
-	ep->vlan_tci = x->pi->vlan_tci;
+	/* the tags between the MAC addresses and the IPv4 EtherType */
+	ep->tag_len = (uint8_t)RTE_MIN(x->pi->l3_off - ACIS_ETH_HLEN,
+				       (int)sizeof(ep->tags));
+	memcpy(ep->tags, x->eth + 12, ep->tag_len);
 }
 
 /* A DATA or a host's NACK for a job or communicator the switch does not
@@ -388,10 +390,14 @@ static void
 no_comm(struct cctx *x)
 {
 	struct acis_endpoint ep;
+	struct acis_hdr h = x->h;
 
+	/* the comm as the sender wrote it (0 for an alias that names no
+	 * world), so it knows its own message */
+	h.comm = acis_rd32(x->eth + x->pi->payload_off + ACIS_HOFF_COMM);
 	sender_ep(x, &ep);
-	answer(x, &ep, ACIS_T_NACK, ACIS_S_NO_COMM, &x->h);
-	x->st->no_comm_nacks++;
+	if (answer(x, &ep, ACIS_T_NACK, ACIS_S_NO_COMM, &h) == 0)
+		x->st->no_comm_nacks++;
 	drop(x, x->m, ACIS_DROP_ACIS_NO_COMM);
 }
 
@@ -1611,7 +1617,7 @@ handle_host_feedback(struct cctx *x)
 		return;
 	}
 	n = h->payload_len / 4;
-	if (h->chunk != n || h->payload_len % 4 != 0) {
+	if (n == 0 || h->chunk != n || h->payload_len % 4 != 0) {
 		drop(x, x->m, ACIS_DROP_ACIS_BAD_LENGTH);
 		return;
 	}
@@ -1692,11 +1698,14 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 		}
 		x.payload = udp_payload + x.h.hdr_len;
 		if (unlikely(x.h.comm == ACIS_CTX_WORLD &&
-			     x.h.type != ACIS_T_CTRL)) {
-			/* the job's world, named by alias; answers name it
-			 * by its id (unknown job: no communicator) */
+			     (x.h.type == ACIS_T_DATA ||
+			      x.h.type == ACIS_T_ACK ||
+			      x.h.type == ACIS_T_NACK))) {
+			/* the job's world, named by alias (the parse stage
+			 * placed it by the same id); answers name it by its
+			 * id (unknown job: no communicator) */
 			x.h.comm = acis_ct_world(g_sw.coll.ct, x.h.job);
-			x.st->world_alias++;
+			x.st->world_alias += x.h.comm != ACIS_CTX_NONE;
 		}
 		switch (x.h.type) {
 		case ACIS_T_DATA:
@@ -1707,14 +1716,8 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			handle_host_feedback(&x);
 			break;
 		case ACIS_T_CTRL:
-			/* control changes jobs and communicators: a UDP
-			 * checksum is required, so that corruption cannot
-			 * forge it (IPv4 allows a datagram without one) */
-			if (unlikely(x.eth[x.pi->l4_off + 6] == 0 &&
-				     x.eth[x.pi->l4_off + 7] == 0)) {
-				drop(&x, x.m, ACIS_DROP_CTRL_NO_CSUM);
-				break;
-			}
+			/* (the parse stage took only those with a UDP
+			 * checksum, from where the pipeline allows) */
 			ack_flush(&x); /* before a communicator can go */
 			handle_ctrl(&x);
 			break;
@@ -1785,8 +1788,8 @@ shift_clock(struct acis_slot *s, uint64_t shift, uint64_t before)
  *    confirmed it;
  *  - a slot opened by a retransmission nobody joins is dropped after the
  *    linger time (its original was freed before every member confirmed);
- *  - a slot open past the deadline fails: its contributors get NACK
- *    TIMEOUT naming the missing ranks, held contributions are released,
+ *  - a slot whose collective took no new contribution for the deadline
+ *    fails: its contributors get NACK TIMEOUT naming the missing ranks, held contributions are released,
  *    and the slot is kept the linger time to say so again to anyone who
  *    sends to it.
  * A source node, so it runs even when no packet arrives.

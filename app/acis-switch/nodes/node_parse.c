@@ -46,6 +46,7 @@ acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
 	   uint32_t n_workers)
 {
 	const uint8_t *a = eth + pi->payload_off;
+	uint32_t comm;
 	uint8_t type;
 	uint64_t h;
 
@@ -54,8 +55,12 @@ acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
 	type = a[ACIS_HOFF_TYPE];
 	if (type != ACIS_T_DATA && type != ACIS_T_ACK && type != ACIS_T_NACK)
 		return 0;
-	h = ((uint64_t)acis_rd32(a + ACIS_HOFF_COMM) << 32 |
-	     acis_rd32(a + ACIS_HOFF_SEQ)) *
+	comm = acis_rd32(a + ACIS_HOFF_COMM);
+	if (unlikely(comm == ACIS_CTX_WORLD))
+		/* the world alias lands where the real id does (the
+		 * collective stage resolves it the same way) */
+		comm = acis_ct_world(g_sw.coll.ct, acis_rd32(a + ACIS_HOFF_JOB));
+	h = ((uint64_t)comm << 32 | acis_rd32(a + ACIS_HOFF_SEQ)) *
 	    0x9e3779b97f4a7c15ull;
 	h ^= h >> 32;
 	return (uint16_t)(((h & 0xffffffffu) * n_workers) >> 32);
@@ -226,12 +231,21 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				       eth[meta->pi.payload_off + 1])))))
 				cls = la_select(meta, eth);
 			else if (unlikely(cls == ACIS_CLASS_ACIS &&
-					  g_sw.ctrl_restricted &&
 					  meta->pi.payload_len >= 2 &&
 					  eth[meta->pi.payload_off + 1] ==
-					  ACIS_T_CTRL && !ctrl_allowed(meta))) {
-				meta->drop_reason = ACIS_DROP_CTRL_DENIED;
-				cls = ACIS_CLASS_DROP;
+					  ACIS_T_CTRL)) {
+				/* control changes jobs: only from where the
+				 * pipeline allows, and with a UDP checksum,
+				 * so that corruption cannot forge it (IPv4
+				 * allows a datagram without one) */
+				if (g_sw.ctrl_restricted && !ctrl_allowed(meta)) {
+					meta->drop_reason = ACIS_DROP_CTRL_DENIED;
+					cls = ACIS_CLASS_DROP;
+				} else if ((eth[meta->pi.l4_off + 6] |
+					    eth[meta->pi.l4_off + 7]) == 0) {
+					meta->drop_reason = ACIS_DROP_CTRL_NO_CSUM;
+					cls = ACIS_CLASS_DROP;
+				}
 			}
 			meta->cls = (uint8_t)cls;
 			nexts[i] = class_next[cls];
