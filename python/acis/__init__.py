@@ -21,23 +21,6 @@ libacis is loaded on first use: from $ACIS_LIB if set, else where
 ``meson install`` put it, else as ctypes.util.find_library('acis') or
 the dynamic linker finds it (library_path() says which).
 """
-from ._core import (CONFIG_FIELDS, IN_PLACE, UNDEFINED, Comm, Context,
-                    Request, Stats, default_config, init, waitall)
-from ._errors import (AcisError, InvalidArgumentError, OutOfMemoryError,
-                      RefusedError, StateError, SystemCallError,
-                      TimeoutError, strerror)
-from ._lib import LibraryNotFoundError
-from ._lib import path as library_path
-from ._types import Dtype, Op, dtype_code, op_code
-
-SUM = Op.SUM
-PROD = Op.PROD
-MIN = Op.MIN
-MAX = Op.MAX
-BAND = Op.BAND
-BOR = Op.BOR
-BXOR = Op.BXOR
-
 __all__ = [
     "AcisError", "BAND", "BOR", "BXOR", "CONFIG_FIELDS", "Comm", "Context",
     "Dtype", "IN_PLACE", "InvalidArgumentError", "LibraryNotFoundError",
@@ -46,12 +29,39 @@ __all__ = [
     "UNDEFINED", "default_config", "dtype_code", "init", "library_path",
     "op_code", "strerror", "waitall",
 ]
-# Tracebacks and help() name the classes as users write them.
-for _cls in (AcisError, Comm, Context, Dtype, InvalidArgumentError,
-             LibraryNotFoundError, Op, OutOfMemoryError, RefusedError,
-             Request, StateError, Stats, SystemCallError, TimeoutError):
-    _cls.__module__ = __name__
-del _cls
-
 # TimeoutError is left out of __all__: a star import would hide the
 # built-in one (which it derives from) behind it. Use acis.TimeoutError.
+
+
+def _load():
+    """The bindings, imported on first use of one of their names: the
+    scapy layer (acis.layer) needs neither numpy nor libacis."""
+    from . import _core, _errors, _lib, _types
+    names = {n: getattr(_core, n) for n in (
+        "CONFIG_FIELDS", "IN_PLACE", "UNDEFINED", "Comm", "Context",
+        "Request", "Stats", "default_config", "init", "waitall")}
+    names.update({n: getattr(_errors, n) for n in (
+        "AcisError", "InvalidArgumentError", "OutOfMemoryError",
+        "RefusedError", "StateError", "SystemCallError", "TimeoutError",
+        "strerror")})
+    names.update(LibraryNotFoundError=_lib.LibraryNotFoundError,
+                 library_path=_lib.path, Dtype=_types.Dtype, Op=_types.Op,
+                 dtype_code=_types.dtype_code, op_code=_types.op_code)
+    for op in ("SUM", "PROD", "MIN", "MAX", "BAND", "BOR", "BXOR"):
+        names[op] = getattr(_types.Op, op)
+    # Tracebacks and help() name the classes as users write them.
+    for v in names.values():
+        if isinstance(v, type) and v.__module__.startswith(__name__ + "._"):
+            v.__module__ = __name__
+    globals().update(names)
+
+
+def __getattr__(name):
+    if name in __all__ or name == "TimeoutError":
+        _load()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__ + ["TimeoutError"])

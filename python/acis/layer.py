@@ -165,7 +165,8 @@ class _CommField(IntField):
     def i2repr(self, pkt, x):
         if x is None:
             return repr(x)
-        if x == CTX_WORLD and pkt is not None and pkt.type != T_CTRL:
+        if x == CTX_WORLD and pkt is not None and \
+                pkt.type in (T_DATA, T_ACK, T_NACK):
             return "0 (the job's world)"
         return "%d (generation %d, index %d)" % (x, x >> 16, x & 0xFFFF)
 
@@ -264,7 +265,9 @@ class ACiS(Packet):
                     and other.job == self.job and other.seq == self.seq
                     and other.rank == self.rank)
         if self.type in (T_RESULT, T_ACK, T_NACK):
-            return (other.type == T_DATA and other.comm == self.comm
+            # DATA naming the world by alias is answered under its id
+            return (other.type == T_DATA
+                    and other.comm in (self.comm, CTX_WORLD)
                     and other.seq == self.seq
                     and other.opcode & 0x0F == self.opcode & 0x0F)
         if self.type == T_LOOKASIDE:
@@ -306,6 +309,10 @@ class ACiS(Packet):
             return ""
         cpr = max(1, -(-self.msg_size // self.chunk_size))
         if coll in (C_SCATTER, C_REDUCE_SCATTER):
+            # DATA: chunk = block * cpr + chunk; a RESULT names its block
+            # in rank (the receiver's) and the chunk in the block
+            if self.type == T_RESULT:
+                return " block=%d chunk=%d/%d" % (self.rank, self.chunk, cpr)
             return " block=%d chunk=%d/%d" % (self.chunk // cpr,
                                               self.chunk % cpr, cpr)
         return " chunk=%d/%d" % (self.chunk, cpr)

@@ -275,6 +275,18 @@ for i in "${!filters[@]}"; do
 	fi
 done
 
+# A scatter's and a reduce_scatter's RESULT name their block in rank and
+# the chunk in the block (a DATA's chunk is block * cpr + chunk).
+"$FRAMES" "$D/results.pcap" <<'EOF' || bad "dissector_frames (results)"
+type=2 opcode=4 flags=2 dtype=10 job=7 comm=65536 rank=2 root=0 seq=12 chunk=1 msg_size=20 chunk_size=8 contributors=1 payload=0102030405060708
+type=2 opcode=7 flags=2 dtype=5 op=1 job=7 comm=65536 rank=3 seq=13 chunk=0 msg_size=8 chunk_size=8 contributors=4 payload=0000803f0000803f
+EOF
+ts -r "$D/results.pcap" -T fields -e _ws.col.Info -e acis.block -e acis.block_chunk >"$D/results"
+expect "scatter and reduce_scatter RESULTs: block from rank" "$D/results" <<'EOF'
+RESULT scatter uint8 comm=65536 seq=12 rank=2 block=2 chunk=1/3 [LAST] len=8	2	1
+RESULT reduce_scatter float32 sum comm=65536 seq=13 rank=3 block=3 chunk=0/1 [LAST] len=8	3	0
+EOF
+
 # --- acis_pcap.py's traffic -------------------------------------------
 PCAP="/usr/bin/python3 $SRC/scripts/pktgen/acis_pcap.py"
 # allreduce of int16 max, 4 ranks, 4096 bytes: 3 chunks of 1416 bytes

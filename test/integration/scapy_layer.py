@@ -354,6 +354,13 @@ def test_defaults():
           and [(c.chunk, int(c.flags), c.payload_len if c.payload_len is not None
                 else len(c.payload), c.msg_size, c.contributors) for c in dc]
           == [(0, 0, 8, 20, 1), (1, 0, 8, 20, 1), (2, 2, 4, 20, 1)])
+    res = ACiS(type="RESULT", opcode="scatter", dtype="uint8", rank=2, chunk=1,
+               msg_size=20, chunk_size=8) / Raw(bytes(8))
+    check("a scatter RESULT's block is its rank, its chunk the one in the block",
+          "block=2 chunk=1/3" in res.mysummary()[0], res.summary())
+    data = ACiS(type="DATA", opcode="allreduce", comm=CTX_WORLD, seq=4, job=7)
+    check("an answer under the world's id answers a DATA sent by alias",
+          ACiS(type="RESULT", opcode="allreduce", comm=65536, seq=4, job=7).answers(data))
 
 
 def test_acis_pcap(d):

@@ -552,8 +552,13 @@ local function dissect_position(tree, h)
 	local c = h.chunk
 	local s = ""
 	if coll == C_SCATTER or coll == C_REDUCE_SCATTER then
+		-- DATA: chunk = block * cpr + chunk; a RESULT names its block
+		-- in rank (the receiver's) and the chunk in the block
 		local b = math.floor(h.chunk / cpr)
 		c = h.chunk % cpr
+		if h.type == T_RESULT then
+			b, c = h.rank, h.chunk
+		end
 		gen(tree:add(pf.block, b))
 		gen(tree:add(pf.block_chunk, c))
 		s = string.format(" block=%d", b)
