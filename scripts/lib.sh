@@ -15,6 +15,17 @@ acis_warn() { printf 'warning: %s\n' "$*" >&2; }
 # it stops), --in-memory with ACIS_IN_MEMORY=1 (no files, no secondary
 # process), or --no-huge with a warning where hugepages cannot be had.
 acis_eal_mem_args() {
+	if acis_have_hugepages; then
+		if [ "${ACIS_IN_MEMORY:-0}" = 1 ]; then echo "--in-memory"; fi
+	else
+		acis_warn "no hugepages (free: $(awk '/HugePages_Free/ {print $2}' /proc/meminfo)); running with --no-huge (slower, fine for testing)"
+		echo "--no-huge -m 1024 --no-shconf"
+	fi
+}
+
+# Reserve and mount 2 MiB hugepages (ACIS_HUGEPAGES of them); succeeds when
+# at least 128 are free on a hugetlbfs mount.
+acis_have_hugepages() {
 	local want=$ACIS_HUGEPAGES have free
 	if [ -w /proc/sys/vm/nr_hugepages ]; then
 		have=$(cat /proc/sys/vm/nr_hugepages)
@@ -27,12 +38,7 @@ acis_eal_mem_args() {
 		fi
 	fi
 	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
-	if grep -qs ' hugetlbfs ' /proc/mounts && [ "${free:-0}" -ge 128 ]; then
-		if [ "${ACIS_IN_MEMORY:-0}" = 1 ]; then echo "--in-memory"; fi
-	else
-		acis_warn "no hugepages (free: ${free:-0}); running with --no-huge (slower, fine for testing)"
-		echo "--no-huge -m 1024 --no-shconf"
-	fi
+	grep -qs ' hugetlbfs ' /proc/mounts && [ "${free:-0}" -ge 128 ]
 }
 
 # Wait until a command succeeds, up to $1 tenths of a second.
@@ -81,11 +87,14 @@ acis_switch_stop() {
 	wait "$ACIS_SW_PID" 2>/dev/null || true
 	# a switch this shell did not start is no child to wait for: see it
 	# go before its files do (a second switch may take the prefix next)
-	acis_wait_for 100 bash -c "! kill -0 $ACIS_SW_PID 2>/dev/null" || true
-	if ! kill -0 "$ACIS_SW_PID" 2>/dev/null; then
-		acis_eal_files_remove "${ACIS_SW_PREFIX:-}"
+	if ! acis_wait_for 100 bash -c "! kill -0 $ACIS_SW_PID 2>/dev/null"; then
+		acis_warn "acis-switch $ACIS_SW_PID did not stop in 10 s: killed"
+		kill -KILL "$ACIS_SW_PID" 2>/dev/null || true
+		acis_wait_for 50 bash -c "! kill -0 $ACIS_SW_PID 2>/dev/null" || true
 	fi
+	acis_eal_files_remove "${ACIS_SW_PREFIX:-}"
 	ACIS_SW_PID=
+	ACIS_SW_PREFIX=
 }
 
 # End (SIGKILL) every process in the testbed's host namespaces: the ranks
@@ -105,6 +114,12 @@ acis_kill_hosts() {
 acis_eal_files_remove() {
 	local prefix=$1 dir
 	[ -n "$prefix" ] || return 0
+	# a process that still maps them (its hugepages, its runtime config)
+	# is using the prefix: leave them
+	if grep -qsE "/${prefix}map_[0-9]+|/dpdk/${prefix}/" /proc/[0-9]*/maps; then
+		acis_warn "prefix $prefix still in use: its files stay"
+		return 0
+	fi
 	for dir in $(awk '$3 == "hugetlbfs" {print $2}' /proc/mounts); do
 		rm -f "$dir/${prefix}map_"[0-9]*
 	done

@@ -18,9 +18,10 @@
  *                   [--repeat N]  (run the whole list N times: soak)
  *                   [--keep-going]  (repeat after a failure too: the
  *                    ranks must stay in step, so one failure does not
- *                    fail what comes after; the last line counts the
- *                    rounds that passed after the last failure, and the
- *                    most in a row after any failure)
+ *                    fail what comes after; after a failure, a line
+ *                    before the counts says how many rounds on the world
+ *                    passed after the last one, and the most in a row
+ *                    after any)
  *                   [--attach FILE]  (after joining, wait for FILE to
  *                    hold "ID RANKS" of a communicator made through
  *                    management, e.g. "65538 0,2", and run on it too)
@@ -660,10 +661,10 @@ main(int argc, char **argv)
 		printf("FAIL finalize: %s\n", acis_strerror(rc));
 		failed++;
 	}
-	if (keep_going)
-		printf("%u rounds passed after the last failure, %u in a row "
-		       "at most after a failure\n", passes_since_fail,
-		       best_after_fail);
+	if (keep_going && failed != 0)
+		printf("%u rounds on the world passed after the last failure, "
+		       "%u in a row at most after a failure\n",
+		       passes_since_fail, best_after_fail);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

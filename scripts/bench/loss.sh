@@ -13,7 +13,8 @@
 # COLLS acis-coll-check collectives (default "allreduce gather bcast").
 # The fault sets: 0 %, 1 %, 5 % and 20 % loss, and 20 % loss with 5 %
 # duplication and 20 % reordering (window 8); the host's RTO is 20 ms.
-# Writes DIR/loss.csv, table.txt, run.txt. Needs root.
+# Writes DIR/loss.csv, table.txt, run.txt; exits 1 when a call failed.
+# Needs root.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
@@ -27,7 +28,7 @@ while getopts "o:s:c:t:h" o; do
 	c) COLLS=$OPTARG ;;
 	t) TMO=$OPTARG ;;
 	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) exit 2 ;;
+	*) sed -n '10p' "$0" | sed 's/^# \{0,1\}/usage: /' >&2; exit 2 ;;
 	esac
 done
 bench_want_ints loss -s "$SIZES"
@@ -80,7 +81,8 @@ faults = []
 for r in rows:
     if r["faults"] not in faults:
         faults.append(r["faults"])
-base = {(r["collective"], r["bytes"]): float(r["ms"]) for r in rows if r["faults"] == faults[0]}
+base = {(r["collective"], r["bytes"]): float(r["ms"]) for r in rows
+        if r["faults"] == faults[0] and r["result"] == "ok"}
 def name(f):
     d, u, o = f.split("/")
     s = "%g %% loss" % (float(d) * 100)
@@ -116,3 +118,7 @@ open(sys.argv[2], "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
 echo "loss: results in $OUT (table.txt, loss.csv)"
+if grep -q ',FAIL$' "$OUT/loss.csv"; then
+	echo "loss: some calls failed (FAIL in the table)" >&2
+	exit 1
+fi

@@ -56,18 +56,14 @@ RUN=acispg$$
 SESSION=$RUN
 export ACIS_PKTGEN_DIR=/run/$RUN
 mkdir -p "$ACIS_PKTGEN_DIR"
-SW_PID=''
 cleanup() {
 	tmux kill-session -t "$SESSION" 2>/dev/null || true
-	if [ -n "$SW_PID" ]; then
-		kill -INT "$SW_PID" 2>/dev/null || true
-		wait "$SW_PID" 2>/dev/null || true
-	fi
+	acis_switch_stop # and the files of its prefix
 	acis_eal_files_remove "pg$$"
 	rm -rf "$ACIS_PKTGEN_DIR"
 }
 trap cleanup EXIT
-acisctl() { "$ACIS_BUILD/app/acisctl/acisctl" -f "$RUN" "$@"; }
+acisctl() { acis_ctl "$RUN" "$@"; }
 
 # pktgen's output without the terminal's control sequences
 pktgen_said() {
@@ -91,7 +87,7 @@ mem=$(acis_eal_mem_args)
 "$ACIS_BUILD/app/acis-switch/acis-switch" -l "${ACIS_SW_LCORES:-1}" $mem \
 	--file-prefix "$RUN" --no-pci -- \
 	--pipeline "$ACIS_ROOT/pipelines/pktgen-memif.ini" >"$OUT/switch.log" 2>&1 &
-SW_PID=$!
+ACIS_SW_PID=$! ACIS_SW_PREFIX=$RUN
 acis_wait_for 150 acisctl info || {
 	echo "run-pktgen: the switch did not come up:" >&2
 	cat "$OUT/switch.log" >&2
@@ -145,5 +141,11 @@ tmux capture-pane -p -t "$SESSION" >"$OUT/pktgen-screen.txt" || true
 } >"$OUT/counters.txt" 2>&1
 rx=$(acis_counter "$RUN" /acis/ports rx_pkts 2>/dev/null || echo 0)
 tmux send-keys -t "$SESSION" "quit" Enter
+# pktgen's own way out, its last words kept, before the session goes
+for ((i = 0; i < 50; i++)); do
+	read -r dead _ < <(pktgen_status)
+	[ "$dead" = 1 ] && break
+	sleep 0.1
+done
 [ "${rx:-0}" -gt 0 ] || die "the switch received nothing from pktgen (counters in $OUT/counters.txt)"
 acis_log "the switch received $rx frames; results in $OUT: counters.txt (the switch's count of what arrived is the number to trust), pktgen-screen.txt, pktgen.log"
