@@ -51,9 +51,9 @@ DUMPCAP_PID=$!
 acis_wait_for 100 grep -q "Capturing on" "$DIR/dumpcap.log" || true
 check "dpdk-dumpcap attached to the switch" grep -q "Capturing on 'net_af_packet0'" "$DIR/dumpcap.log"
 
-acis_run_ranks "$PREFIX" 4 41 "$DIR" --timeout 30000 --sizes 4,4096 \
+check "collectives ran while capturing" \
+	acis_run_ranks "$PREFIX" 4 41 "$DIR" --timeout 30000 --sizes 4,4096 \
 	--colls allreduce,bcast,gather --dtypes int32
-check "collectives ran while capturing" true
 check "dpdk-dumpcap stopped after 24 frames" wait "$DUMPCAP_PID"
 DUMPCAP_PID=
 grep -v "^EAL\|not driven" "$DIR/dumpcap.log" || true
@@ -63,13 +63,16 @@ ts() {
 }
 to_sw=$(ts -Y 'acis.type == 1 && ip.src == 10.77.0.10 && ip.dst == 10.77.0.1' | wc -l)
 from_sw=$(ts -Y 'acis.type == 2 && ip.src == 10.77.0.1 && ip.dst == 10.77.0.10' | wc -l)
-ctrl=$(ts -Y 'acis.type == 5 && acis.job == 41' | wc -l)
+join=$(ts -Y 'acis.type == 5 && acis.opcode == 1 && acis.job == 41 && ip.src == 10.77.0.10' | wc -l)
 other=$(ts -Y '!acis' | wc -l)
-echo "capture: $to_sw DATA h0 -> switch, $from_sw RESULT switch -> h0, $ctrl CTRL of job 41, $other not ACiS"
+all=$(ts | wc -l)
+echo "capture: $all frames: $to_sw DATA h0 -> switch, $from_sw RESULT switch -> h0," \
+	"$join JOIN of job 41 from h0, $other not ACiS"
+check "the capture holds the 24 frames asked for ($all)" [ "$all" -eq 24 ]
 check "the filter let only ACiS through ($other other frames)" [ "$other" -eq 0 ]
 check "the capture holds h0's DATA to the switch ($to_sw)" [ "$to_sw" -ge 1 ]
 check "the capture holds the switch's RESULTs to h0 ($from_sw)" [ "$from_sw" -ge 1 ]
-check "the capture holds h0's JOIN of job 41 ($ctrl)" [ "$ctrl" -ge 1 ]
+check "the capture holds h0's JOIN of job 41 ($join)" [ "$join" -ge 1 ]
 
 "$TB" exec -p "$PREFIX" sw dpdk-proc-info --file-prefix="$PREFIX" --no-pci \
 	--log-level=error -- --stats >"$DIR/procinfo" 2>&1 || true
@@ -87,14 +90,17 @@ for how in --no-pdump --in-memory; do
 	if [ "$how" = --no-pdump ]; then
 		acis_switch_start "$PREFIX" "$PIPELINE" "$LOG" --no-pdump
 		check "$how: the switch says capture is off" grep -q "capture off (--no-pdump)" "$LOG"
+		why="Packet dump enable failed: Operation not permitted"
 	else
 		ACIS_IN_MEMORY=1 acis_switch_start "$PREFIX" "$PIPELINE" "$LOG"
 		check "$how: the switch says capture is unavailable" grep -q "capture unavailable: with --in-memory" "$LOG"
+		why="is primary process running?"
 	fi
 	check "$how: dpdk-dumpcap fails" bash -c "! timeout 20 '$TB' exec -p '$PREFIX' sw \
 		dpdk-dumpcap --file-prefix='$PREFIX' -i net_af_packet0 -c 1 \
 		-w '$DIR/none.pcapng' >'$DIR/none.log' 2>&1"
 	grep -v "^EAL\|not driven\|^Capturing" "$DIR/none.log" | tail -2 || true
+	check "$how: dpdk-dumpcap says why, as doc/capture.md does" grep -qF "$why" "$DIR/none.log"
 	acis_switch_stop
 done
 

@@ -72,9 +72,13 @@ fi
 	echo 'set -ex'
 	cat "$DIR/walk.sh"
 } >"$DIR/run.sh"
-(cd "$ACIS_ROOT" && bash "$DIR/run.sh") >"$DIR/out" 2>&1 && rc=0 || rc=1
+# within the test's own time: a hang is a failure that still cleans up
+# (SIGINT runs the block's trap; KILL 10 s later if it does not end)
+(cd "$ACIS_ROOT" && timeout -s INT -k 10 120 bash "$DIR/run.sh") >"$DIR/out" 2>&1 &&
+	rc=0 || rc=$?
 grep -v '^+' "$DIR/out" | tail -40
-check "the walkthrough runs to its end, every command succeeding" [ "$rc" -eq 0 ]
+check "the walkthrough runs to its end within 120 s, every command succeeding (rc $rc)" \
+	[ "$rc" -eq 0 ]
 right=$(grep -c '^dot: 100 vectors of 333 floats .*: equal to the C reference, bit for bit' "$DIR/out" || true)
 check "both runs of acis-lookaside: every answer equal to C ($right runs)" [ "$right" -eq 2 ]
 stat() { grep -o "\"$1\": *[0-9]*" "$DIR/out" | grep -o '[0-9]*$' | tr '\n' ' '; }

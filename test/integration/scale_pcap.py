@@ -237,6 +237,7 @@ def run_in(d, a):
     joined = bytearray(p)
     results_ok = bytearray(p * chunks)
     split_ok = bytearray(p)
+    split_id = {}  # rank: the new communicator its SPLIT answer names
     bad, extra = [], 0
     for port in range(NPORTS):
         path = os.path.join(d, f"out{port}.pcap")
@@ -273,6 +274,7 @@ def run_in(d, a):
                     bad.append(f"rank {rank}: split rank {chunk}")
                 extra += split_ok[rank]
                 split_ok[rank] = 1
+                split_id[rank] = struct.unpack_from("!Q", h, 32)[0]  # msg_size: new_comm
             else:
                 bad.append(f"rank {rank}: unexpected type {typ} opcode {opc} status {status} "
                            f"comm {comm} seq {seq} chunk {chunk}")
@@ -282,6 +284,14 @@ def run_in(d, a):
     if colors:
         check(f"every rank got its SPLIT answer into one of {colors} communicators ({n_split} of {p})",
               n_split == p)
+        ids = {}  # color: the ids its members were told
+        for rank, cid in split_id.items():
+            ids.setdefault(split_color(rank, colors), set()).add(cid)
+        named = [next(iter(v)) for v in ids.values() if len(v) == 1]
+        check(f"the members of a color share one new communicator, each color its own "
+              f"({len(set(named))} ids for {len(ids)} colors)",
+              len(named) == len(ids) and len(set(named)) == len(ids)
+              and WORLD_ID not in named and 0 not in named)
     check(f"every answer right and addressed to its rank ({len(bad)} wrong{': ' + bad[0] if bad else ''})",
           not bad)
     check(f"no answer sent twice, nothing else sent ({extra} extra)", extra == 0)

@@ -7,6 +7,8 @@
   C encoder, acis_hdr_encode()); scapy must read every header field as
   written, give each structured payload its layer, and build, from the
   same fields (as numbers and as names), the same bytes, frame for frame.
+- The layer's status names are lib/proto's enum, every one read and
+  built by name in a CTRL_ACK.
 - acis_pcap.py's files read back with rdpcap: JOINs, DATA chunks and
   receipts with their fields; bind_port() for a switch on another port.
 - Malformed and truncated messages, and random bytes, on the ACiS port:
@@ -19,6 +21,7 @@ Usage: scapy_layer.py DISSECTOR_FRAMES ACIS_SWITCH PCAP_PIPELINE
 """
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -43,6 +46,7 @@ from acis.layer import (ACiS, ACiSKeys, ACiSMissingRanks, ACiSPacked,  # noqa: E
 from checks import check, summary  # noqa: E402
 
 ACIS_PCAP = os.path.join(HERE, "..", "..", "scripts", "pktgen", "acis_pcap.py")
+PROTO_H = os.path.join(HERE, "..", "..", "lib", "proto", "acis_proto.h")
 # the header as dissector_frames.c names its fields, in wire order
 HDR_FIELDS = ["version", "type", "opcode", "flags", "dtype", "op", "hdr_len",
               "job", "comm", "rank", "root", "seq", "chunk", "msg_size",
@@ -325,6 +329,30 @@ def test_codec(tool, d):
           and p[5][ACiS].answers(ACiS(type="DATA", opcode="allgather", comm=65536, seq=3)))
 
 
+def test_statuses(tool, d):
+    """Every status lib/proto defines, by the same name and number, in a
+    CTRL_ACK lib/proto wrote (the answer that carries OK too), read and
+    built by scapy."""
+    with open(PROTO_H) as f:
+        defined = {int(n): name for name, n in
+                   re.findall(r"^\s*ACIS_S_(\w+) = (\d+),", f.read(), re.M)}
+    check("the layer names every status lib/proto defines, as it does",
+          defined == STATUSES, "lib/proto %s\n       layer %s" % (defined, STATUSES))
+    codes = sorted(defined)
+    raw = c_frames(tool, d, ["type=6 opcode=1 job=7 comm=65536 rank=1 root=4 status=%d" % c
+                             for c in codes])
+    check("dissector_frames wrote a CTRL_ACK per status", len(raw) == len(codes))
+    for c, b in zip(codes, raw):
+        name = defined[c]
+        a = Ether(b)[ACiS]
+        built = frame(bytes(ACiS(type="CTRL_ACK", opcode="JOIN", job=7, comm=65536,
+                                 rank=1, root=4, status=name)), 47000)
+        want = "ACiS CTRL_ACK JOIN %s job=7 rank=1 comm=65536" % name
+        check("status %d: read as %s, built from its name" % (c, name),
+              a.status == c and a.summary() == want and built == b,
+              "%s; %s" % (a.summary(), built.hex()))
+
+
 def test_defaults():
     a = ACiS()
     check("defaults: version 1, hdr_len 54, root none, a 54-byte header",
@@ -496,6 +524,7 @@ def main():
     try:
         for name, run in (("defaults and helpers", test_defaults),
                           ("lib/proto's frames", lambda: test_codec(tool, d)),
+                          ("every status", lambda: test_statuses(tool, d)),
                           ("malformed messages", lambda: test_malformed(tool, d)),
                           ("acis_pcap.py's files", lambda: test_acis_pcap(d)),
                           ("the switch", lambda: test_switch(sys.argv[2], sys.argv[3], d))):

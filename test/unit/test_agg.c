@@ -929,7 +929,8 @@ test_tenants_share_a_short_table_equally(void **state)
 		s[n0++] = acis_agg_open_for(a, &k, 4, 0);
 		assert_non_null(s[n0 - 1]);
 	}
-	/* tenant 1 comes: its first slot is within its share (8) */
+	/* 1 free: short. Tenant 1 comes: it holds none, under its share
+	 * (16 / 2 tenants holding any, itself counted) */
 	{
 		struct acis_slot_key k = {2, 0, 0};
 
@@ -940,7 +941,7 @@ test_tenants_share_a_short_table_equally(void **state)
 	 * short, it is refused and tenant 1 is not */
 	for (i = 0; i < 6; i++)
 		acis_agg_close(a, s[--n0], ACIS_SLOT_DELIVERED);
-	/* 9 + 1 open, 6 free: under a quarter is 3, so not yet short */
+	/* 9 + 1 open, 6 free: not short (short is under 4 free) */
 	{
 		struct acis_slot_key k = {2, 0, 1};
 
@@ -971,7 +972,7 @@ test_tenants_share_a_short_table_equally(void **state)
 
 		assert_non_null(acis_agg_open_for(a, &k0, 4, 0));
 	}
-	/* no tenants set: plain opens until the table is full */
+	/* the tenants change only on an empty table */
 	assert_int_equal(acis_agg_set_tenants(a, 0), -1); /* slots open */
 	acis_agg_free(a);
 }

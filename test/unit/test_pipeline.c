@@ -1131,6 +1131,37 @@ test_fault_and_control_sections(void **state)
 		     "'drop' given twice in [fault p0]");
 }
 
+/* The [collective] keys of jobs, joins and fair share: their defaults
+ * (doc/pipelines.md), values read, and ranges refused naming the key. */
+static void
+test_collective_job_keys(void **state)
+{
+	(void)state;
+	load_ok(SWITCH PORT_P0);
+	assert_int_equal(pl.max_jobs_per_host, 16);
+	assert_int_equal(pl.join_timeout_ms, 60000);
+	assert_int_equal(pl.fair_share, 1);
+	assert_int_equal(pl.deadline_ms, 5000);
+	load_ok(SWITCH PORT_P0 "[collective]\nmax_jobs_per_host = 0\n"
+		"join_timeout_ms = 100\nfair_share = off\n");
+	assert_int_equal(pl.max_jobs_per_host, 0); /* any number */
+	assert_int_equal(pl.join_timeout_ms, 100);
+	assert_int_equal(pl.fair_share, 0);
+	load_ok(SWITCH PORT_P0 "[collective]\nmax_jobs_per_host = 65536\n"
+		"join_timeout_ms = 3600000\nfair_share = on\n");
+	assert_int_equal(pl.max_jobs_per_host, 65536);
+	assert_int_equal(pl.join_timeout_ms, 3600000);
+	assert_int_equal(pl.fair_share, 1);
+	expect_error(SWITCH PORT_P0 "[collective]\nmax_jobs_per_host = 65537\n",
+		     7, "max_jobs_per_host: expected a whole number from 0 to "
+		     "65536");
+	expect_error(SWITCH PORT_P0 "[collective]\njoin_timeout_ms = 99\n", 7,
+		     "join_timeout_ms: expected a whole number from 100 to "
+		     "3600000");
+	expect_error(SWITCH PORT_P0 "[collective]\nfair_share = equal\n", 7,
+		     "fair_share: expected on or off, found 'equal'");
+}
+
 int
 main(void)
 {
@@ -1214,6 +1245,7 @@ main(void)
 		cmocka_unit_test(test_lookaside_paths_are_relative_to_the_pipeline_file),
 		cmocka_unit_test(test_lookaside_errors_name_line_and_form),
 		cmocka_unit_test(test_fault_and_control_sections),
+		cmocka_unit_test(test_collective_job_keys),
 	};
 
 	return cmocka_run_group_tests_name("pipeline", tests, NULL, NULL);
