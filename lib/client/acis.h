@@ -125,7 +125,9 @@ const char *acis_init_error(void);
 /** Leave the job and release everything (comms included). Collective
  * over the world, like MPI_Finalize: a barrier first, so no rank leaves
  * while another still needs it to confirm an answer (skipped once a
- * collective of this context failed naming a missing rank). */
+ * collective of this context failed naming a missing rank, or found the
+ * switch had lost the job). The LEAVE is sent either way; a switch that
+ * no longer has the job answers it NO_JOB, taken as done. */
 int acis_finalize(acis_ctx_t *ctx);
 
 acis_comm_t *acis_comm_world(acis_ctx_t *ctx);

@@ -185,7 +185,7 @@ class Context:
     environment acis_config_default reads, else the library's defaults.
     Returns once every rank of the job has joined; raises TimeoutError
     when they have not within timeout_ms, RefusedError when the switch
-    refuses (size mismatch, rank taken, ...).
+    refuses (size mismatch, rank taken, full, LIMIT, ...).
 
     One context per thread, as libacis asks; calls on one context from
     several threads are serialized by a lock. A context still open when

@@ -55,8 +55,12 @@ class TimeoutError(AcisError, builtins.TimeoutError):
 
 
 class RefusedError(AcisError):
-    """ACIS_ERR_REFUSED: the switch said no (not a member, mismatch with
-    other ranks, rank taken, table full, ...)."""
+    """ACIS_ERR_REFUSED: the switch said no; detail names its status.
+    JOIN: size mismatch, rank taken, bad size, table full, host at its job
+    limit; split, free, attach: not a member, no such communicator,
+    another operation open, table full; a collective: mismatch with the
+    other ranks, or a communicator the switch does not know (on the
+    world: the job is lost). doc/python.md lists them."""
 
 
 class StateError(AcisError):
