@@ -645,7 +645,7 @@ main(int argc, char **argv)
 		printf("messages sent %llu, received %llu, retransmitted %llu, "
 		       "segmented sends %llu%s, "
 		       "faults injected: %llu dropped, %llu duplicated, "
-		       "%llu reordered\n",
+		       "%llu reordered, forged answers rejected %llu\n",
 		       (unsigned long long)st.msgs_sent,
 		       (unsigned long long)st.msgs_received,
 		       (unsigned long long)st.retransmits,
@@ -653,7 +653,8 @@ main(int argc, char **argv)
 		       st.gso_refused ? " (refused by the kernel)" : "",
 		       (unsigned long long)st.faults_dropped,
 		       (unsigned long long)st.faults_duplicated,
-		       (unsigned long long)st.faults_reordered);
+		       (unsigned long long)st.faults_reordered,
+		       (unsigned long long)st.auth_rejected);
 	}
 	rc = acis_finalize(ctx);
 	if (rc != ACIS_OK && failed == 0) {

@@ -89,6 +89,7 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 	/* 16-bit floats accumulate in 32 bits: twice the payload. */
 	co->acc_bytes = 2 * co->max_payload + 64;
 	co->deadline_tsc = rte_get_tsc_hz() / 1000 * pl->deadline_ms;
+	co->auth_required = pl->auth_required;
 	co->linger_tsc = rte_get_tsc_hz() / 1000 * pl->linger_ms;
 	co->join_wait_tsc = rte_get_tsc_hz() / 1000 * pl->join_timeout_ms;
 	co->refused_tsc = rte_get_tsc_hz() * ACIS_REFUSED_KEEP_S;
@@ -305,6 +306,9 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "jobs_refused", c.jobs_refused);
 	rte_tel_data_add_dict_u64(d, "jobs_expired", c.jobs_expired);
 	rte_tel_data_add_dict_u64(d, "joins_limited", c.joins_limited);
+	rte_tel_data_add_dict_string(d, "auth", g_sw.coll.auth_required ?
+				     "required" : "optional");
+	rte_tel_data_add_dict_u64(d, "auth_refused", s.auth_refused);
 	rte_tel_data_add_dict_u64(d, "slots_capacity", a.capacity);
 	rte_tel_data_add_dict_u64(d, "slots_in_use", a.in_use);
 	rte_tel_data_add_dict_u64(d, "slots_high_water", a.high_water);

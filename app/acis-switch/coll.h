@@ -62,6 +62,8 @@ struct acis_coll_stats {
 	uint64_t answers_dropped; /**< control answers neither sent nor kept
 				     (no memory for the copy): each member
 				     is answered when it asks again */
+	uint64_t auth_refused;  /**< JOINs without a cookie refused (AUTH)
+				    under [collective] auth = required */
 	uint64_t held_refused;  /**< early contributions sent back (NACK
 				    BUSY) with the worker's share of held
 				    contributions taken: the host sends
@@ -125,6 +127,7 @@ struct acis_coll_state {
 	uint64_t refused_tsc;  /**< a job refused to every rank is kept this
 				    long, to tell ranks that ask again */
 	uint32_t max_payload; /**< largest ACiS payload for the MTU */
+	uint8_t auth_required; /**< [collective] auth = required */
 	struct acis_coll_shard *shards[64];
 };
 

@@ -105,6 +105,11 @@ struct acis_config {
 	 * core between polls, before napping in steps up to 1 ms; 0: 200.
 	 * An idle host does not spin. */
 	unsigned int poll_us;
+	/** Authentication: NULL or "cookie", a random 48-bit cookie of this
+	 * rank's, given the switch at JOIN and carried by every message
+	 * both ways, so no other host can send in its name or answer it in
+	 * the switch's (doc/threat-model.md); "off", none. */
+	const char *auth;
 };
 
 /**
@@ -113,7 +118,8 @@ struct acis_config {
  * ACIS_RTO_MS, ACIS_GSO_SEGS, ACIS_FAULT_DROP, ACIS_FAULT_DUP,
  * ACIS_FAULT_REORDER, ACIS_FAULT_WINDOW, ACIS_FAULT_SEED, ACIS_BIND
  * (ip[:port]), ACIS_TRANSPORT (udp or dpdk), ACIS_DPDK_PORT,
- * ACIS_DPDK_EAL, ACIS_HOST_MAC, ACIS_SWITCH_MAC, ACIS_POLL_US.
+ * ACIS_DPDK_EAL, ACIS_HOST_MAC, ACIS_SWITCH_MAC, ACIS_POLL_US, ACIS_AUTH
+ * (cookie or off).
  */
 void acis_config_default(struct acis_config *cfg);
 
@@ -222,6 +228,9 @@ struct acis_client_stats {
 	 * this host, malformed, bad checksum) and frames a stalled port
 	 * did not take */
 	uint64_t transport_drops;
+	/** messages from the switch's address without this rank's cookie
+	 * (forged, or for an earlier process on this port): dropped */
+	uint64_t auth_rejected;
 };
 void acis_get_stats(const acis_ctx_t *ctx, struct acis_client_stats *s);
 

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,6 +116,7 @@ struct acis_ctx {
 	int peer_missing;  /* a collective failed naming a missing rank */
 	int switch_lost;   /* the switch said it knows not the job or comm */
 	uint64_t rto_ns;
+	uint64_t cookie;   /* this rank's 48-bit cookie; 0: no auth */
 	struct acis_tmsg tx_msgs[BATCH];
 	uint8_t tx_hdr[BATCH][ACIS_HDR_LEN];
 	unsigned int tx_n;
@@ -174,6 +176,8 @@ status_name(unsigned int s)
 		"answer freed before this rank confirmed it",
 		"this host began as many jobs as the switch allows one "
 		"host ([collective] max_jobs_per_host)",
+		"the switch requires a cookie ([collective] auth = "
+		"required) and this rank has none (ACIS_AUTH=off)",
 	};
 
 	return s < ACIS_S_MAX ? n[s] : "unknown status";
@@ -330,6 +334,25 @@ acis_config_default(struct acis_config *cfg)
 	cfg->host_mac = env_str("ACIS_HOST_MAC");
 	cfg->switch_mac = env_str("ACIS_SWITCH_MAC");
 	cfg->poll_us = (unsigned int)env_ul("ACIS_POLL_US", 0, 1000000);
+	cfg->auth = env_str("ACIS_AUTH");
+	if (cfg->auth != NULL && strcmp(cfg->auth, "cookie") != 0 &&
+	    strcmp(cfg->auth, "off") != 0)
+		env_bad("ACIS_AUTH", cfg->auth, "cookie or off");
+}
+
+/* A random cookie for this rank, never 0 (0 is "none"). */
+static int
+new_cookie(uint64_t *cookie)
+{
+	uint64_t v = 0;
+
+	do {
+		if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+			return -1;
+		v &= ACIS_AUTH_MASK;
+	} while (v == 0);
+	*cookie = v;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -365,6 +388,7 @@ queue_msg(acis_ctx_t *ctx, const struct acis_hdr *h, const void *data,
 		return rc;
 	i = ctx->tx_n++;
 	acis_hdr_encode(h, ctx->tx_hdr[i]);
+	acis_wr48(ctx->tx_hdr[i] + ACIS_HOFF_AUTH, ctx->cookie);
 	ctx->tx_msgs[i] = (struct acis_tmsg){
 		.hdr = ctx->tx_hdr[i],
 		.hdr_len = ACIS_HDR_LEN,
@@ -861,6 +885,12 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 	if (src_ip != ctx->sw.sin_addr.s_addr ||
 	    acis_msg_parse(p, len, &h) != ACIS_E_OK) {
 		ctx->st.stray++;
+		return;
+	}
+	if (h.auth != ctx->cookie) {
+		/* not the switch: anyone can write its address, only the
+		 * switch knows this rank's cookie */
+		ctx->st.auth_rejected++;
 		return;
 	}
 	if (h.type == ACIS_T_CTRL_ACK) {
@@ -1803,6 +1833,19 @@ acis_init(const struct acis_config *cfg_in, acis_ctx_t **out)
 		init_say("mtu %u outside 576..9000", ctx->cfg.mtu);
 		free(ctx);
 		return ACIS_ERR_INVAL;
+	}
+	if (ctx->cfg.auth != NULL && strcmp(ctx->cfg.auth, "off") != 0 &&
+	    strcmp(ctx->cfg.auth, "cookie") != 0) {
+		init_say("auth '%s': expected cookie or off", ctx->cfg.auth);
+		free(ctx);
+		return ACIS_ERR_INVAL;
+	}
+	if ((ctx->cfg.auth == NULL || strcmp(ctx->cfg.auth, "off") != 0) &&
+	    new_cookie(&ctx->cookie) != 0) {
+		init_say("no random bytes for this rank's cookie: %s",
+			 strerror(errno));
+		free(ctx);
+		return ACIS_ERR_SYS;
 	}
 	ctx->chunk_size = ACIS_MAX_PAYLOAD(ctx->cfg.mtu) & ~7u;
 	ctx->rcpt_max = ctx->chunk_size / 4 < RCPT_MAX ? ctx->chunk_size / 4

@@ -39,8 +39,24 @@ struct acis_endpoint {
 	uint8_t tag_len;   /**< bytes of VLAN tags the host's frames carry
 			        (0, 4, or 8 for QinQ) ... */
 	uint8_t tags[8];   /**< ... as they were: answers carry them too */
+	/** the rank's cookie as its JOIN carried it (the wire's 48 bits,
+	 * big endian; all 0: none): what it sends must carry it, and so
+	 * does everything it is sent */
+	uint8_t auth[6];
 	uint8_t pad[2];
 };
+
+/** Whether endpoint ep is the sender of a message from ip:udp_port
+ * (network order) that carried the auth field at auth (6 wire bytes):
+ * 1 yes, 0 another address, -1 the address without the cookie. */
+static inline int
+acis_ep_sender(const struct acis_endpoint *ep, uint32_t ip, uint16_t udp_port,
+	       const uint8_t *auth)
+{
+	if (!ep->valid || ep->ip != ip || ep->udp_port != udp_port)
+		return 0;
+	return acis_rd48(ep->auth) == acis_rd48(auth) ? 1 : -1;
+}
 
 struct acis_job {
 	uint32_t id;

@@ -294,7 +294,8 @@ unpublish(struct acis_comm_table *ct, struct acis_comm *c)
 static int
 same_ep(const struct acis_endpoint *a, const struct acis_endpoint *b)
 {
-	return a->ip == b->ip && a->udp_port == b->udp_port;
+	return a->ip == b->ip && a->udp_port == b->udp_port &&
+	       memcmp(a->auth, b->auth, sizeof(a->auth)) == 0;
 }
 
 /* Jobs begun by host ip and not yet ended. */

@@ -169,6 +169,8 @@ struct acis_pipeline {
 	uint32_t max_jobs_per_host; /**< jobs one host may have begun; 0: any */
 	uint32_t join_timeout_ms;   /**< a job not complete by then is removed */
 	uint8_t fair_share;         /**< jobs share a short slot table equally */
+	uint8_t auth_required;      /**< auth = required: JOINs without a
+					 cookie are refused (AUTH) */
 	uint32_t max_members; /**< sum of communicator sizes */
 	uint32_t deadline_ms; /**< an unfinished slot fails after this long
 				   without progress of its collective */

@@ -295,7 +295,7 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 	rc = check_keys(c, s, "slots max_ranks max_comms max_jobs "
 			      "max_jobs_per_host join_timeout_ms max_members "
 			      "deadline_ms linger_ms control_from "
-			      "control_ports fair_share");
+			      "control_ports fair_share auth");
 	if (rc != 0)
 		return rc;
 	if ((rc = get_uint(c, s, "slots", 16, 1u << 22, &p->slots)) != 0 ||
@@ -315,6 +315,19 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 		return rc;
 	if ((rc = get_bool(c, s, "fair_share", &p->fair_share)) != 0)
 		return rc;
+	if ((rc = get_once(c, s, "auth", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		if (strcmp(e->value, "required") == 0)
+			p->auth_required = 1;
+		else if (strcmp(e->value, "optional") == 0)
+			p->auth_required = 0;
+		else
+			return fail(c, e->line, "auth: expected optional (a "
+				    "rank that joins with a cookie is held to "
+				    "it) or required (every rank must join "
+				    "with one), found '%s'", e->value);
+	}
 	if (p->max_members < p->max_ranks)
 		return fail(c, s->line, "[collective] max_members (%u) must be "
 			    "at least max_ranks (%u)", p->max_members,

@@ -67,6 +67,7 @@ extern "C" {
 	X(ACIS_BAD_CHUNK, "acis_bad_chunk", "chunk outside its message, or wrong size") \
 	X(ACIS_NO_COMM, "acis_no_comm", "unknown communicator (context id)") \
 	X(ACIS_NOT_MEMBER, "acis_not_member", "sender is not that rank of the communicator") \
+	X(ACIS_BAD_AUTH, "acis_bad_auth", "from a rank's address and port without its cookie: forged, or an earlier process's") \
 	X(ACIS_BAD_RANK, "acis_bad_rank", "rank or root outside the communicator, or the wrong sender for the collective") \
 	X(ACIS_MISMATCH, "acis_mismatch", "contribution disagrees with the others of its chunk") \
 	X(ACIS_DUPLICATE, "acis_duplicate", "contribution already counted (never added twice)") \

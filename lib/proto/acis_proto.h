@@ -46,12 +46,38 @@ extern "C" {
 #define ACIS_HOFF_SEQ 24
 #define ACIS_HOFF_CHUNK 28
 #define ACIS_HOFF_PAYLOAD_LEN 40
+#define ACIS_HOFF_AUTH 48
+
+/** The auth field: 48 bits. 0 is "none" (an unauthenticated rank); a
+ * rank's cookie is any other value (doc/wire-format.md, Authentication). */
+#define ACIS_AUTH_BITS 48
+#define ACIS_AUTH_MASK ((UINT64_C(1) << ACIS_AUTH_BITS) - 1)
 
 /** A big-endian 16-bit wire field at p. */
 static inline uint16_t
 acis_rd16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/** The big-endian 48-bit auth field at p (the header's byte 48). */
+static inline uint64_t
+acis_rd48(const uint8_t *p)
+{
+	return (uint64_t)acis_rd16(p) << 32 | (uint64_t)p[2] << 24 |
+	       (uint64_t)p[3] << 16 | (uint64_t)p[4] << 8 | p[5];
+}
+
+/** Write v (its low 48 bits) as the big-endian auth field at p. */
+static inline void
+acis_wr48(uint8_t *p, uint64_t v)
+{
+	p[0] = (uint8_t)(v >> 40);
+	p[1] = (uint8_t)(v >> 32);
+	p[2] = (uint8_t)(v >> 24);
+	p[3] = (uint8_t)(v >> 16);
+	p[4] = (uint8_t)(v >> 8);
+	p[5] = (uint8_t)v;
 }
 
 /** A big-endian 32-bit wire field at p. */
@@ -170,6 +196,9 @@ enum acis_status {
 	ACIS_S_LIMIT = 13,        /**< join: this host has begun as many jobs
 				       as the switch allows one host
 				       ([collective] max_jobs_per_host) */
+	ACIS_S_AUTH = 14,         /**< join: the switch requires a cookie
+				       ([collective] auth = required) and
+				       this rank sent none */
 	ACIS_S_MAX
 };
 
@@ -193,10 +222,12 @@ struct acis_hdr {
 	uint16_t chunk_size;
 	uint16_t contributors;
 	uint16_t status;
-	uint16_t reserved;
+	/** the sending rank's cookie (to the switch) or the receiving
+	 * rank's (from it); 0: none. 48 bits on the wire. */
+	uint64_t auth;
 };
 
-/** Write h as 54 wire bytes at p. */
+/** Write h as 54 wire bytes at p (auth: its low 48 bits). */
 void acis_hdr_encode(const struct acis_hdr *h, uint8_t *p);
 
 /** Rewrite the payload_len field of the encoded header at p (a stage

@@ -48,8 +48,7 @@ acis_hdr_encode(const struct acis_hdr *h, uint8_t *p)
 	w16(p + 42, h->chunk_size);
 	w16(p + 44, h->contributors);
 	w16(p + 46, h->status);
-	w16(p + 48, h->reserved);
-	memset(p + 50, 0, ACIS_HDR_LEN - 50);
+	acis_wr48(p + ACIS_HOFF_AUTH, h->auth);
 }
 
 void
@@ -73,7 +72,7 @@ acis_hdr_decode(const uint8_t *p, struct acis_hdr *h)
 	h->chunk_size = acis_rd16(p + 42);
 	h->contributors = acis_rd16(p + 44);
 	h->status = acis_rd16(p + 46);
-	h->reserved = acis_rd16(p + 48);
+	h->auth = acis_rd48(p + ACIS_HOFF_AUTH);
 }
 
 unsigned int

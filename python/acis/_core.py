@@ -45,7 +45,7 @@ UNDEFINED = _lib.UNDEFINED
 """Split color: this rank joins no new communicator (ACIS_UNDEFINED)."""
 
 _STR_FIELDS = ("switch_ip", "bind_ip", "transport", "dpdk_port", "dpdk_eal",
-               "host_mac", "switch_mac")
+               "host_mac", "switch_mac", "auth")
 _FLOAT_FIELDS = ("fault_drop", "fault_dup", "fault_reorder")
 _INT_BITS = {"switch_port": 16, "bind_port": 16, "fault_seed": 64}
 CONFIG_FIELDS = tuple(name for name, _ in _lib.Config._fields_)
@@ -151,6 +151,7 @@ class Stats:
     gso_sends: int          #: sends the kernel cut into several datagrams
     gso_refused: int        #: 1 if the kernel refused to segment
     transport_drops: int    #: DPDK transport: frames not ours, not taken
+    auth_rejected: int      #: from the switch's address without our cookie
 
     def as_dict(self):
         """The counters as a dict."""
@@ -181,11 +182,13 @@ class Context:
     switch_port, job, rank, size, bind_ip, bind_port, timeout_ms, window,
     mtu, rto_ms, gso_segs, fault_drop, fault_dup, fault_reorder,
     fault_window, fault_seed, transport, dpdk_port, dpdk_eal, host_mac,
-    switch_mac, poll_us); those not given (or None) come from the ACIS_*
-    environment acis_config_default reads, else the library's defaults.
-    Returns once every rank of the job has joined; raises TimeoutError
-    when they have not within timeout_ms, RefusedError when the switch
-    refuses (size mismatch, rank taken, full, LIMIT, ...).
+    switch_mac, poll_us, auth); those not given (or None) come from the
+    ACIS_* environment acis_config_default reads, else the library's
+    defaults. auth is "cookie" (the default: a random cookie in every
+    message, both ways) or "off". Returns once every rank of the job has
+    joined; raises TimeoutError when they have not within timeout_ms,
+    RefusedError when the switch refuses (size mismatch, rank taken,
+    full, LIMIT, AUTH, ...).
 
     One context per thread, as libacis asks; calls on one context from
     several threads are serialized by a lock. A context still open when

@@ -57,10 +57,11 @@ class TimeoutError(AcisError, builtins.TimeoutError):
 class RefusedError(AcisError):
     """ACIS_ERR_REFUSED: the switch said no; detail names its status.
     JOIN: size mismatch, rank taken, bad size, table full, host at its job
-    limit; split, free, attach: not a member, no such communicator,
-    another operation open, table full; a collective: mismatch with the
-    other ranks, or a communicator the switch does not know (on the
-    world: the job is lost). doc/python.md lists them."""
+    limit, no cookie where the switch requires one; split, free, attach:
+    not a member, no such communicator, another operation open, table
+    full; a collective: mismatch with the other ranks, or a communicator
+    the switch does not know (on the world: the job is lost).
+    doc/python.md lists them."""
 
 
 class StateError(AcisError):

@@ -68,6 +68,7 @@ class Config(ctypes.Structure):
         ("host_mac", ctypes.c_char_p),
         ("switch_mac", ctypes.c_char_p),
         ("poll_us", ctypes.c_uint),
+        ("auth", ctypes.c_char_p),
     ]
 
 
@@ -76,7 +77,7 @@ STATS_FIELDS = (
     "busy_retries", "retransmits", "faults_dropped", "faults_duplicated",
     "faults_reordered", "ctrl_retries", "stray", "unexpected",
     "late_receipts", "send_batches", "recv_batches", "gso_sends",
-    "gso_refused", "transport_drops",
+    "gso_refused", "transport_drops", "auth_rejected",
 )
 
 

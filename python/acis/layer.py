@@ -19,14 +19,15 @@ authority; tools/wireshark/acis.lua reads the same fields in Wireshark.
             print(p[ACiS].seq, p[ACiS].values())
 
 ACiS is bound to UDP port 47000 in both directions (bind_port() adds
-another port). `payload_len` left unset is the payload's length. The
-payloads the format gives a structure are layers of their own, chosen from
-the header: the keys of a coalesced ACK or a host's receipts (ACiSKeys),
-the missing ranks of a NACK TIMEOUT (ACiSMissingRanks) and the rank-ordered
-blocks of a PACKED result (ACiSPacked). Reduction data and look-aside
-payloads (the handler's own format) are Raw; ACiS.values() reads elements
-by the header's dtype. A UDP payload shorter than the header dissects as
-ACiSTruncated, never raising.
+another port). `payload_len` left unset is the payload's length. `auth`
+left 0 is a rank without a cookie, which a switch takes unless its
+`[collective] auth` is required. The payloads the format gives a structure
+are layers of their own, chosen from the header: the keys of a coalesced
+ACK or a host's receipts (ACiSKeys), the missing ranks of a NACK TIMEOUT
+(ACiSMissingRanks) and the rank-ordered blocks of a PACKED result
+(ACiSPacked). Reduction data and look-aside payloads (the handler's own
+format) are Raw; ACiS.values() reads elements by the header's dtype. A UDP
+payload shorter than the header dissects as ACiSTruncated, never raising.
 """
 import struct
 
@@ -34,7 +35,7 @@ from scapy.config import conf
 from scapy.fields import (ByteEnumField, ByteField, ConditionalField,
                           FieldListField, FlagsField, IntField, LEIntField,
                           LongField, ShortEnumField, ShortField, StrField,
-                          StrLenField, XIntField, XShortField)
+                          StrLenField, XBitField)
 from scapy.layers.inet import UDP
 from scapy.packet import Packet, Raw, bind_bottom_up, bind_top_down
 
@@ -87,7 +88,7 @@ OPS = {0: "none", 1: "sum", 2: "prod", 3: "min", 4: "max", 5: "band",
 STATUSES = {0: "OK", 1: "BUSY", 2: "NO_JOB", 3: "NO_COMM", 4: "NOT_MEMBER",
             5: "BAD_ARGS", 6: "MISMATCH", 7: "RANK_TAKEN", 8: "SIZE_MISMATCH",
             9: "FULL", 10: "TIMEOUT", 11: "PENDING", 12: "GONE",
-            13: "LIMIT"}
+            13: "LIMIT", 14: "AUTH"}
 S_OK, S_TIMEOUT = 0, 10
 
 _COLL_CODES = {v: k for k, v in COLLS.items()}
@@ -198,8 +199,8 @@ class ACiS(Packet):
         ShortField("chunk_size", 0),
         ShortField("contributors", 0),
         ShortEnumField("status", S_OK, STATUSES),
-        XShortField("reserved", 0),
-        XIntField("pad", 0),
+        # 48 bits: the rank's cookie, to the switch and from it; 0: none
+        XBitField("auth", 0, 48),
         # what a later version appends: receivers skip hdr_len bytes
         ConditionalField(
             StrLenField("ext", b"", length_from=lambda p: p.hdr_len - HDR_LEN),

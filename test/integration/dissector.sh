@@ -6,6 +6,8 @@
 #   (dissector_frames), read back field by field and in the Info column;
 # - malformed frames, each raising its expert info and naming the
 #   switch's drop counter;
+# - the auth field: a rank's cookie shown with its value, none as 0, and
+#   a JOIN refused for want of one (status AUTH);
 # - acis_pcap.py's collective and mixed traffic: every DATA chunk, JOIN
 #   and receipt found with its seq, rank, chunk and keys, nothing else
 #   taken for ACiS, and another port reached by the heuristic, the port
@@ -115,6 +117,11 @@ type=1 opcode=1 dtype=5 op=5 msg_size=4 chunk_size=8 payload=00000000
 type=1 opcode=1 dtype=5 op=1 chunk=5 msg_size=4 chunk_size=8 payload=00000000
 # 46 malformed on another port: not ACiS to the heuristic
 type=1 version=2 port=47123
+# 47-49 auth: a JOIN with its cookie, the largest cookie on another port
+# (the heuristic takes any), a JOIN without one refused
+type=5 opcode=1 job=8 rank=0 root=2 auth=0x123456789abc
+type=1 opcode=8 flags=2 job=7 comm=65536 rank=1 seq=11 contributors=1 auth=0xffffffffffff port=47123
+type=6 opcode=1 job=8 rank=0 root=2 status=14
 EOF
 
 ts -r "$D/frames.pcap" -T fields -e frame.number -e _ws.col.Info >"$D/info"
@@ -165,6 +172,24 @@ expect "Info column of every message" "$D/info" <<'EOF'
 44	DATA allreduce float32 band comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_op]
 45	DATA allreduce float32 sum comm=0 seq=0 rank=0 chunk=5/1 len=4 [acis_bad_chunk]
 46	40000 → 47123 Len=54
+47	CTRL JOIN job=8 rank=0 size=2
+48	DATA barrier comm=65536 seq=11 rank=1 [LAST]
+49	CTRL_ACK JOIN AUTH job=8 rank=0 comm=0
+EOF
+
+# The auth field: its value (tshark prints a 64-bit field in full), and
+# in the tree the 48 bits and what they are.
+ts -r "$D/frames.pcap" -Y "frame.number >= 47" -T fields -e frame.number \
+	-e acis.auth -e acis.status >"$D/auth"
+ts -r "$D/frames.pcap" -Y "frame.number >= 47" -O acis |
+	grep -o "Auth: .*" >>"$D/auth"
+expect "the auth field: a cookie, none, status AUTH" "$D/auth" <<'EOF'
+47	0x0000123456789abc	0
+48	0x0000ffffffffffff	0
+49	0x0000000000000000	14
+Auth: 0x123456789abc (the rank's cookie)
+Auth: 0xffffffffffff (the rank's cookie)
+Auth: 0 (none)
 EOF
 
 # Payload values by datatype (little endian), and a packed result's blocks:
@@ -200,6 +225,7 @@ expect "payload values of every datatype" "$D/values" <<'EOF'
 43
 44
 45
+48
 EOF
 
 # Display filters a user would type, and the frames each must select;
@@ -241,7 +267,7 @@ acis.split.new_comm == 131073 && acis.split.new_rank == 1 && acis.split.new_size
 acis.comm.generation == 2 && acis.comm.index == 1|30,31
 acis.query.rank == 1 && acis.query.size == 3|33
 acis.handler == 2 && acis.seq == 42|34
-udp.dstport == 47123 && acis|35
+udp.dstport == 47123 && acis|35,48
 acis.expert.truncated|36
 acis.expert.bad_version|37
 acis.expert.bad_hdr_len|38
@@ -253,7 +279,11 @@ acis.expert.bad_op|44
 acis.expert.bad_chunk|45
 acis.drop_reason == "acis_truncated"|36,38
 _ws.expert.severity == "Error"|36,37,38,39,40
-acis.expert.status|17,18,19,23,25,31
+acis.expert.status|17,18,19,23,25,31,49
+acis.auth == 0x123456789abc|47
+acis.auth == 0xffffffffffff && udp.dstport == 47123|48
+acis.auth != 0|47,48
+acis.status == "AUTH" && acis.auth == 0|49
 EOF
 stat="io,stat,0"
 for i in "${!filters[@]}"; do

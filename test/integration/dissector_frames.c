@@ -8,14 +8,15 @@
  * A line is `field=value` words over a default header (version 1,
  * hdr_len 54, root none, payload_len the payload's length):
  *   type opcode flags dtype op hdr_len version job comm rank root seq chunk
- *   msg_size payload_len chunk_size contributors status reserved
+ *   msg_size payload_len chunk_size contributors status auth
  * and, besides the header,
  *   payload=HEX  the payload's first bytes
  *   size=N       payload bytes in all (zero-filled after payload=)
  *   cut=N        keep only the first N bytes of the message
  *   port=N       UDP destination port (47000)
- * Values take C notation (0x..); -1 is 0xffffffff. Blank lines and lines
- * starting with '#' are skipped.
+ * Values take C notation (0x..); -1 is 0xffffffff; auth keeps its low 48
+ * bits, as the encoder does. Blank lines and lines starting with '#' are
+ * skipped.
  *
  * Usage: dissector_frames OUT.pcap < frames.txt
  */
@@ -85,7 +86,7 @@ static const struct {
 	HDR_FIELD(version),	 HDR_FIELD(job),      HDR_FIELD(comm),
 	HDR_FIELD(rank),	 HDR_FIELD(root),     HDR_FIELD(seq),
 	HDR_FIELD(chunk),	 HDR_FIELD(msg_size), HDR_FIELD(chunk_size),
-	HDR_FIELD(contributors), HDR_FIELD(status),   HDR_FIELD(reserved),
+	HDR_FIELD(contributors), HDR_FIELD(status),   HDR_FIELD(auth),
 };
 
 static void
@@ -107,7 +108,7 @@ set_hdr_field(struct acis_hdr *h, size_t i, unsigned long long v)
 	case 4:
 		memcpy(p, &v32, 4);
 		break;
-	default:
+	case 8:
 		memcpy(p, &v64, 8);
 		break;
 	}

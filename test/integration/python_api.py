@@ -4,7 +4,8 @@
 
 The codes of acis.Dtype, acis.Op and the errors against the C headers;
 the numpy dtypes each maps to and those refused; struct acis_config's
-layout (through acis_config_default and the environment); refused
+layout (through acis_config_default and the environment); the auth
+cookie in every message, and an answer without it dropped; refused
 arguments, each a ValueError or TypeError that names it, before C is
 called; init against nothing (TimeoutError), refused by a switch
 (RefusedError) or with a bad ACIS_* variable (InvalidArgumentError), each
@@ -37,7 +38,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 
 # ---- a switch on loopback, enough for a job of one rank ----
 
-HDR = struct.Struct(">BBBBBBHIIIIIIQHHHHH4x")
+# auth, 48 bits, as its 6 bytes: echoed as they came
+HDR = struct.Struct(">BBBBBBHIIIIIIQHHHH6s")
 assert HDR.size == 54
 T_DATA, T_RESULT, T_ACK, T_NACK, T_CTRL, T_CTRL_ACK = 1, 2, 3, 4, 5, 6
 C_ALLREDUCE, C_REDUCE, C_BCAST, C_SCATTER = 1, 2, 3, 4
@@ -50,6 +52,7 @@ WORLD = 0x10001
 JOB_REFUSED = 66  # JOIN refused: rank taken
 JOB_MUTE = 13     # no answer to any data but barriers
 JOB_NACK = 14     # every chunk but barriers refused: mismatch
+JOB_FORGED = 15   # JOIN answered first without the rank's cookie
 UNKNOWN_COMM = 999
 
 
@@ -84,6 +87,10 @@ class FakeSwitch(threading.Thread):
                 self.reply(to, h, T_CTRL_ACK, status=S_RANK_TAKEN)
                 return
             self.sizes[job] = f["root"]
+            if job == JOB_FORGED:
+                # what another host could send in the switch's name
+                self.reply(to, h, T_CTRL_ACK, comm=WORLD, status=S_OK,
+                           auth=bytes(6))
             self.reply(to, h, T_CTRL_ACK, comm=WORLD, status=S_OK)
         elif op == CTRL_SPLIT:
             new = NONE if f["chunk"] == NONE else self.next_comm
@@ -131,7 +138,7 @@ class FakeSwitch(threading.Thread):
 
 FIELDS = ("version", "type", "opcode", "flags", "dtype", "op", "hdr_len",
           "job", "comm", "rank", "root", "seq", "chunk", "msg_size",
-          "payload_len", "chunk_size", "contributors", "status", "reserved")
+          "payload_len", "chunk_size", "contributors", "status", "auth")
 
 SWITCH = None
 
@@ -245,7 +252,8 @@ def test_config_layout_is_struct_acis_config():
            "ACIS_FAULT_SEED": "1099511627781", "ACIS_TRANSPORT": "dpdk",
            "ACIS_DPDK_PORT": "net_memif0,role=client", "ACIS_DPDK_EAL": "-x",
            "ACIS_HOST_MAC": "02:00:00:00:00:01",
-           "ACIS_SWITCH_MAC": "02:00:00:00:00:02", "ACIS_POLL_US": "123"}
+           "ACIS_SWITCH_MAC": "02:00:00:00:00:02", "ACIS_POLL_US": "123",
+           "ACIS_AUTH": "off"}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
@@ -264,7 +272,8 @@ def test_config_layout_is_struct_acis_config():
             "fault_seed": 1099511627781, "transport": "dpdk",
             "dpdk_port": "net_memif0,role=client", "dpdk_eal": "-x",
             "host_mac": "02:00:00:00:00:01",
-            "switch_mac": "02:00:00:00:00:02", "poll_us": 123}
+            "switch_mac": "02:00:00:00:00:02", "poll_us": 123,
+            "auth": "off"}
     assert cfg == want, {k: (cfg[k], want[k]) for k in want
                          if cfg[k] != want[k]}
 
@@ -341,6 +350,31 @@ def test_bad_environment_variable_is_named():
     finally:
         del os.environ["ACIS_RANK"]
     assert isinstance(e, ValueError)
+
+
+def test_auth_cookie_in_every_message_and_forgeries_dropped():
+    """By default a rank sends a random cookie in every message and takes
+    from the switch's address only what carries it; auth="off" sends
+    none; another value is refused."""
+    with context(job=JOB_FORGED) as ctx:
+        assert ctx.config["auth"] is None
+        start = len(SWITCH.data)
+        ctx.world.barrier()
+        ctx.world.allreduce(np.arange(4, dtype=np.int32))
+        sent = {h["auth"] for h in SWITCH.data[start:]}
+        s = ctx.stats()
+    assert len(sent) == 1 and bytes(6) not in sent, sent
+    assert s.auth_rejected == 1, s
+    with context(job=8, auth="off") as ctx:
+        assert ctx.config["auth"] == "off"
+        start = len(SWITCH.data)
+        ctx.world.allreduce(np.arange(4, dtype=np.int32))
+        off = {h["auth"] for h in SWITCH.data[start:]}
+        assert ctx.stats().auth_rejected == 0
+    assert off == {bytes(6)}, off
+    expect_raises(acis.InvalidArgumentError, "auth 'maybe': expected "
+                  "cookie or off", context, auth="maybe")
+    expect_raises(TypeError, "auth must be a str", context, auth=1)
 
 
 def test_joined_context_and_world():

@@ -15,8 +15,9 @@
   dissected (ACiSTruncated or Raw where the header says nothing more)
   without an exception, with scapy's dissector errors made fatal.
 - acis-switch on net_pcap ports (pipelines/pcap.ini) takes what the
-  layer's helpers build: two ranks JOIN and allreduce; the CTRL_ACKs and
-  RESULTs it writes answer() the requests, with the sums.
+  layer's helpers build: two ranks JOIN and allreduce, one without a
+  cookie and one with; the CTRL_ACKs and RESULTs it writes answer() the
+  requests, with the sums, each carrying its rank's cookie.
 Usage: scapy_layer.py DISSECTOR_FRAMES ACIS_SWITCH PCAP_PIPELINE
 """
 import os
@@ -50,7 +51,7 @@ PROTO_H = os.path.join(HERE, "..", "..", "lib", "proto", "acis_proto.h")
 # the header as dissector_frames.c names its fields, in wire order
 HDR_FIELDS = ["version", "type", "opcode", "flags", "dtype", "op", "hdr_len",
               "job", "comm", "rank", "root", "seq", "chunk", "msg_size",
-              "payload_len", "chunk_size", "contributors", "status", "reserved"]
+              "payload_len", "chunk_size", "contributors", "status", "auth"]
 
 # (dissector_frames line, ACiS summary and what follows it)
 FRAMES = [
@@ -59,11 +60,11 @@ FRAMES = [
     ("type=2 opcode=0x47 flags=0x0f dtype=12 op=7 job=0x01020304 "
      "comm=0x05060708 rank=0x090a0b0c root=0x0d0e0f10 seq=0x11121314 "
      "chunk=0x15161718 msg_size=0x191a1b1c1d1e1f20 chunk_size=0x2122 "
-     "contributors=0x2324 status=0x2526 reserved=0x2728 payload=292a2b2c",
+     "contributors=0x2324 status=0x2526 auth=0x2728292a2b2c payload=2d2e2f30",
      None),
     ("type=4 opcode=0xff flags=0xff dtype=0xff op=0xff job=-1 comm=-1 rank=-1 "
      "root=-1 seq=-1 chunk=-1 msg_size=0xffffffffffffffff chunk_size=0xffff "
-     "contributors=0xffff status=0xffff reserved=0xffff payload_len=0xffff",
+     "contributors=0xffff status=0xffff auth=0xffffffffffff payload_len=0xffff",
      None),
     # DATA and RESULT: every collective, algorithms, every datatype and op
     ("type=1 opcode=1 flags=2 dtype=5 op=1 job=7 comm=65536 rank=2 seq=5 chunk=1 "
@@ -289,8 +290,8 @@ def test_codec(tool, d):
               "; ".join("%s %#x, want %#x" % (k, got[k], want[k])
                         for k in HDR_FIELDS if got[k] != want[k]))
         ext = want["hdr_len"] - 54
-        check("frame %d: the 4 pad bytes read 0, the payload as written" % n,
-              a.pad == 0 and bytes(a.payload)[:len(payload) - ext] == payload[ext:]
+        check("frame %d: the payload as written" % n,
+              bytes(a.payload)[:len(payload) - ext] == payload[ext:]
               and (a.ext if ext > 0 else b"") == payload[:ext])
         # scapy builds the same frame, from numbers and from names
         msg = ACiS(**fields) / Raw(payload) if payload else ACiS(**fields)
@@ -389,6 +390,11 @@ def test_defaults():
     data = ACiS(type="DATA", opcode="allreduce", comm=CTX_WORLD, seq=4, job=7)
     check("an answer under the world's id answers a DATA sent by alias",
           ACiS(type="RESULT", opcode="allreduce", comm=65536, seq=4, job=7).answers(data))
+    b = bytes(join(7, 0, 2, auth=0x123456789ABC))
+    check("auth: 0 unless given, else the 6 big-endian bytes from 48 to 54",
+          ACiS().auth == 0 and bytes(join(7, 0, 2))[48:54] == bytes(6)
+          and len(b) == 54 and b[46:54] == bytes.fromhex("0000123456789abc")
+          and ACiS(b).auth == 0x123456789ABC, b.hex())
 
 
 def test_acis_pcap(d):
@@ -488,9 +494,12 @@ def test_switch(switch, pipeline, d):
 
     blocks = [struct.pack("<4i", 1, -2, 3, 4), struct.pack("<4i", 10, 20, -30, 40)]
     hdr = dict(opcode="allreduce", dtype="int32", op="sum", job=7, comm=65536, seq=0)
-    joins = [host(r, join(7, r, 2)) for r in (0, 1)]
-    data = [host(r, data_chunks(blocks[r], 1416, rank=r, **hdr)[0]) for r in (0, 1)]
-    acks = [host(r, receipts([0], rank=r, **hdr)) for r in (0, 1)]
+    # rank 0 unauthenticated (auth 0), rank 1 with a cookie in every message
+    cookie = [0, 0xA1B2C3D4E5F6]
+    joins = [host(r, join(7, r, 2, auth=cookie[r])) for r in (0, 1)]
+    data = [host(r, data_chunks(blocks[r], 1416, rank=r, auth=cookie[r], **hdr)[0])
+            for r in (0, 1)]
+    acks = [host(r, receipts([0], rank=r, auth=cookie[r], **hdr)) for r in (0, 1)]
     w = PcapWriter(os.path.join(d, "in0.pcap"), linktype=1)
     w.write(joins + data + acks)
     w.close()
@@ -513,6 +522,9 @@ def test_switch(switch, pipeline, d):
           len(res) == 2 and all(p[ACiS].values() == [11, 18, -27, 44]
                                 and sum(p.answers(q) for q in data) == 1 for p in res),
           "; ".join(p.summary() for p in out))
+    check("every answer carries its rank's cookie (0 to the rank without one)",
+          len(out) == 4 and all(p[ACiS].auth == cookie[p[UDP].dport - 40000] for p in out),
+          "; ".join("%d: %#x" % (p[UDP].dport, p[ACiS].auth) for p in out))
 
 
 def main():

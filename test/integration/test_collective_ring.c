@@ -131,13 +131,26 @@ send_from(unsigned int port, const struct tf_addr *src, uint16_t sport,
 	send_tagged_from(port, src, sport, h, payload, NULL, 0);
 }
 
-/* The same from host i, on its own port and UDP port. */
+/* The cookie host i puts in what it sends (0: none, as most tests). */
+static uint64_t cookie[NPORTS];
+
+/* The end of a test that gave hosts cookies, passed or failed. */
+static int
+auth_teardown(void **state)
+{
+	memset(cookie, 0, sizeof(cookie));
+	return teardown(state);
+}
+
+/* The same from host i, on its own port and UDP port, with its cookie. */
 static void
 send_as(unsigned int i, const struct acis_hdr *h, const void *payload)
 {
 	struct tf_addr a = host(i);
+	struct acis_hdr c = *h;
 
-	send_from(i, &a, (uint16_t)(SPORT_BASE + i), h, payload);
+	c.auth = cookie[i];
+	send_from(i, &a, (uint16_t)(SPORT_BASE + i), &c, payload);
 }
 
 static struct acis_hdr
@@ -1933,6 +1946,101 @@ test_data_claiming_another_ranks_identity_is_dropped_not_member(void **state)
 	finish();
 }
 
+/* A rank that joined with a cookie is held to it. Whatever comes from its
+ * address and port without the cookie (a host that forges them knows
+ * everything else) is dropped unanswered as acis_bad_auth: DATA, a
+ * receipt, a NACK, a LEAVE, a JOIN. Everything the switch sends a rank
+ * carries that rank's cookie, so the rank can tell the switch from a
+ * forger too. */
+static void
+test_a_rank_is_held_to_the_cookie_it_joined_with(void **state)
+{
+	static const int32_t v[WORLD] = {1, 2, 3, 4};
+	static const int32_t sum[1] = {10};
+	const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT32, ACIS_OP_SUM,
+				    ACIS_RANK_NONE, 4, CHUNK};
+	struct acis_hdr h;
+	uint32_t world;
+	unsigned int p;
+
+	(void)state;
+	start(LINGER);
+	for (p = 0; p < WORLD; p++)
+		cookie[p] = 0xc0c0a0000000ull + p * 0x10001;
+	world = join_all();
+	for (p = 0; p < WORLD; p++)
+		assert_int_equal(only(p, ACIS_T_CTRL_ACK)->h.auth, cookie[p]);
+	drain();
+	/* host 0's address and port with a wrong cookie, then none */
+	cookie[0] ^= 1;
+	contribute(0, &o, world, 0, 0, 0, &v[0]);
+	ask_again(0, &o, world, 0, 0, 0);
+	confirm(0, &o, world, 0, 0, 1);
+	h = ctrl_hdr(ACIS_CTRL_LEAVE, 0, 0, 0);
+	send_as(0, &h, NULL);
+	send_join(0, WORLD);
+	cookie[0] = 0;
+	contribute(0, &o, world, 0, 0, 0, &v[0]);
+	run_quiet();
+	assert_int_equal(drops(ACIS_DROP_ACIS_BAD_AUTH), 6);
+	assert_int_equal(slot_stats().opened, 0);
+	/* rank 0 is still in, and the allreduce is the members' own */
+	cookie[0] = 0xc0c0a0000000ull;
+	for (p = 0; p < WORLD; p++) {
+		contribute(p, &o, world, p, 0, 0, &v[p]);
+		run();
+	}
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_RESULT);
+
+		expect_result_hdr(r, &o, world, 0, 0, p);
+		expect_payload(r, sum, sizeof(sum));
+		assert_int_equal(r->h.auth, cookie[p]);
+	}
+	for (p = 0; p < WORLD; p++)
+		confirm(p, &o, world, p, 0, 1);
+	run_quiet();
+	for (p = 0; p < WORLD; p++) {
+		h = ctrl_hdr(ACIS_CTRL_LEAVE, 0, p, 0);
+		send_as(p, &h, NULL);
+	}
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_CTRL_ACK);
+
+		assert_int_equal(r->h.status, ACIS_S_OK);
+		assert_int_equal(r->h.auth, cookie[p]);
+		cookie[p] = 0;
+	}
+	assert_int_equal(drops(ACIS_DROP_ACIS_BAD_AUTH), 6);
+	finish();
+}
+
+/* [collective] auth = required: a JOIN without a cookie is refused AUTH
+ * (counted auth_refused); with one it is taken. */
+static void
+test_auth_required_refuses_a_join_without_a_cookie(void **state)
+{
+	unsigned int p;
+
+	(void)state;
+	start(LINGER "auth = required\n");
+	send_join(0, WORLD);
+	run();
+	drain();
+	assert_int_equal(only(0, ACIS_T_CTRL_ACK)->h.status, ACIS_S_AUTH);
+	assert_int_equal(coll_stats().auth_refused, 1);
+	for (p = 0; p < WORLD; p++)
+		cookie[p] = 0x77 + p;
+	join_all();
+	for (p = 0; p < WORLD; p++)
+		cookie[p] = 0;
+	assert_int_equal(coll_stats().auth_refused, 1);
+	finish();
+}
+
 /* DATA for a communicator the switch does not know is dropped and the
  * sender told at once (NACK NO_COMM: the switch lost or never had it),
  * so it fails now rather than at its timeout; a host's NACK too. A
@@ -2786,6 +2894,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_reduce_scatter_sends_each_rank_only_its_own_block, teardown),
 		cmocka_unit_test_teardown(test_barrier_completes_only_when_the_last_rank_arrives, teardown),
 		cmocka_unit_test_teardown(test_data_claiming_another_ranks_identity_is_dropped_not_member, teardown),
+		cmocka_unit_test_teardown(test_a_rank_is_held_to_the_cookie_it_joined_with, auth_teardown),
+		cmocka_unit_test_teardown(test_auth_required_refuses_a_join_without_a_cookie, auth_teardown),
 		cmocka_unit_test_teardown(test_data_for_an_unknown_communicator_is_answered_no_comm, teardown),
 		cmocka_unit_test_teardown(test_contribution_disagreeing_with_its_slot_is_refused_nack_mismatch, teardown),
 		cmocka_unit_test_teardown(test_full_slot_pool_answers_busy_until_a_slot_is_freed, teardown),

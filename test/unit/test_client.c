@@ -40,6 +40,7 @@ enum mode {
 	M_ALLGATHER,       /* rank 0's whole block as RESULTs, then ACK */
 	M_REDUCE_SCATTER,  /* block 1: RESULT; block 0: first copy lost */
 	M_FORGOT,          /* a restarted switch: DATA answered NO_COMM */
+	M_FORGED,          /* M_ALLGATHER after forgeries of each answer */
 };
 
 struct rec {
@@ -59,6 +60,7 @@ static struct {
 	struct rec rec[MAX_REC];
 	unsigned int n_rec;
 	uint8_t lost[CPR];     /* block-0 chunks already lost once */
+	uint64_t join_auth;    /* the cookie the last JOIN carried */
 } sw = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void
@@ -136,6 +138,26 @@ sw_data(const struct acis_hdr *h, const uint8_t *p,
 	case M_ACK:
 		sw_answer(*h, ACIS_T_ACK, 1, h->chunk, NULL, 0, from);
 		break;
+	case M_FORGED:
+		/* what a host that writes the switch's address sends first:
+		 * results, an ACK and a NACK TIMEOUT without the rank's
+		 * cookie (wrong, and none) */
+		if (h->chunk == 0 && !(h->flags & ACIS_F_RETRANS)) {
+			struct acis_hdr f = *h;
+
+			memset(fill, 0x66, sizeof(fill));
+			f.auth = h->auth ^ 1;
+			for (c = 0; c < CPR; c++)
+				sw_answer(f, ACIS_T_RESULT, 0, c, fill, CS,
+					  from);
+			f.auth = 0;
+			sw_answer(f, ACIS_T_ACK, 1, 0, NULL, 0, from);
+			f.type = ACIS_T_NACK;
+			f.status = ACIS_S_TIMEOUT;
+			f.payload_len = 0;
+			sw_send(&f, NULL, from);
+		}
+		/* fall through */
 	case M_ALLGATHER:
 		/* all of rank 0's block the moment ours starts */
 		memset(fill, 0xaa, sizeof(fill));
@@ -180,8 +202,12 @@ sw_main(void *arg)
 		if (h.type == ACIS_T_CTRL) {
 			h.type = ACIS_T_CTRL_ACK;
 			h.status = ACIS_S_OK;
-			if (h.opcode == ACIS_CTRL_JOIN)
+			if (h.opcode == ACIS_CTRL_JOIN) {
 				h.comm = 1;
+				pthread_mutex_lock(&sw.lock);
+				sw.join_auth = h.auth;
+				pthread_mutex_unlock(&sw.lock);
+			}
 			if (h.opcode == ACIS_CTRL_COMM_QUERY) {
 				h.rank = 1; /* my rank in it */
 				h.root = 2; /* its size */
@@ -342,6 +368,64 @@ test_in_place_allgather_sends_my_block_not_what_arrives(void **state)
 	leave(ctx);
 }
 
+/* Answers in the switch's name without this rank's cookie (a host that
+ * forges the switch's address knows everything else) are dropped and
+ * counted; the switch's own, which carry it, are taken. */
+static void
+test_answers_without_the_cookie_are_rejected(void **state)
+{
+	static uint8_t buf[2 * BLK], mine[BLK], blk0[BLK];
+	acis_ctx_t *ctx = join(M_FORGED, 5000, 1);
+	struct acis_client_stats st;
+	uint64_t cookie;
+
+	(void)state;
+	pthread_mutex_lock(&sw.lock);
+	cookie = sw.join_auth;
+	pthread_mutex_unlock(&sw.lock);
+	assert_true(cookie != 0 && cookie <= ACIS_AUTH_MASK);
+	pattern(mine, sizeof(mine), 4);
+	memcpy(buf + BLK, mine, BLK);
+	assert_int_equal(acis_allgather(ACIS_IN_PLACE, buf, BLK / 4,
+					ACIS_FLOAT32, acis_comm_world(ctx)),
+			 ACIS_OK);
+	memset(blk0, 0xaa, sizeof(blk0)); /* the switch's, not 0x66 */
+	assert_memory_equal(buf, blk0, BLK);
+	assert_memory_equal(buf + BLK, mine, BLK);
+	acis_get_stats(ctx, &st);
+	assert_true(st.auth_rejected >= CPR + 2);
+	leave(ctx);
+	/* a new context, a new cookie */
+	ctx = join(M_ALLGATHER, 5000, 1);
+	pthread_mutex_lock(&sw.lock);
+	assert_true(sw.join_auth != 0 && sw.join_auth != cookie);
+	pthread_mutex_unlock(&sw.lock);
+	leave(ctx);
+}
+
+/* ACIS_AUTH=off: no cookie sent, and answers without one are taken. */
+static void
+test_auth_off_sends_no_cookie(void **state)
+{
+	static uint8_t buf[2 * BLK];
+	acis_ctx_t *ctx;
+	struct acis_client_stats st;
+
+	(void)state;
+	setenv("ACIS_AUTH", "off", 1);
+	ctx = join(M_ALLGATHER, 5000, 1);
+	unsetenv("ACIS_AUTH");
+	pthread_mutex_lock(&sw.lock);
+	assert_int_equal(sw.join_auth, 0);
+	pthread_mutex_unlock(&sw.lock);
+	assert_int_equal(acis_allgather(ACIS_IN_PLACE, buf, BLK / 4,
+					ACIS_FLOAT32, acis_comm_world(ctx)),
+			 ACIS_OK);
+	acis_get_stats(ctx, &st);
+	assert_int_equal(st.auth_rejected, 0);
+	leave(ctx);
+}
+
 /* Reduce_scatter, rank 1 of 2, in place, every chunk sent at once: my
  * block's result lands on block 0 of the input while block 0's chunks are
  * still to be sent again (each lost once): what is sent again is the
@@ -488,6 +572,7 @@ test_bad_environment_variables_stop_init(void **state)
 		{"ACIS_BIND", "10.0.0.300"},
 		{"ACIS_BIND", "127.0.0.1:0"},
 		{"ACIS_POLL_US", "-1"},
+		{"ACIS_AUTH", "mac"},
 	};
 	struct acis_config cfg;
 	acis_ctx_t *ctx = NULL;
@@ -618,6 +703,8 @@ main(void)
 		    test_in_place_allgather_sends_my_block_not_what_arrives),
 		cmocka_unit_test(
 		    test_in_place_reduce_scatter_sends_the_input_again),
+		cmocka_unit_test(test_answers_without_the_cookie_are_rejected),
+		cmocka_unit_test(test_auth_off_sends_no_cookie),
 		cmocka_unit_test(
 		    test_8_and_16_bit_integers_go_out_with_their_codes_and_sizes),
 		cmocka_unit_test(

@@ -373,6 +373,84 @@ test_join_of_a_taken_rank_from_another_udp_port_is_rank_taken(void **state)
 	assert_int_equal(st, ACIS_S_RANK_TAKEN);
 }
 
+/* A rank that joined with a cookie is held to it: the same address and
+ * port without it is another endpoint. */
+static void
+test_join_of_a_taken_rank_without_its_cookie_is_rank_taken(void **state)
+{
+	struct fixture *f = *state;
+	struct acis_endpoint ep = ep_of(1), forged;
+	uint16_t st;
+
+	acis_wr48(ep.auth, 0x5eed5eed5eedull);
+	assert_int_equal(acis_ct_join(f->ct, 7, 4, 1, &ep, f->now, &st),
+			 ACIS_CT_WAIT);
+	forged = ep;
+	acis_wr48(forged.auth, 0x5eed5eed5eecull);
+	assert_int_equal(acis_ct_join(f->ct, 7, 4, 1, &forged, f->now, &st),
+			 ACIS_CT_ERROR);
+	assert_int_equal(st, ACIS_S_RANK_TAKEN);
+	acis_wr48(forged.auth, 0);
+	assert_int_equal(acis_ct_join(f->ct, 7, 4, 1, &forged, f->now, &st),
+			 ACIS_CT_ERROR);
+	assert_int_equal(st, ACIS_S_RANK_TAKEN);
+	/* the rank itself, asking again, is still in */
+	assert_int_equal(acis_ct_join(f->ct, 7, 4, 1, &ep, f->now, &st),
+			 ACIS_CT_WAIT);
+	assert_int_equal(acis_ct_job(f->ct, 7)->joined, 1);
+	assert_int_equal(acis_rd48(acis_ct_job(f->ct, 7)->ep[1].auth),
+			 0x5eed5eed5eedull);
+}
+
+/* acis_ep_sender tells a member, another address, and the member's
+ * address without its cookie apart. */
+static void
+test_ep_sender_tells_member_stranger_and_forgery_apart(void **state)
+{
+	struct acis_endpoint ep = ep_of(2);
+	uint8_t auth[6], none[6] = {0};
+
+	(void)state;
+	ep.valid = 1;
+	acis_wr48(ep.auth, 0xa1b2c3d4e5f6ull);
+	memcpy(auth, ep.auth, 6);
+	assert_int_equal(acis_ep_sender(&ep, ep.ip, ep.udp_port, auth), 1);
+	assert_int_equal(acis_ep_sender(&ep, ep.ip + 1, ep.udp_port, auth), 0);
+	assert_int_equal(acis_ep_sender(&ep, ep.ip, ep.udp_port + 1, auth), 0);
+	assert_int_equal(acis_ep_sender(&ep, ep.ip, ep.udp_port, none), -1);
+	auth[5] ^= 1;
+	assert_int_equal(acis_ep_sender(&ep, ep.ip, ep.udp_port, auth), -1);
+	/* a rank that joined without a cookie: only 0 is it */
+	memset(ep.auth, 0, 6);
+	assert_int_equal(acis_ep_sender(&ep, ep.ip, ep.udp_port, none), 1);
+	assert_int_equal(acis_ep_sender(&ep, ep.ip, ep.udp_port, auth), -1);
+	ep.valid = 0;
+	assert_int_equal(acis_ep_sender(&ep, ep.ip, ep.udp_port, none), 0);
+}
+
+/* A LEAVE from a member's address without its cookie leaves it in. */
+static void
+test_leave_without_the_cookie_is_not_member(void **state)
+{
+	struct fixture *f = *state;
+	struct acis_endpoint ep[2] = {ep_of(0), ep_of(1)}, forged;
+	uint16_t st;
+	uint32_t r;
+
+	for (r = 0; r < 2; r++) {
+		acis_wr48(ep[r].auth, 0x100 + r);
+		acis_ct_join(f->ct, 7, 2, r, &ep[r], f->now, &st);
+	}
+	forged = ep[0];
+	acis_wr48(forged.auth, 0x101);
+	assert_int_equal(acis_ct_leave(f->ct, 7, 0, &forged, &st),
+			 ACIS_CT_ERROR);
+	assert_int_equal(st, ACIS_S_NOT_MEMBER);
+	assert_int_equal(acis_ct_job(f->ct, 7)->joined, 2);
+	assert_int_equal(acis_ct_leave(f->ct, 7, 0, &ep[0], &st),
+			 ACIS_CT_DONE);
+}
+
 static void
 test_join_with_another_world_size_is_size_mismatch(void **state)
 {
@@ -1604,6 +1682,9 @@ main(void)
 		T(test_join_repeated_before_completion_waits_without_counting_twice),
 		T(test_join_of_a_taken_rank_from_another_ip_is_rank_taken),
 		T(test_join_of_a_taken_rank_from_another_udp_port_is_rank_taken),
+		T(test_join_of_a_taken_rank_without_its_cookie_is_rank_taken),
+		T(test_leave_without_the_cookie_is_not_member),
+		cmocka_unit_test(test_ep_sender_tells_member_stranger_and_forgery_apart),
 		T(test_join_with_another_world_size_is_size_mismatch),
 		T(test_join_of_a_rank_beyond_the_world_size_is_bad_args),
 		T(test_join_of_a_new_job_when_max_jobs_are_live_is_full),

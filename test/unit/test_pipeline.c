@@ -1160,6 +1160,15 @@ test_collective_job_keys(void **state)
 		     "3600000");
 	expect_error(SWITCH PORT_P0 "[collective]\nfair_share = equal\n", 7,
 		     "fair_share: expected on or off, found 'equal'");
+	assert_int_equal(pl.auth_required, 0);
+	load_ok(SWITCH PORT_P0 "[collective]\nauth = required\n");
+	assert_int_equal(pl.auth_required, 1);
+	load_ok(SWITCH PORT_P0 "[collective]\nauth = optional\n");
+	assert_int_equal(pl.auth_required, 0);
+	expect_error(SWITCH PORT_P0 "[collective]\nauth = on\n", 7,
+		     "auth: expected optional (a rank that joins with a cookie "
+		     "is held to it) or required (every rank must join with "
+		     "one), found 'on'");
 }
 
 int

@@ -181,7 +181,7 @@ assert_hdr_equal(const struct acis_hdr *a, const struct acis_hdr *b)
 	assert_int_equal(a->chunk_size, b->chunk_size);
 	assert_int_equal(a->contributors, b->contributors);
 	assert_int_equal(a->status, b->status);
-	assert_int_equal(a->reserved, b->reserved);
+	assert_int_equal(a->auth, b->auth);
 }
 
 /* Encode, decode and parse h: every field must come back unchanged. */
@@ -224,8 +224,8 @@ static const uint8_t known_bytes[ACIS_HDR_LEN] = {
 	0x05, 0x80,             /* 42 chunk_size 1408 */
 	0x00, 0x03,             /* 44 contributors */
 	0x00, 0x09,             /* 46 status FULL */
-	0x12, 0x34,             /* 48 reserved */
-	0x00, 0x00, 0x00, 0x00, /* 50 pad */
+	0x12, 0x34, 0x56, 0x78, /* 48 auth (48 bits) */
+	0x9a, 0xbc,
 };
 
 static struct acis_hdr
@@ -252,7 +252,7 @@ known_hdr(void)
 	h.chunk_size = 1408;
 	h.contributors = 3;
 	h.status = ACIS_S_FULL;
-	h.reserved = 0x1234;
+	h.auth = 0x123456789abcull;
 	return h;
 }
 
@@ -287,18 +287,23 @@ test_set_payload_len_rewrites_only_that_field(void **state)
 }
 
 static void
-test_encode_zeroes_the_pad_bytes_50_to_53(void **state)
+test_auth_is_the_low_48_bits_of_the_field(void **state)
 {
-	struct acis_hdr h = known_hdr();
+	struct acis_hdr h = known_hdr(), d;
 	uint8_t out[ACIS_HDR_LEN];
 
 	(void)state;
-	memset(out, 0xff, sizeof(out));
+	h.auth = 0xffff000000000001ull; /* bits above 48 are not sent */
 	acis_hdr_encode(&h, out);
-	assert_int_equal(out[50], 0);
-	assert_int_equal(out[51], 0);
-	assert_int_equal(out[52], 0);
-	assert_int_equal(out[53], 0);
+	assert_int_equal(out[48], 0);
+	assert_int_equal(out[53], 1);
+	assert_int_equal(acis_rd48(out + ACIS_HOFF_AUTH), 1);
+	acis_hdr_decode(out, &d);
+	assert_int_equal(d.auth, 1);
+	acis_wr48(out + ACIS_HOFF_AUTH, ACIS_AUTH_MASK);
+	acis_hdr_decode(out, &d);
+	assert_int_equal(d.auth, ACIS_AUTH_MASK);
+	assert_int_equal(d.status, h.status); /* its neighbour untouched */
 }
 
 static void
@@ -496,7 +501,7 @@ test_decode_inverts_encode_for_random_headers(void **state)
 		h.chunk_size = (uint16_t)(r >> 16);
 		h.contributors = (uint16_t)(r >> 32);
 		h.status = (uint16_t)(r >> 48);
-		h.reserved = (uint16_t)rnd();
+		h.auth = rnd() & ACIS_AUTH_MASK;
 		acis_hdr_encode(&h, out);
 		acis_hdr_decode(out, &got);
 		assert_hdr_equal(&got, &h);
@@ -1345,7 +1350,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode_writes_the_documented_big_endian_layout),
-		cmocka_unit_test(test_encode_zeroes_the_pad_bytes_50_to_53),
+		cmocka_unit_test(test_auth_is_the_low_48_bits_of_the_field),
 		cmocka_unit_test(test_set_payload_len_rewrites_only_that_field),
 		cmocka_unit_test(test_encode_writes_exactly_54_bytes),
 		cmocka_unit_test(test_decode_reads_the_documented_big_endian_layout),

@@ -64,6 +64,7 @@ local statuses = {
 	[4] = "NOT_MEMBER", [5] = "BAD_ARGS", [6] = "MISMATCH",
 	[7] = "RANK_TAKEN", [8] = "SIZE_MISMATCH", [9] = "FULL",
 	[10] = "TIMEOUT", [11] = "PENDING", [12] = "GONE", [13] = "LIMIT",
+	[14] = "AUTH",
 }
 local T_DATA, T_RESULT, T_ACK, T_NACK = 1, 2, 3, 4
 local T_CTRL, T_CTRL_ACK, T_LOOKASIDE = 5, 6, 7
@@ -116,8 +117,8 @@ local pf = {
 	contributors = ProtoField.uint16("acis.contributors", "Contributors",
 		base.DEC),
 	status = ProtoField.uint16("acis.status", "Status", base.DEC, statuses),
-	reserved = ProtoField.uint16("acis.reserved", "Reserved", base.HEX),
-	pad = ProtoField.bytes("acis.pad", "Padding"),
+	-- 48 bits on the wire: the rank's cookie, 0 for none
+	auth = ProtoField.uint64("acis.auth", "Auth", base.HEX),
 	hdr_ext = ProtoField.bytes("acis.hdr_ext", "Header extension"),
 
 	-- derived from the header (generated items)
@@ -537,8 +538,15 @@ local function dissect_header(tvb, tree, h)
 	tree:add(pf.chunk_size, tvb(42, 2))
 	tree:add(pf.contributors, tvb(44, 2))
 	tree:add(pf.status, tvb(46, 2))
-	tree:add(pf.reserved, tvb(48, 2))
-	tree:add(pf.pad, tvb(50, 4))
+	-- labelled in its 12 hex digits (a uint64 field would show 16)
+	local ar = tvb(48, 6)
+	if ar:uint64() == UInt64(0) then
+		tree:add(pf.auth, ar, ar:uint64(), "Auth: 0 (none)")
+	else
+		tree:add(pf.auth, ar, ar:uint64(), string.format(
+			"Auth: 0x%04x%08x (the rank's cookie)", tvb(48, 2):uint(),
+			tvb(50, 4):uint()))
+	end
 end
 
 -- Where a DATA or RESULT chunk sits, as the switch reads it.
@@ -687,15 +695,15 @@ function acis.dissector(tvb, pinfo, tree)
 end
 
 -- A well-formed version 1 header, as acis_msg_parse() takes it: strict
--- enough that other UDP traffic is rarely mistaken for ACiS.
+-- enough that other UDP traffic is rarely mistaken for ACiS. auth may be
+-- anything: 0 or a rank's cookie.
 local function heuristic(tvb, pinfo, tree)
 	local len = tvb:len()
 	if len < HDR_LEN then
 		return false
 	end
 	local h = read_hdr(tvb)
-	if validate(h, len) ~= nil or tvb(48, 2):uint() ~= 0 or
-	    tvb(50, 4):uint() ~= 0 then
+	if validate(h, len) ~= nil then
 		return false
 	end
 	acis.dissector(tvb, pinfo, tree)

@@ -175,6 +175,10 @@ frame_to(struct cctx *x, const struct acis_endpoint *ep,
 			  g_sw.ccfg.udp_port, ntohs(ep->udp_port),
 			  (uint16_t)(ACIS_HDR_LEN + len + tail));
 	acis_hdr_encode(h, f + ACIS_UDP4_PAYLOAD_OFF);
+	/* the receiver's cookie (or 0), whatever the template carried: only
+	 * the switch and that rank know it */
+	memcpy(f + ACIS_UDP4_PAYLOAD_OFF + ACIS_HOFF_AUTH, ep->auth,
+	       sizeof(ep->auth));
 	if (unlikely(ep->tag_len != 0)) {
 		/* the host's VLAN tags (802.1Q, 802.1ad, QinQ) go back on
 		 * what it is sent, as its frames carried them (the headroom
@@ -367,6 +371,29 @@ answer_room(const struct cctx *x, uint16_t port)
 	       !acis_tx_congested(x->lc, port);
 }
 
+/* The auth field of the message being handled (6 wire bytes). */
+static inline const uint8_t *
+msg_auth(const struct cctx *x)
+{
+	return x->eth + x->pi->payload_off + ACIS_HOFF_AUTH;
+}
+
+/* Whether the message comes from endpoint ep: 1 yes; else it is dropped,
+ * counted acis_not_member (another address) or acis_bad_auth (the
+ * address, without the rank's cookie), and 0. */
+static inline int
+from_member(struct cctx *x, const struct acis_endpoint *ep)
+{
+	int k = acis_ep_sender(ep, x->pi->src_ip, htons(x->pi->sport),
+			       msg_auth(x));
+
+	if (likely(k == 1))
+		return 1;
+	drop(x, x->m, k == 0 ? ACIS_DROP_ACIS_NOT_MEMBER :
+			       ACIS_DROP_ACIS_BAD_AUTH);
+	return 0;
+}
+
 /* The sender's endpoint as seen on this packet. */
 static void
 sender_ep(const struct cctx *x, struct acis_endpoint *ep)
@@ -381,6 +408,8 @@ sender_ep(const struct cctx *x, struct acis_endpoint *ep)
 	ep->tag_len = (uint8_t)RTE_MIN(x->pi->l3_off - ACIS_ETH_HLEN,
 				       (int)sizeof(ep->tags));
 	memcpy(ep->tags, x->eth + 12, ep->tag_len);
+	/* an answer to the sender itself carries the cookie it sent */
+	memcpy(ep->auth, msg_auth(x), sizeof(ep->auth));
 }
 
 /* A DATA or a host's NACK for a job or communicator the switch does not
@@ -536,6 +565,11 @@ ctrl_join(struct cctx *x, const struct acis_endpoint *from)
 	uint16_t status;
 	enum acis_ct_outcome o;
 
+	if (g_sw.coll.auth_required && acis_rd48(from->auth) == 0) {
+		x->st->auth_refused++;
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_AUTH, &h);
+		return;
+	}
 	o = acis_ct_join(ct, h.job, h.root, h.rank, from, rte_rdtsc(),
 			 &status);
 	h.type = ACIS_T_CTRL_ACK;
@@ -574,7 +608,7 @@ is_member(const struct acis_comm *c, uint32_t rank,
 	if (rank >= c->size)
 		return 0;
 	ep = acis_comm_ep(c, rank);
-	return ep->valid && ep->ip == from->ip && ep->udp_port == from->udp_port;
+	return acis_ep_sender(ep, from->ip, from->udp_port, from->auth) == 1;
 }
 
 static void
@@ -668,9 +702,9 @@ ctrl_query(struct cctx *x, const struct acis_endpoint *from)
 
 	h.type = ACIS_T_CTRL_ACK;
 	h.status = ACIS_S_OK;
-	if (j == NULL || x->h.rank >= j->size || !j->ep[x->h.rank].valid ||
-	    j->ep[x->h.rank].ip != from->ip ||
-	    j->ep[x->h.rank].udp_port != from->udp_port) {
+	if (j == NULL || x->h.rank >= j->size ||
+	    acis_ep_sender(&j->ep[x->h.rank], from->ip, from->udp_port,
+			   from->auth) != 1) {
 		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NOT_MEMBER, &h);
 		return;
 	}
@@ -688,6 +722,32 @@ ctrl_query(struct cctx *x, const struct acis_endpoint *from)
 	answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
 }
 
+/* Whether a control message comes from the address and port of the rank
+ * it names without that rank's cookie: a forgery (or a restarted
+ * process on a joined rank's port), dropped unanswered. JOIN, LEAVE and
+ * QUERY name a world rank, SPLIT and FREE a rank of their communicator. */
+static int
+forged_ctrl(const struct cctx *x, const struct acis_endpoint *from)
+{
+	const struct acis_endpoint *ep = NULL;
+
+	if (x->h.opcode == ACIS_CTRL_SPLIT ||
+	    x->h.opcode == ACIS_CTRL_COMM_FREE) {
+		const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct,
+							   x->h.comm);
+
+		if (c != NULL && c->job == x->h.job && x->h.rank < c->size)
+			ep = acis_comm_ep(c, x->h.rank);
+	} else {
+		const struct acis_job *j = acis_ct_job(g_sw.coll.ct, x->h.job);
+
+		if (j != NULL && x->h.rank < j->size)
+			ep = &j->ep[x->h.rank];
+	}
+	return ep != NULL &&
+	       acis_ep_sender(ep, from->ip, from->udp_port, from->auth) < 0;
+}
+
 static void
 handle_ctrl(struct cctx *x)
 {
@@ -696,6 +756,11 @@ handle_ctrl(struct cctx *x)
 	sender_ep(x, &from);
 	x->st->ctrl++;
 	rte_spinlock_lock(&g_sw.coll.lock);
+	if (unlikely(forged_ctrl(x, &from))) {
+		rte_spinlock_unlock(&g_sw.coll.lock);
+		drop(x, x->m, ACIS_DROP_ACIS_BAD_AUTH);
+		return;
+	}
 	switch (x->h.opcode) {
 	case ACIS_CTRL_JOIN:
 		ctrl_join(x, &from);
@@ -1496,11 +1561,8 @@ handle_data(struct cctx *x)
 		return;
 	}
 	ep = acis_comm_ep(c, h->rank);
-	if (unlikely(!ep->valid || ep->ip != x->pi->src_ip ||
-		     ep->udp_port != htons(x->pi->sport))) {
-		drop(x, x->m, ACIS_DROP_ACIS_NOT_MEMBER);
+	if (unlikely(!from_member(x, ep)))
 		return;
-	}
 	if (unlikely((coll == ACIS_C_REDUCE || coll == ACIS_C_BCAST ||
 		      coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) &&
 		     h->root == ACIS_RANK_NONE)) {
@@ -1598,11 +1660,8 @@ handle_host_feedback(struct cctx *x)
 		return;
 	}
 	ep = acis_comm_ep(c, h->rank);
-	if (!ep->valid || ep->ip != x->pi->src_ip ||
-	    ep->udp_port != htons(x->pi->sport)) {
-		drop(x, x->m, ACIS_DROP_ACIS_NOT_MEMBER);
+	if (!from_member(x, ep))
 		return;
-	}
 	if (h->type == ACIS_T_NACK) {
 		s = acis_agg_find(agg, &k);
 		if (s == NULL) {
