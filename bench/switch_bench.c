@@ -61,6 +61,9 @@
  * each with the sum chained behind, and its round is timed as the
  * switch's, to the drain of its last result (floor_answer): the least
  * that a switch answering by unicast must do.
+ * With --auth, every rank joins with a cookie and every contribution
+ * and receipt carries it, as libacis's do by default: the switch checks
+ * each against the member's and writes the member's into every answer.
  * With --only, each round runs that one of the three measurements and
  * nothing else, so a profile of the worker lcore holds only it; it prints
  * that one's Gb/s and writes no CSV.
@@ -126,7 +129,10 @@ static struct {
 	FILE *csv;
 	const char *csv_path;
 	struct acis_pipeline pl;
+	int auth; /* --auth: rank r's cookie is AUTH_BASE + r */
 } B;
+
+#define AUTH_BASE 0xa5a5a5a50000ull
 
 static void
 die(const char *fmt, ...)
@@ -577,6 +583,7 @@ struct agg_opts {
 	int free_on_main; /* results freed by the sampler, not the worker */
 	int only;         /* ONLY_*: one of the three, for profiling */
 	int floor_answers; /* the floor answers every member, as a switch */
+	int auth;          /* ranks join with cookies, carried by every frame */
 };
 
 /* --only: the measurements a round runs */
@@ -684,6 +691,7 @@ base_hdr(struct acis_hdr *h, unsigned int type, unsigned int r)
 	h->job = JOB;
 	h->rank = r;
 	h->root = ACIS_RANK_NONE;
+	h->auth = B.auth ? AUTH_BASE + r : 0;
 }
 
 /* The header of rank r's messages in allreduce seq (float32 sum, C
@@ -1556,6 +1564,7 @@ agg_run(const struct agg_opts *o)
 	struct acis_coll_stats cs;
 	struct acis_agg_stats as;
 	struct acis_lcore_stats ls;
+	uint64_t tail;
 
 	memset(&a, 0, sizeof(a));
 	a.o = o;
@@ -1686,8 +1695,28 @@ agg_run(const struct agg_opts *o)
 	}
 	acis_coll_stats_sum(&cs, &as);
 	acis_stats_sum(&ls);
+	/* the receipts sent again after each round (agg_confirm) name
+	 * slots closed by their first copy: the switch's memory of closed
+	 * slots is bounded, so those it no longer recalls are dropped as
+	 * acis_no_slot, as a host's repeated receipt would be */
+	for (p = 0, tail = 0; p < P; p++)
+		for (q = 0; q < nw; q++)
+			tail += a.ntq[p][q];
+	if (ls.drops[ACIS_DROP_ACIS_NO_SLOT] <= tail * o->rounds) {
+		if (ls.drops[ACIS_DROP_ACIS_NO_SLOT] != 0)
+			printf("%" PRIu64 " of the %" PRIu64 " receipts sent "
+			       "again after the rounds named slots the switch "
+			       "no longer recalled (acis_no_slot)\n",
+			       ls.drops[ACIS_DROP_ACIS_NO_SLOT],
+			       tail * o->rounds);
+		ls.drops[ACIS_DROP_ACIS_NO_SLOT] = 0;
+	}
 	for (k = 0, p = 0; k < ACIS_DROP_MAX; k++)
-		p += ls.drops[k] != 0;
+		if (ls.drops[k] != 0) {
+			fprintf(stderr, "switch_bench: %" PRIu64 " dropped as "
+				"%s\n", ls.drops[k], acis_drop_name(k));
+			p++;
+		}
 	if (p != 0 || as.in_use != 0 || as.busy != 0 || as.expired != 0 ||
 	    as.lingered != 0 || cs.nombuf != 0)
 		die("the switch was not clean: %u drop reasons, %u slots in "
@@ -1721,12 +1750,13 @@ agg_run(const struct agg_opts *o)
 		       v[o->rounds / 2]);
 	} else
 	printf("allreduce float32 sum, %u ranks, %5u B payload, %u chunks, "
-	       "%u worker%s, checksums %s: switch %7.2f Gb/s per core, "
+	       "%u worker%s, checksums %s%s: switch %7.2f Gb/s per core, "
 	       "ceiling %7.2f, ratio %.2f; floor%s %7.2f, ratio %.2f (best of "
 	       "%u rounds of %u collectives; medians %.2f, %.2f, %.2f; %"
 	       PRIu64 " held for rank order; results freed by %s)\n", P, L,
 	       C, nw, nw > 1 ? "s" : "",
-	       o->nic_csum ? "by the NIC" : "in software", sw_best, ce_best,
+	       o->nic_csum ? "by the NIC" : "in software",
+	       o->auth ? ", cookies" : "", sw_best, ce_best,
 	       sw_best / ce_best, o->floor_answers ? " with answers" : "",
 	       fl_best, fl_best / ce_best, o->rounds,
 	       a.n_coll, sw_med, ce_med, fl_med, cs.held_total,
@@ -1735,17 +1765,17 @@ agg_run(const struct agg_opts *o)
 		 "round_bytes,switch_gbps_core,ceiling_gbps_core,ratio,"
 		 "switch_gbps_core_median,ceiling_gbps_core_median,"
 		 "switch_mpps_core,held,checksums,freed_by,"
-		 "floor_gbps_core,floor_gbps_core_median,floor_answers");
+		 "floor_gbps_core,floor_gbps_core_median,floor_answers,auth");
 	if (B.csv != NULL && o->only == ONLY_ALL) {
 		fprintf(B.csv, "%u,%u,%u,%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.4f,"
-			"%.3f,%.3f,%.4f,%" PRIu64 ",%s,%s,%.3f,%.3f,%d\n", P, L,
+			"%.3f,%.3f,%.4f,%" PRIu64 ",%s,%s,%.3f,%.3f,%d,%s\n", P, L,
 			C, nw, o->rounds, a.n_coll,
 			(uint64_t)a.n_coll * C * P * L, sw_best, ce_best,
 			sw_best / ce_best, sw_med, ce_med,
 			sw_best * 1e3 / 8 / L, cs.held_total,
 			o->nic_csum ? "nic" : "software",
 			o->free_on_main ? "main" : "worker", fl_best, fl_med,
-			o->floor_answers);
+			o->floor_answers, o->auth ? "cookie" : "off");
 		fclose(B.csv);
 	}
 
@@ -1796,7 +1826,7 @@ usage(FILE *f)
 		"                                         [--nic-checksums] "
 		"[--free-on-main] [--csv FILE]\n"
 		"                                         [--only switch|floor|"
-		"ceiling] [--floor-answers]\n"
+		"ceiling] [--floor-answers] [--auth]\n"
 		"The switch runs on the EAL lcores after the main one.\n");
 }
 
@@ -1834,6 +1864,7 @@ main(int argc, char **argv)
 		{"free-on-main", no_argument, NULL, 'F'},
 		{"only", required_argument, NULL, 'o'},
 		{"floor-answers", no_argument, NULL, 'A'},
+		{"auth", no_argument, NULL, 'U'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1921,6 +1952,10 @@ main(int argc, char **argv)
 			break;
 		case 'A':
 			ao.floor_answers = 1;
+			break;
+		case 'U':
+			ao.auth = 1;
+			B.auth = 1;
 			break;
 		case 'o':
 			if (strcmp(optarg, "switch") == 0)

@@ -6,7 +6,7 @@
 # same run (bench/switch_bench agg; doc/benchmarks.md says how).
 #
 #   scripts/bench/agg.sh [-o DIR] [-P "4 8"] [-L "256 512 ... 8192"]
-#                        [-w "1"] [-k "sw"] [-r ROUNDS] [-m ROUND_MB] [-a]
+#                        [-w "1"] [-k "sw"] [-r ROUNDS] [-m ROUND_MB] [-a] [-c]
 #
 # -w "1 2" measures one and two worker lcores (scaling). -k "sw nic"
 # measures the switch verifying every UDP checksum in software (sw, as on
@@ -20,14 +20,16 @@
 # (one worker only) the floor also answers every member of a finished
 # chunk as the switch does (a frame of prebuilt headers each, the sum
 # chained behind them), which every switch must: the floor with answers.
+# With -c every rank joins with a cookie that each contribution carries
+# and the switch checks, as libacis's ranks do by default (doc/threat-model.md).
 # Writes DIR/agg.csv, table.txt, agg.png, run.txt. Needs root (hugepages).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 
 OUT='' RANKS="4 8" SIZES="256 512 1024 2048 4096 8192" WORKERS=1 ROUNDS=5 MB=32
-CSUM=sw ANSWERS=()
-while getopts "o:P:L:w:k:r:m:ah" o; do
+CSUM=sw ANSWERS=() AUTH=()
+while getopts "o:P:L:w:k:r:m:ach" o; do
 	case $o in
 	o) OUT=$OPTARG ;;
 	P) RANKS=$OPTARG ;;
@@ -37,6 +39,7 @@ while getopts "o:P:L:w:k:r:m:ah" o; do
 	r) ROUNDS=$OPTARG ;;
 	m) MB=$OPTARG ;;
 	a) ANSWERS=(--floor-answers) ;;
+	c) AUTH=(--auth) ;;
 	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
@@ -61,7 +64,7 @@ fi
 SB=$ACIS_BUILD/bench/switch_bench
 [ -x "$SB" ] || { echo "agg: $SB missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }
 OUT=$(bench_outdir agg "$OUT")
-bench_runinfo "$OUT" "$0 -o $OUT -P \"$RANKS\" -L \"$SIZES\" -w \"$WORKERS\" -k \"$CSUM\" -r $ROUNDS -m $MB${ANSWERS:+ -a}"
+bench_runinfo "$OUT" "$0 -o $OUT -P \"$RANKS\" -L \"$SIZES\" -w \"$WORKERS\" -k \"$CSUM\" -r $ROUNDS -m $MB${ANSWERS:+ -a}${AUTH:+ -c}"
 # a round's templates (about ROUND_MB of contributions plus their mbufs)
 # and the fresh copies the switch or the ceiling reads; with several
 # workers, the switch's pool grows from 32767 mbufs to a whole round's
@@ -99,7 +102,7 @@ for W in $WORKERS; do
 				[ "$k" = nic ] && flag=(--nic-checksums)
 				"$SB" "${EAL[@]}" --file-prefix "ag$$" -- agg --ranks "$P" \
 					--payload "$L" --workers "$W" --rounds "$ROUNDS" \
-					--round-mb "$MB" "${flag[@]}" "${ANSWERS[@]}" \
+					--round-mb "$MB" "${flag[@]}" "${ANSWERS[@]}" "${AUTH[@]}" \
 					--csv "$OUT/agg.csv" |
 					tee -a "$OUT/log.txt"
 			done
