@@ -20,7 +20,7 @@ source "$(dirname "$0")/../../scripts/lib.sh"
 PIPELINE=${1:-$ACIS_ROOT/pipelines/testbed-af_packet.ini}
 FORGE="$ACIS_ROOT/test/e2e/forge.py"
 SW_MAC=$(sed -n 's/^mac *= *//p' "$PIPELINE" | head -1)
-runner=
+runner= c0=0
 acis_e2e_begin auth au$$
 
 e2e_teardown() {
@@ -53,22 +53,37 @@ members_of() {
 		done
 }
 
-# attack JOB AUTH KINDS DIR: job JOB runs 4-byte int32 allreduces, calls
-# failing after 2 s without progress, while h4 forges KINDS; the ranks'
-# exit status. A job still running 3 minutes on is stopped (failed).
+# Collectives (of one slot each: 4-byte allreduces, barriers) the switch
+# completed, and since $c0: every call of the job numbers one.
+completed() {
+	acis_ctl "$PREFIX" --raw /acis/collectives |
+		grep -o '"completed_[a-z_]*": *[0-9]*' |
+		awk -F: '{ s += $2 } END { print s + 0 }'
+}
+done_since() { echo $(( $(completed) - c0 )); }
+running() { [ "$(done_since)" -gt 100 ]; }
+
+# attack JOB AUTH KINDS DIR: job JOB runs 20,000 4-byte int32 allreduces,
+# calls failing after 2 s without progress, while h4 forges KINDS for the
+# 4,000 collectives from 500 past the one running (the forger knows that
+# too); the ranks' exit status. A job still running 3 minutes on is
+# stopped (failed).
 attack() {
-	local job=$1 auth=$2 kinds=$3 dir=$4 comm members rc=0
+	local job=$1 auth=$2 kinds=$3 dir=$4 comm members first rc=0
 	mkdir -p "$dir"
+	c0=$(completed)
 	ACIS_AUTH=$auth acis_run_ranks "$PREFIX" 4 "$job" "$dir" --timeout 2000 \
-		--sizes 4 --colls allreduce --dtypes int32 --repeat 4000 \
+		--sizes 4 --colls allreduce --dtypes int32 --repeat 20000 \
 		--keep-going &
 	runner=$!
 	acis_wait_for 100 world_of_job "$job" || true
+	acis_wait_for 100 running || true
 	comm=$(world_of_job "$job" || echo 0)
+	first=$(( $(done_since) + 500 ))
 	mapfile -t members < <(members_of "$comm")
-	echo "world $comm: ${members[*]}"
+	echo "world $comm from collective $first: ${members[*]}"
 	ip netns exec "$PREFIX-h4" python3 "$FORGE" eth0 10.77.0.1 "$SW_MAC" \
-		"$job" "$comm" 0 4000 "$kinds" "${members[@]}" \
+		"$job" "$comm" "$first" 4000 "$kinds" "${members[@]}" \
 		>"$dir/forge.log" 2>&1 || echo "forge.py failed: $(cat "$dir/forge.log")"
 	cat "$dir/forge.log"
 	acis_wait_for 1800 bash -c "! kill -0 $runner" ||

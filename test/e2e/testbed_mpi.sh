@@ -148,6 +148,9 @@ runner_done() { ! kill -0 "$runner" 2>/dev/null; }
 mpi h3 4 "$DIR/kill.log" ACIS_SWITCH=10.77.0.1 ACIS_TIMEOUT_MS=20000 \
 	MPI_CHECK_PIDS="$DIR/pids" -- --soak 100000 &
 runner=$!
+# rank 3's pid file may come after the first slots open (the ranks
+# start one by one): wait for both
+acis_wait_for 300 test -s "$DIR/pids/rank3.pid" || true
 acis_wait_for 300 slots_open || true
 victim=$(cat "$DIR/pids/rank3.pid" 2>/dev/null || true)
 check "rank 3 was in an allreduce (pid ${victim:-none}, $(counter slots_in_use) slots open)" \
