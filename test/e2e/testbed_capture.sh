@@ -68,7 +68,8 @@ other=$(ts -Y '!acis' | wc -l)
 all=$(ts | wc -l)
 echo "capture: $all frames: $to_sw DATA h0 -> switch, $from_sw RESULT switch -> h0," \
 	"$join JOIN of job 41 from h0, $other not ACiS"
-check "the capture holds the 24 frames asked for ($all)" [ "$all" -eq 24 ]
+# dpdk-dumpcap counts its stop in bursts: it may write a few past 24
+check "the capture holds the 24 frames asked for ($all)" [ "$all" -ge 24 ]
 check "the filter let only ACiS through ($other other frames)" [ "$other" -eq 0 ]
 check "the capture holds h0's DATA to the switch ($to_sw)" [ "$to_sw" -ge 1 ]
 check "the capture holds the switch's RESULTs to h0 ($from_sw)" [ "$from_sw" -ge 1 ]
