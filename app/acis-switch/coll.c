@@ -280,6 +280,20 @@ acis_coll_stats_sum(struct acis_coll_stats *out, struct acis_agg_stats *agg)
 	}
 }
 
+void
+acis_coll_weigh(uint32_t job)
+{
+	const struct acis_pipeline *pl = g_sw.pl;
+	unsigned int i;
+
+	for (i = 0; i < pl->n_weights; i++)
+		if (pl->weights[i].job == job) {
+			acis_ct_set_weight(g_sw.coll.ct, job,
+					   pl->weights[i].weight);
+			return;
+		}
+}
+
 /* ---- telemetry ---- */
 
 static int
@@ -377,9 +391,10 @@ job_cb(const struct acis_job *j, void *arg)
 	char name[32], val[96];
 
 	snprintf(name, sizeof(name), "job%u", j->id);
-	snprintf(val, sizeof(val), "size=%u joined=%u world=%s%u", j->size,
-		 j->joined, j->world == ACIS_CTX_NONE ? "none/" : "",
-		 j->world == ACIS_CTX_NONE ? 0 : j->world);
+	snprintf(val, sizeof(val), "size=%u joined=%u world=%s%u weight=%u",
+		 j->size, j->joined, j->world == ACIS_CTX_NONE ? "none/" : "",
+		 j->world == ACIS_CTX_NONE ? 0 : j->world,
+		 j->weight != 0 ? j->weight : 1);
 	rte_tel_data_add_dict_string(d, name, val);
 }
 

@@ -150,6 +150,9 @@ int acis_coll_telemetry_register(void);
 void acis_coll_housekeeping(void);
 void acis_coll_stats_sum(struct acis_coll_stats *out,
 			 struct acis_agg_stats *agg);
+/** Control path, under the control lock: give a job its weight in the
+ * fair share ([collective] weights), once it is in the table. */
+void acis_coll_weigh(uint32_t job);
 /** Fan-outs still to finish on every worker (slots and control
  * operations whose answers wait for a later walk). */
 unsigned int acis_coll_fanouts_pending(void);

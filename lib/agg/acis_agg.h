@@ -113,11 +113,12 @@ void acis_agg_free(struct acis_agg *a);
 /**
  * Fair share: the table's slots are shared by n tenants (0: no sharing,
  * the default). Once fewer than a quarter of the slots are free, a
- * tenant that holds its equal share (slots / tenants holding any, a
- * newcomer counting itself) is refused more (acis_agg_open_for returns
+ * tenant that holds its share is refused more (acis_agg_open_for returns
  * NULL, busy_share), so one tenant opening slots as fast as it can
- * cannot keep the others out. Only on an empty table; 0 or -1 (no
- * memory, or slots open).
+ * cannot keep the others out. A tenant's share is the slots times its
+ * weight over the weights of the tenants holding any (a newcomer
+ * counting itself): equal shares with the weight 1 of acis_agg_open_for.
+ * Only on an empty table; 0 or -1 (no memory, or slots open).
  */
 int acis_agg_set_tenants(struct acis_agg *a, uint32_t n);
 
@@ -143,6 +144,12 @@ struct acis_slot *acis_agg_open(struct acis_agg *a,
 struct acis_slot *acis_agg_open_for(struct acis_agg *a,
 				    const struct acis_slot_key *key,
 				    uint32_t size, uint32_t tenant);
+/** acis_agg_open_for with the tenant's weight (0 is taken as 1): the
+ * weight it opens its first slot with holds until it holds none. */
+struct acis_slot *acis_agg_open_weighted(struct acis_agg *a,
+					 const struct acis_slot_key *key,
+					 uint32_t size, uint32_t tenant,
+					 uint32_t weight);
 
 /** Why a slot is returned to the pool (for the counters). */
 enum acis_slot_end {

@@ -23,11 +23,12 @@ struct closed_coll {
 };
 
 struct acis_agg {
-	/* fair share (acis_agg_set_tenants): slots each tenant holds, and
-	 * how many tenants hold some */
+	/* fair share (acis_agg_set_tenants): slots each tenant holds, its
+	 * weight while it holds some, and the sum of those weights */
 	uint32_t *tenant_used;
+	uint32_t *tenant_w;
 	uint32_t n_tenants;
-	uint32_t active;
+	uint64_t active_w;
 	uint32_t n_slots;
 	uint32_t max_ranks;
 	uint32_t words;      /* bitmap words per slot */
@@ -195,6 +196,7 @@ acis_agg_free(struct acis_agg *a)
 	free(a->closed);
 	free(a->closed_coll);
 	free(a->tenant_used);
+	free(a->tenant_w);
 	free(a);
 }
 
@@ -202,31 +204,39 @@ int
 acis_agg_set_tenants(struct acis_agg *a, uint32_t n)
 {
 	uint32_t *u = n != 0 ? calloc(n, sizeof(*u)) : NULL;
+	uint32_t *w = n != 0 ? calloc(n, sizeof(*w)) : NULL;
 
-	if (n != 0 && u == NULL)
-		return -1;
-	if (a->st.in_use != 0) { /* only on an empty table */
+	if ((n != 0 && (u == NULL || w == NULL)) ||
+	    a->st.in_use != 0) { /* only on an empty table */
 		free(u);
+		free(w);
 		return -1;
 	}
 	free(a->tenant_used);
+	free(a->tenant_w);
 	a->tenant_used = u;
+	a->tenant_w = w;
 	a->n_tenants = n;
-	a->active = 0;
+	a->active_w = 0;
 	return 0;
 }
 
 struct acis_slot *
-acis_agg_open_for(struct acis_agg *a, const struct acis_slot_key *key,
-		  uint32_t size, uint32_t tenant)
+acis_agg_open_weighted(struct acis_agg *a, const struct acis_slot_key *key,
+		       uint32_t size, uint32_t tenant, uint32_t weight)
 {
 	struct acis_slot *s;
 
+	if (weight == 0)
+		weight = 1;
 	if (tenant < a->n_tenants && a->n_free < a->n_slots / 4) {
-		/* the table is short: no tenant past its equal share of it,
-		 * a newcomer counting itself */
+		/* the table is short: no tenant past its weighted share of
+		 * it (slots x its weight / the weights of the tenants
+		 * holding any), a newcomer counting itself */
 		uint32_t used = a->tenant_used[tenant];
-		uint32_t share = a->n_slots / (a->active + (used == 0));
+		uint32_t w = used != 0 ? a->tenant_w[tenant] : weight;
+		uint64_t share = (uint64_t)a->n_slots * w /
+				 (a->active_w + (used == 0 ? w : 0));
 
 		if (used >= share) {
 			a->st.busy_share++;
@@ -237,9 +247,19 @@ acis_agg_open_for(struct acis_agg *a, const struct acis_slot_key *key,
 	if (s == NULL || tenant >= a->n_tenants)
 		return s;
 	s->tenant = tenant;
-	if (a->tenant_used[tenant]++ == 0)
-		a->active++;
+	if (a->tenant_used[tenant]++ == 0) {
+		/* its weight is the one it came with, until it holds none */
+		a->tenant_w[tenant] = weight;
+		a->active_w += weight;
+	}
 	return s;
+}
+
+struct acis_slot *
+acis_agg_open_for(struct acis_agg *a, const struct acis_slot_key *key,
+		  uint32_t size, uint32_t tenant)
+{
+	return acis_agg_open_weighted(a, key, size, tenant, 1);
 }
 
 struct acis_slot *
@@ -327,7 +347,7 @@ acis_agg_close(struct acis_agg *a, struct acis_slot *s, int how)
 	acis_agg_unpend(a, s);
 	acc_home(a, s);
 	if (s->tenant < a->n_tenants && --a->tenant_used[s->tenant] == 0)
-		a->active--;
+		a->active_w -= a->tenant_w[s->tenant];
 	a->used[s->index] = 0;
 	a->free_list[a->n_free++] = s->index;
 	a->st.in_use--;

@@ -71,6 +71,8 @@ struct acis_job {
 	uint32_t creator;  /**< IP (network order) of the first rank to join */
 	uint16_t refused;  /**< the status every rank was refused with when
 			        the job could not be completed; 0: none */
+	uint16_t weight;   /**< its weight in the fair share of slots
+			        (acis_ct_set_weight); 0: 1 */
 	uint64_t since;    /**< the caller's clock at the first join */
 	struct acis_endpoint *ep; /**< [size], the forwarding table */
 };
@@ -151,6 +153,11 @@ uint32_t acis_ct_world(const struct acis_comm_table *ct, uint32_t job);
 /** The job with this id, or NULL. */
 const struct acis_job *acis_ct_job(const struct acis_comm_table *ct,
 				   uint32_t job);
+
+/** Control: the job's weight in the fair share of slots (1 to 65535; 0
+ * is taken as 1). -ENOENT if the job is unknown. */
+int acis_ct_set_weight(struct acis_comm_table *ct, uint32_t job,
+		       uint16_t weight);
 
 /* ---- control operations (single writer) ---- */
 

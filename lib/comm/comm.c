@@ -210,6 +210,17 @@ acis_ct_job(const struct acis_comm_table *ct, uint32_t job)
 	return find_job(ct, job);
 }
 
+int
+acis_ct_set_weight(struct acis_comm_table *ct, uint32_t job, uint16_t weight)
+{
+	struct acis_job *j = find_job(ct, job);
+
+	if (j == NULL)
+		return -ENOENT;
+	j->weight = weight;
+	return 0;
+}
+
 /* Build and publish a communicator over world ranks global[0..n-1]. */
 static struct acis_comm *
 comm_make(struct acis_comm_table *ct, const struct acis_job *j, uint32_t n,

@@ -54,6 +54,7 @@ struct acis_fault_cfg {
 	"drop duplicate reorder reorder_window corrupt delay_us seed"
 
 #define ACIS_MAX_CTRL_NETS 32
+#define ACIS_MAX_WEIGHTS 64
 
 /** An IPv4 prefix control messages may come from. */
 struct acis_net_cfg {
@@ -171,6 +172,13 @@ struct acis_pipeline {
 	uint8_t fair_share;         /**< jobs share a short slot table equally */
 	uint8_t auth_required;      /**< auth = required: JOINs without a
 					 cookie are refused (AUTH) */
+	/** weights = JOB:W ...: those jobs' weights in the fair share
+	 * (the others 1) */
+	unsigned int n_weights;
+	struct {
+		uint32_t job;
+		uint16_t weight;
+	} weights[ACIS_MAX_WEIGHTS];
 	uint32_t max_members; /**< sum of communicator sizes */
 	uint32_t deadline_ms; /**< an unfinished slot fails after this long
 				   without progress of its collective */

@@ -285,6 +285,48 @@ port_set(struct ctx *c, const struct acis_conf_entry *e, uint32_t *mask)
 	return 0;
 }
 
+/* weights = JOB:W [JOB:W ...] (spaces or commas): jobs' weights in the
+ * fair share of slots. */
+static int
+read_weights(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_pipeline *p = c->p;
+	struct acis_conf_entry *e;
+	char buf[ACIS_MAX_WEIGHTS * 24], *tok, *save = NULL;
+	unsigned int i;
+	int rc;
+
+	if ((rc = get_once(c, s, "weights", &e)) != 0 || e == NULL)
+		return rc;
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", e->value) >= sizeof(buf))
+		return fail(c, e->line, "weights: list longer than %zu "
+			    "characters", sizeof(buf) - 1);
+	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		uint32_t job, w;
+		const char *end = "";
+
+		if (acis_conf_u32_prefix(tok, &job, &end) != 0 ||
+		    *end != ':' ||
+		    acis_conf_u32_prefix(end + 1, &w, &end) != 0 ||
+		    *end != '\0' || w < 1 || w > 65535)
+			return fail(c, e->line, "weights: expected JOB:WEIGHT "
+				    "(a job id, a weight from 1 to 65535), "
+				    "found '%s'", tok);
+		if (p->n_weights == ACIS_MAX_WEIGHTS)
+			return fail(c, e->line, "weights: more than %d jobs",
+				    ACIS_MAX_WEIGHTS);
+		for (i = 0; i < p->n_weights; i++)
+			if (p->weights[i].job == job)
+				return fail(c, e->line, "weights: job %u "
+					    "listed twice", job);
+		p->weights[p->n_weights].job = job;
+		p->weights[p->n_weights].weight = (uint16_t)w;
+		p->n_weights++;
+	}
+	return 0;
+}
+
 static int
 read_collective(struct ctx *c, struct acis_conf_section *s)
 {
@@ -295,7 +337,7 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 	rc = check_keys(c, s, "slots max_ranks max_comms max_jobs "
 			      "max_jobs_per_host join_timeout_ms max_members "
 			      "deadline_ms linger_ms control_from "
-			      "control_ports fair_share auth");
+			      "control_ports fair_share auth weights");
 	if (rc != 0)
 		return rc;
 	if ((rc = get_uint(c, s, "slots", 16, 1u << 22, &p->slots)) != 0 ||
@@ -314,6 +356,8 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 			   &p->linger_ms)) != 0)
 		return rc;
 	if ((rc = get_bool(c, s, "fair_share", &p->fair_share)) != 0)
+		return rc;
+	if ((rc = read_weights(c, s)) != 0)
 		return rc;
 	if ((rc = get_once(c, s, "auth", &e)) != 0)
 		return rc;

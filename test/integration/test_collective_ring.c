@@ -2041,6 +2041,22 @@ test_auth_required_refuses_a_join_without_a_cookie(void **state)
 	finish();
 }
 
+/* [collective] weights gives a job its weight in the fair share when it
+ * joins; the others keep 1. */
+static void
+test_weights_give_a_job_its_share_weight(void **state)
+{
+	(void)state;
+	start(LINGER "weights = 9:2, 7:3\n");
+	join_all();
+	assert_int_equal(acis_ct_job(g_sw.coll.ct, JOB)->weight, 3);
+	finish();
+	start(LINGER);
+	join_all();
+	assert_int_equal(acis_ct_job(g_sw.coll.ct, JOB)->weight, 0); /* 1 */
+	finish();
+}
+
 /* DATA for a communicator the switch does not know is dropped and the
  * sender told at once (NACK NO_COMM: the switch lost or never had it),
  * so it fails now rather than at its timeout; a host's NACK too. A
@@ -2896,6 +2912,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_data_claiming_another_ranks_identity_is_dropped_not_member, teardown),
 		cmocka_unit_test_teardown(test_a_rank_is_held_to_the_cookie_it_joined_with, auth_teardown),
 		cmocka_unit_test_teardown(test_auth_required_refuses_a_join_without_a_cookie, auth_teardown),
+		cmocka_unit_test_teardown(test_weights_give_a_job_its_share_weight, teardown),
 		cmocka_unit_test_teardown(test_data_for_an_unknown_communicator_is_answered_no_comm, teardown),
 		cmocka_unit_test_teardown(test_contribution_disagreeing_with_its_slot_is_refused_nack_mismatch, teardown),
 		cmocka_unit_test_teardown(test_full_slot_pool_answers_busy_until_a_slot_is_freed, teardown),

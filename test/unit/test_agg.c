@@ -977,6 +977,70 @@ test_tenants_share_a_short_table_equally(void **state)
 	acis_agg_free(a);
 }
 
+/* Weighted shares: a tenant of weight 3 beside one of weight 1 holds up
+ * to three quarters of a short table, the other a quarter. */
+static void
+test_tenants_share_a_short_table_by_weight(void **state)
+{
+	struct acis_agg *a = acis_agg_create(16, 8, 64);
+	struct acis_agg_stats st;
+	uint32_t i, n0 = 0, n1 = 0;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(acis_agg_set_tenants(a, 2), 0);
+	/* tenant 1 (weight 1) takes 4; tenant 0 (weight 3) all it may */
+	for (i = 0; i < 4; i++) {
+		struct acis_slot_key k = {2, 0, i};
+
+		assert_non_null(acis_agg_open_weighted(a, &k, 4, 1, 1));
+		n1++;
+	}
+	for (i = 0; i < 16; i++) {
+		struct acis_slot_key k = {1, 0, i};
+
+		if (acis_agg_open_weighted(a, &k, 4, 0, 3) == NULL)
+			break;
+		n0++;
+	}
+	/* its share: 16 x 3 / (3 + 1) = 12, and the table had 12 left */
+	assert_int_equal(n0, 12);
+	acis_agg_get_stats(a, &st);
+	assert_int_equal(st.busy_share + st.busy, 1);
+	acis_agg_free(a);
+
+	/* the other way round: weight 1 holds 4 of a short table beside 3 */
+	a = acis_agg_create(16, 8, 64);
+	assert_non_null(a);
+	assert_int_equal(acis_agg_set_tenants(a, 2), 0);
+	n0 = n1 = 0;
+	{
+		struct acis_slot_key k = {1, 0, 100};
+
+		assert_non_null(acis_agg_open_weighted(a, &k, 4, 0, 3));
+		n0++;
+	}
+	for (i = 0; i < 16; i++) {
+		struct acis_slot_key k = {2, 0, i};
+
+		if (acis_agg_open_weighted(a, &k, 4, 1, 1) == NULL)
+			break;
+		n1++;
+	}
+	/* tenant 1's share once short: 16 x 1 / (3 + 1) = 4; the table is
+	 * short from 13 open, so it got 12 before it was held to 4 */
+	assert_int_equal(n1, 12);
+	acis_agg_get_stats(a, &st);
+	assert_int_equal(st.busy_share, 1);
+	/* tenant 0 (weight 3, holding 1) still opens in the short table */
+	{
+		struct acis_slot_key k = {1, 0, 101};
+
+		assert_non_null(acis_agg_open_weighted(a, &k, 4, 0, 3));
+	}
+	acis_agg_free(a);
+}
+
 int
 main(void)
 {
@@ -1013,6 +1077,7 @@ main(void)
 		cmocka_unit_test(test_closing_a_pending_slot_takes_it_off_the_list),
 		cmocka_unit_test(test_unmark_forgets_a_contribution_so_it_counts_when_it_comes_again),
 		cmocka_unit_test(test_tenants_share_a_short_table_equally),
+		cmocka_unit_test(test_tenants_share_a_short_table_by_weight),
 	};
 
 	return cmocka_run_group_tests_name("agg", tests, NULL, NULL);

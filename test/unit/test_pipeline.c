@@ -1169,6 +1169,22 @@ test_collective_job_keys(void **state)
 		     "auth: expected optional (a rank that joins with a cookie "
 		     "is held to it) or required (every rank must join with "
 		     "one), found 'on'");
+	assert_int_equal(pl.n_weights, 0);
+	load_ok(SWITCH PORT_P0 "[collective]\nweights = 7:3, 4294967295:65535 9:1\n");
+	assert_int_equal(pl.n_weights, 3);
+	assert_int_equal(pl.weights[0].job, 7);
+	assert_int_equal(pl.weights[0].weight, 3);
+	assert_int_equal(pl.weights[1].job, 4294967295u);
+	assert_int_equal(pl.weights[1].weight, 65535);
+	assert_int_equal(pl.weights[2].job, 9);
+	expect_error(SWITCH PORT_P0 "[collective]\nweights = 7:0\n", 7,
+		     "weights: expected JOB:WEIGHT (a job id, a weight from 1 "
+		     "to 65535), found '7:0'");
+	expect_error(SWITCH PORT_P0 "[collective]\nweights = 7\n", 7,
+		     "weights: expected JOB:WEIGHT (a job id, a weight from 1 "
+		     "to 65535), found '7'");
+	expect_error(SWITCH PORT_P0 "[collective]\nweights = 7:2 7:3\n", 7,
+		     "weights: job 7 listed twice");
 }
 
 int

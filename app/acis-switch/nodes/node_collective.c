@@ -572,6 +572,8 @@ ctrl_join(struct cctx *x, const struct acis_endpoint *from)
 	}
 	o = acis_ct_join(ct, h.job, h.root, h.rank, from, rte_rdtsc(),
 			 &status);
+	if (o != ACIS_CT_ERROR)
+		acis_coll_weigh(h.job);
 	h.type = ACIS_T_CTRL_ACK;
 	h.status = ACIS_S_OK;
 	if (o == ACIS_CT_ERROR) {
@@ -1181,8 +1183,9 @@ open_slot(struct cctx *x, const struct acis_comm *c, uint32_t key)
 {
 	const struct acis_hdr *h = &x->h;
 	struct acis_slot_key k = {h->comm, h->seq, key};
-	struct acis_slot *s = acis_agg_open_for(x->lc->shard->agg, &k, c->size,
-						c->jobp->index);
+	struct acis_slot *s = acis_agg_open_weighted(x->lc->shard->agg, &k,
+						     c->size, c->jobp->index,
+						     c->jobp->weight);
 	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
 
 	if (s == NULL) {
