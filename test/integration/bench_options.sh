@@ -92,6 +92,8 @@ expect "mpi-netns-agent.sh with no host" 2 mpi-netns-agent.sh
 expect "loss.sh -s 4k" 2 loss.sh -s 4k
 expect "loss.sh -c alltoall" 2 loss.sh -c alltoall
 expect "loss.sh -t 10" 2 loss.sh -t 10
+expect "share.sh -s 64k" 2 share.sh -s 64k
+expect "share.sh -r 0" 2 share.sh -r 0
 # pktgen's script (scripts/pktgen), its options the same way
 expect "run-pktgen.sh -h" 0 ../pktgen/run-pktgen.sh -h
 expect "run-pktgen.sh --no-such-option" 2 ../pktgen/run-pktgen.sh --no-such-option
