@@ -12,10 +12,11 @@ one or more of: bits flipped anywhere past Ethernet, header fields set
 to random or edge values, the frame cut short or padded, the UDP or IP
 checksum wrong or absent, one or two VLAN tags, a fragment flag, IP
 options. Frames are seeded: the same SEED sends the same frames. Stops after
-FRAMES frames or SECONDS seconds; prints how many it sent.
+FRAMES frames, SECONDS seconds or SIGTERM; prints how many it sent.
 """
 import os
 import random
+import signal
 import socket
 import struct
 import sys
@@ -120,6 +121,12 @@ def main(argv):
     s.bind((iface, 0))
     me = s.getsockname()[4]
     sent = 0
+
+    def stop(sig, frame):
+        print("frames %d" % sent, flush=True)
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
     for i in range(n):
         if i % 256 == 0 and time.monotonic() > end:
             break
