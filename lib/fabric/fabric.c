@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acis_fabric: topology files and what is computed from them
+ * (acis_fabric.h, doc/fabric.md).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acis_conf.h"
+#include "acis_fabric.h"
+
+struct ctx {
+	struct acis_conf *conf;
+	struct acis_fabric *f;
+	char *err;
+};
+
+static int
+fail(struct ctx *c, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(c->err, ACIS_CONF_ERR_LEN, "%s:%d: ", c->conf->path, line);
+	va_start(ap, fmt);
+	vsnprintf(c->err + n, ACIS_CONF_ERR_LEN - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *
+acis_fabric_placement_name(unsigned int p)
+{
+	static const char *const n[] = {"logical", "process", "machine"};
+
+	return p < 3 ? n[p] : "unknown";
+}
+
+int
+acis_fabric_switch_index(const struct acis_fabric *f, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_switches; i++)
+		if (strcmp(f->sw[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+acis_fabric_host_index(const struct acis_fabric *f, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_hosts; i++)
+		if (strcmp(f->hosts[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* A switch or host name: letters, digits, '-' and '_', at most 31. */
+static int
+good_name(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n >= ACIS_FABRIC_NAME_LEN)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+/* "SWITCH:pN" into a switch and a port of it. */
+static int
+switch_port(struct ctx *c, int line, const char *what, const char *s,
+	    uint16_t *sw, uint16_t *port)
+{
+	char name[ACIS_FABRIC_NAME_LEN];
+	const char *colon = strchr(s, ':');
+	uint32_t p;
+	int i;
+
+	if (colon == NULL || colon[1] != 'p' ||
+	    (size_t)(colon - s) >= sizeof(name) ||
+	    acis_conf_u32(colon + 2, &p) != 0)
+		return fail(c, line, "%s: expected SWITCH:pN (a switch and one "
+			    "of its ports, p0, p1, ...), found '%s'", what, s);
+	memcpy(name, s, (size_t)(colon - s));
+	name[colon - s] = '\0';
+	i = acis_fabric_switch_index(c->f, name);
+	if (i < 0)
+		return fail(c, line, "%s: unknown switch '%s' (declare it with "
+			    "[switch %s])", what, name, name);
+	if (p >= c->f->sw[i].n_ports)
+		return fail(c, line, "%s: switch %s has ports p0..p%u, not p%u",
+			    what, name, c->f->sw[i].n_ports - 1, p);
+	if (c->f->sw[i].ports[p].kind != ACIS_FABRIC_UNUSED)
+		return fail(c, line, "%s: %s:p%u is already taken (by a %s)",
+			    what, name, p,
+			    c->f->sw[i].ports[p].kind == ACIS_FABRIC_TO_HOST ?
+				    "host" : "link");
+	*sw = (uint16_t)i;
+	*port = (uint16_t)p;
+	return 0;
+}
+
+static int
+read_topology(struct ctx *c)
+{
+	struct acis_conf_section *s = acis_conf_section(c->conf, "topology",
+							 NULL);
+	struct acis_conf_entry *e;
+	int dup;
+
+	if (s == NULL)
+		return fail(c, 1, "no [topology] section (name, placement)");
+	e = acis_conf_get(s, "name", &dup);
+	if (dup)
+		return fail(c, dup, "name: given twice");
+	snprintf(c->f->name, sizeof(c->f->name), "%s",
+		 e != NULL ? e->value : "");
+	e = acis_conf_get(s, "placement", &dup);
+	if (dup)
+		return fail(c, dup, "placement: given twice");
+	if (e != NULL) {
+		if (strcmp(e->value, "logical") == 0)
+			c->f->placement = ACIS_FABRIC_LOGICAL;
+		else if (strcmp(e->value, "process") == 0)
+			c->f->placement = ACIS_FABRIC_PROCESS;
+		else if (strcmp(e->value, "machine") == 0)
+			c->f->placement = ACIS_FABRIC_MACHINE;
+		else
+			return fail(c, e->line, "placement: expected logical "
+				    "(every switch in one process), process "
+				    "(one process per switch) or machine (one "
+				    "switch per machine), found '%s'", e->value);
+	}
+	return 0;
+}
+
+static int
+read_switches(struct ctx *c)
+{
+	struct acis_fabric *f = c->f;
+	unsigned int i, j;
+
+	for (i = 0; i < c->conf->n_sections; i++) {
+		struct acis_conf_section *s = &c->conf->sections[i];
+		struct acis_fabric_switch *w;
+		struct acis_conf_entry *e;
+		uint32_t n;
+		int dup;
+
+		if (strcmp(s->type, "switch") != 0)
+			continue;
+		if (!good_name(s->arg))
+			return fail(c, s->line, "[switch NAME]: expected a name "
+				    "of letters, digits, '-' and '_', at most "
+				    "%d, found '%s'", ACIS_FABRIC_NAME_LEN - 1,
+				    s->arg);
+		if (acis_fabric_switch_index(f, s->arg) >= 0)
+			return fail(c, s->line, "switch %s declared twice",
+				    s->arg);
+		if (f->n_switches == ACIS_FABRIC_MAX_SWITCHES)
+			return fail(c, s->line, "more than %d switches",
+				    ACIS_FABRIC_MAX_SWITCHES);
+		w = &f->sw[f->n_switches];
+		snprintf(w->name, sizeof(w->name), "%s", s->arg);
+		e = acis_conf_get(s, "ports", &dup);
+		if (dup)
+			return fail(c, dup, "ports: given twice");
+		if (e == NULL)
+			return fail(c, s->line, "switch %s: no ports = N",
+				    s->arg);
+		if (acis_conf_u32(e->value, &n) != 0 || n < 1 ||
+		    n > ACIS_FABRIC_MAX_PORTS)
+			return fail(c, e->line, "ports: expected a whole number "
+				    "from 1 to %d, found '%s'",
+				    ACIS_FABRIC_MAX_PORTS, e->value);
+		w->n_ports = (uint16_t)n;
+		f->n_switches++;
+		for (j = 0; j < s->n_entries; j++) {
+			struct acis_conf_entry *d = &s->entries[j];
+			uint32_t p;
+
+			if (strcmp(d->key, "ports") == 0)
+				continue;
+			if (strncmp(d->key, "dev.p", 5) != 0 ||
+			    acis_conf_u32(d->key + 5, &p) != 0)
+				return fail(c, d->line, "switch %s: unknown key "
+					    "'%s' (expected ports or dev.pN)",
+					    s->arg, d->key);
+			if (p >= n)
+				return fail(c, d->line, "%s: switch %s has ports "
+					    "p0..p%u", d->key, s->arg, n - 1);
+			if (w->ports[p].dev[0] != '\0')
+				return fail(c, d->line, "%s: given twice",
+					    d->key);
+			if (strlen(d->value) >= sizeof(w->ports[p].dev))
+				return fail(c, d->line, "%s: longer than %zu "
+					    "characters", d->key,
+					    sizeof(w->ports[p].dev) - 1);
+			snprintf(w->ports[p].dev, sizeof(w->ports[p].dev),
+				 "%s", d->value);
+			d->used = 1;
+		}
+	}
+	if (f->n_switches == 0)
+		return fail(c, 1, "no [switch NAME] section");
+	return 0;
+}
+
+static int
+read_links(struct ctx *c)
+{
+	struct acis_fabric *f = c->f;
+	unsigned int i, j;
+
+	for (i = 0; i < c->conf->n_sections; i++) {
+		struct acis_conf_section *s = &c->conf->sections[i];
+
+		if (strcmp(s->type, "links") != 0)
+			continue;
+		for (j = 0; j < s->n_entries; j++) {
+			struct acis_conf_entry *e = &s->entries[j];
+			char a[64], b[64], extra[2];
+			uint16_t sa, pa, sb, pb;
+
+			if (strcmp(e->key, "link") != 0)
+				return fail(c, e->line, "[links]: unknown key "
+					    "'%s' (expected link = A:pN B:pM)",
+					    e->key);
+			e->used = 1;
+			if (sscanf(e->value, "%63s %63s %1s", a, b, extra) != 2)
+				return fail(c, e->line, "link: expected "
+					    "'link = A:pN B:pM', found '%s'",
+					    e->value);
+			if (switch_port(c, e->line, "link", a, &sa, &pa) != 0)
+				return -1;
+			/* mark the first end, so a link from a port to
+			 * itself is caught as the port taken */
+			f->sw[sa].ports[pa].kind = ACIS_FABRIC_TO_SWITCH;
+			if (switch_port(c, e->line, "link", b, &sb, &pb) != 0)
+				return -1;
+			if (sa == sb)
+				return fail(c, e->line, "link: both ends on "
+					    "switch %s", f->sw[sa].name);
+			f->sw[sa].ports[pa].peer = sb;
+			f->sw[sa].ports[pa].peer_port = pb;
+			f->sw[sb].ports[pb].kind = ACIS_FABRIC_TO_SWITCH;
+			f->sw[sb].ports[pb].peer = sa;
+			f->sw[sb].ports[pb].peer_port = pa;
+			f->n_links++;
+		}
+	}
+	return 0;
+}
+
+static int
+read_hosts(struct ctx *c)
+{
+	struct acis_fabric *f = c->f;
+	unsigned int i, j;
+
+	for (i = 0; i < c->conf->n_sections; i++) {
+		struct acis_conf_section *s = &c->conf->sections[i];
+
+		if (strcmp(s->type, "hosts") != 0)
+			continue;
+		for (j = 0; j < s->n_entries; j++) {
+			struct acis_conf_entry *e = &s->entries[j];
+			struct acis_fabric_host *h;
+			uint16_t sw, port;
+
+			e->used = 1;
+			if (!good_name(e->key))
+				return fail(c, e->line, "[hosts]: expected "
+					    "NAME = SWITCH:pN with a name of "
+					    "letters, digits, '-' and '_', found "
+					    "'%s'", e->key);
+			if (acis_fabric_host_index(f, e->key) >= 0)
+				return fail(c, e->line, "host %s given twice",
+					    e->key);
+			if (f->n_hosts == ACIS_FABRIC_MAX_HOSTS)
+				return fail(c, e->line, "more than %d hosts",
+					    ACIS_FABRIC_MAX_HOSTS);
+			if (switch_port(c, e->line, e->key, e->value, &sw,
+					&port) != 0)
+				return -1;
+			h = &f->hosts[f->n_hosts];
+			snprintf(h->name, sizeof(h->name), "%s", e->key);
+			h->sw = sw;
+			h->port = port;
+			f->sw[sw].ports[port].kind = ACIS_FABRIC_TO_HOST;
+			f->sw[sw].ports[port].peer = f->n_hosts;
+			f->n_hosts++;
+		}
+	}
+	return 0;
+}
+
+/* Breadth-first from every switch: hops and the first port of a shortest
+ * path, the lowest-numbered port among equals (ports are tried in order,
+ * and a switch is reached first through the lowest first port). */
+static int
+routes(struct ctx *c)
+{
+	struct acis_fabric *f = c->f;
+	unsigned int n = f->n_switches, a, i;
+	uint16_t *queue = malloc(n * sizeof(*queue));
+
+	f->next = malloc((size_t)n * n * sizeof(*f->next));
+	f->hops = malloc((size_t)n * n * sizeof(*f->hops));
+	f->flood = calloc((size_t)n * ACIS_FABRIC_MAX_PORTS, 1);
+	if (queue == NULL || f->next == NULL || f->hops == NULL ||
+	    f->flood == NULL) {
+		free(queue);
+		return fail(c, 1, "out of memory");
+	}
+	for (a = 0; a < n; a++) {
+		uint16_t *next = &f->next[a * n], *hops = &f->hops[a * n];
+		unsigned int head = 0, tail = 0;
+
+		for (i = 0; i < n; i++) {
+			next[i] = ACIS_FABRIC_NONE;
+			hops[i] = ACIS_FABRIC_NONE;
+		}
+		hops[a] = 0;
+		queue[tail++] = (uint16_t)a;
+		while (head < tail) {
+			unsigned int u = queue[head++], p;
+
+			for (p = 0; p < f->sw[u].n_ports; p++) {
+				const struct acis_fabric_port *q =
+					&f->sw[u].ports[p];
+
+				if (q->kind != ACIS_FABRIC_TO_SWITCH ||
+				    hops[q->peer] != ACIS_FABRIC_NONE)
+					continue;
+				hops[q->peer] = (uint16_t)(hops[u] + 1);
+				next[q->peer] = u == a ? (uint16_t)p : next[u];
+				queue[tail++] = q->peer;
+			}
+		}
+		for (i = 0; i < n; i++)
+			if (hops[i] == ACIS_FABRIC_NONE) {
+				free(queue);
+				return fail(c, 1, "switch %s cannot reach switch "
+					    "%s: the fabric is not connected",
+					    f->sw[a].name, f->sw[i].name);
+			}
+	}
+	free(queue);
+	/* the spanning tree: each switch but 0 joins by its first port
+	 * toward switch 0, and that link floods both ways */
+	for (a = 1; a < n; a++) {
+		uint16_t p = f->next[a * n + 0];
+		const struct acis_fabric_port *q = &f->sw[a].ports[p];
+
+		f->flood[a * ACIS_FABRIC_MAX_PORTS + p] = 1;
+		f->flood[q->peer * ACIS_FABRIC_MAX_PORTS + q->peer_port] = 1;
+	}
+	for (a = 0; a < n; a++)
+		for (i = 0; i < f->sw[a].n_ports; i++)
+			if (f->sw[a].ports[i].kind == ACIS_FABRIC_TO_HOST)
+				f->flood[a * ACIS_FABRIC_MAX_PORTS + i] = 1;
+	return 0;
+}
+
+static int
+unused_keys(struct ctx *c)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < c->conf->n_sections; i++) {
+		struct acis_conf_section *s = &c->conf->sections[i];
+
+		if (strcmp(s->type, "topology") != 0 &&
+		    strcmp(s->type, "switch") != 0 &&
+		    strcmp(s->type, "links") != 0 &&
+		    strcmp(s->type, "hosts") != 0)
+			return fail(c, s->line, "unknown section [%s] (expected "
+				    "topology, switch NAME, links, hosts)",
+				    s->type);
+		for (j = 0; j < s->n_entries; j++)
+			if (!s->entries[j].used)
+				return fail(c, s->entries[j].line, "[%s]: "
+					    "unknown key '%s'", s->type,
+					    s->entries[j].key);
+	}
+	return 0;
+}
+
+static struct acis_fabric *
+build(struct acis_conf *conf, char *err)
+{
+	struct acis_fabric *f = calloc(1, sizeof(*f));
+	struct ctx c = {conf, f, err};
+
+	if (f == NULL ||
+	    (f->sw = calloc(ACIS_FABRIC_MAX_SWITCHES, sizeof(*f->sw))) == NULL ||
+	    (f->hosts = calloc(ACIS_FABRIC_MAX_HOSTS,
+			       sizeof(*f->hosts))) == NULL) {
+		snprintf(err, ACIS_CONF_ERR_LEN, "%s: out of memory",
+			 conf->path);
+		acis_fabric_free(f);
+		acis_conf_free(conf);
+		return NULL;
+	}
+	if (read_topology(&c) != 0 || read_switches(&c) != 0 ||
+	    read_links(&c) != 0 || read_hosts(&c) != 0 ||
+	    unused_keys(&c) != 0 || routes(&c) != 0) {
+		acis_fabric_free(f);
+		f = NULL;
+	}
+	acis_conf_free(conf);
+	return f;
+}
+
+struct acis_fabric *
+acis_fabric_load(const char *path, char *err)
+{
+	struct acis_conf *conf = acis_conf_load(path, err);
+
+	return conf == NULL ? NULL : build(conf, err);
+}
+
+struct acis_fabric *
+acis_fabric_parse(const char *name, const char *text, char *err)
+{
+	struct acis_conf *conf = acis_conf_parse(name, text, err);
+
+	return conf == NULL ? NULL : build(conf, err);
+}
+
+void
+acis_fabric_free(struct acis_fabric *f)
+{
+	if (f == NULL)
+		return;
+	free(f->sw);
+	free(f->hosts);
+	free(f->next);
+	free(f->hops);
+	free(f->flood);
+	free(f);
+}
+
+void
+acis_fabric_tree_free(struct acis_fabric_tree *t)
+{
+	free(t->up);
+	free(t->children);
+	free(t->local);
+	free(t->in);
+	memset(t, 0, sizeof(*t));
+}
+
+int
+acis_fabric_tree(const struct acis_fabric *f, const uint16_t *members,
+		 uint32_t n, struct acis_fabric_tree *t)
+{
+	unsigned int ns = f->n_switches, a, b;
+	uint32_t i;
+	uint16_t best = ACIS_FABRIC_NONE, best_far = ACIS_FABRIC_NONE;
+
+	memset(t, 0, sizeof(*t));
+	t->up = malloc(ns * sizeof(*t->up));
+	t->children = calloc(ns, sizeof(*t->children));
+	t->local = calloc(ns, sizeof(*t->local));
+	t->in = calloc(ns, 1);
+	if (t->up == NULL || t->children == NULL || t->local == NULL ||
+	    t->in == NULL || n == 0) {
+		acis_fabric_tree_free(t);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (members[i] >= f->n_hosts) {
+			acis_fabric_tree_free(t);
+			return -1;
+		}
+		t->local[f->hosts[members[i]].sw]++;
+	}
+	/* the root: the switch nearest to its farthest member switch */
+	for (a = 0; a < ns; a++) {
+		uint16_t far = 0;
+
+		for (b = 0; b < ns; b++)
+			if (t->local[b] != 0 && f->hops[a * ns + b] > far)
+				far = f->hops[a * ns + b];
+		if (far < best_far) {
+			best_far = far;
+			best = (uint16_t)a;
+		}
+	}
+	if (best >= ns) { /* no switch: cannot be, the file had one */
+		acis_fabric_tree_free(t);
+		return -1;
+	}
+	t->root = best;
+	t->depth = best_far;
+	for (a = 0; a < ns; a++)
+		t->up[a] = ACIS_FABRIC_NONE;
+	t->in[best] = 1;
+	t->n_in = 1;
+	/* every member switch joins by its shortest path to the root; the
+	 * paths of a breadth-first tree merge, never cross */
+	for (a = 0; a < ns; a++) {
+		unsigned int u = a;
+
+		if (t->local[a] == 0)
+			continue;
+		while (u != best && t->up[u] == ACIS_FABRIC_NONE) {
+			uint16_t p = f->next[u * ns + best];
+			unsigned int parent = f->sw[u].ports[p].peer;
+
+			t->up[u] = p;
+			t->children[parent]++;
+			if (!t->in[u]) {
+				t->in[u] = 1;
+				t->n_in++;
+			}
+			if (!t->in[parent]) {
+				t->in[parent] = 1;
+				t->n_in++;
+			}
+			u = parent;
+		}
+		if (!t->in[a]) {
+			t->in[a] = 1;
+			t->n_in++;
+		}
+	}
+	return 0;
+}
