@@ -28,6 +28,7 @@ opt() {
 P=$D/root$(opt prefix)
 LIB=$P/$(opt libdir)
 for f in bin/acis-switch bin/acisctl bin/acis-asm bin/acis-bench bin/acis-coll-check \
+	bin/acis-fabric share/acis/topologies/fat-tree.ini \
 	include/acis/acis.h include/acis/acis_proto.h share/acis/pipelines/testbed-af_packet.ini \
 	share/acis/examples/cgra/dot.s share/acis/examples/mpi/mpi_demo.c \
 	share/doc/acis/mpi.md share/doc/acis/README.md share/acis/wireshark/acis.lua \
@@ -36,7 +37,7 @@ for f in bin/acis-switch bin/acisctl bin/acis-asm bin/acis-bench bin/acis-coll-c
 done
 check "installed: libacis and its pkg-config file" \
 	[ -e "$LIB/libacis.so" ] && [ -e "$LIB/pkgconfig/libacis.pc" ]
-for m in man8/acis-switch.8 man8/acisctl.8 man1/acis-bench.1 man7/libacis-mpi.7; do
+for m in man8/acis-switch.8 man8/acisctl.8 man1/acis-bench.1 man1/acis-fabric.1 man7/libacis-mpi.7; do
 	check "installed: man page $m" [ -e "$P/share/man/$m" ]
 done
 unit=$P/lib/systemd/system/acis-switch@.service
