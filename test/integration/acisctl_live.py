@@ -166,9 +166,12 @@ def with_switch(sw, ctl, prefix):
         rx = v("acis_port_rx_pkts_total", '{port="n0"}') + v("acis_port_rx_pkts_total", '{port="n1"}')
         check("both net_null ports received frames", min(
             v("acis_port_rx_pkts_total", '{port="n0"}'), v("acis_port_rx_pkts_total", '{port="n1"}')) > 0)
-        # ports are read before stages, and counters only grow
+        # ports are read before stages, and counters only grow; but the
+        # lcore adds a burst to its port counter before its stage counter,
+        # so a scrape may fall between the two: a few bursts of slack
+        # (seen once under the sanitizers, where the lcore is slow)
         check("the rx stage counted at least what the ports had received",
-              v("acis_stage_packets_total", '{stage="rx"}') >= rx)
+              v("acis_stage_packets_total", '{stage="rx"}') >= rx - 8 * 32)
         check("slots in use within the capacity, capacity above zero",
               0 <= v("acis_collectives_slots_in_use", "") <= v("acis_collectives_slots_capacity", "")
               and v("acis_collectives_slots_capacity", "") > 0
