@@ -127,7 +127,7 @@ echo "${passed:-} checks passed on the ranks"
 # [collective] auth = required: a rank without a cookie is refused.
 acis_switch_stop
 { cat "$PL"; printf '[collective]\nauth = required\n'; } >"$DIR/required.ini"
-acis_switch_start "$PREFIX" "$DIR/required.ini" "$LOG.2"
+acis_switch_start "$PREFIX" "$DIR/required.ini" "$DIR/switch2.log"
 mkdir -p "$DIR/req"
 rc=0
 ACIS_AUTH=off acis_run_ranks "$PREFIX" 1 73 "$DIR/req" --timeout 2000 \

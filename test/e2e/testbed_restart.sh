@@ -33,7 +33,7 @@ check "the job runs on the first switch ($ran allreduce slots completed)" \
 
 acis_switch_stop
 t0=$(date +%s%N)
-acis_switch_start "$PREFIX" "$PIPELINE" "$LOG.2"
+acis_switch_start "$PREFIX" "$PIPELINE" "$DIR/switch2.log"
 acis_wait_for 100 bash -c "! kill -0 $runner 2>/dev/null" || true
 t1=$(date +%s%N)
 took_ms=$(( (t1 - t0) / 1000000 ))
