@@ -98,7 +98,8 @@ def mutate(rnd, f):
         elif what < 0.8:
             b += os.urandom(rnd.randrange(1, 64))
         elif len(b) > 42 + 54:
-            # one header field, at random, to an edge value
+            # a header field's first two bytes, at random, to an edge
+            # value (a 16-bit field whole, a 32-bit one its high half)
             off = 42 + rnd.choice([6, 8, 12, 16, 20, 24, 28, 40, 42, 44])
             v = rnd.choice(EDGES16 if off in (48, 82, 84, 86) else EDGES32)
             b[off:off + 2] = struct.pack("!H", v & 0xffff)
