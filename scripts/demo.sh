@@ -12,12 +12,15 @@ LOG=$(mktemp /tmp/acis-demo.XXXXXX.log)
 # the switch's memif sockets, one per host (its pipeline's m0..m3)
 export ACIS_MEMIF_DIR=$(mktemp -d /tmp/acis-demo-memif.XXXXXX)
 TB="$ACIS_ROOT/scripts/testbed.sh"
+FABRIC="$ACIS_ROOT/scripts/fabric.sh"
+FAB_PREFIX=acisdf
 
 cleanup() {
 	# only the script itself, never a subshell that inherited the trap
 	[ "$BASHPID" = "$$" ] || return 0
 	acis_switch_stop
 	"$TB" down -p "$PREFIX" 2>/dev/null || true
+	"$FABRIC" down -p "$FAB_PREFIX" 2>/dev/null || true
 	rm -rf "$LOG" "$ACIS_MEMIF_DIR"
 }
 trap cleanup EXIT INT TERM
@@ -121,4 +124,29 @@ acis_ctl "$PREFIX" collectives
 acis_log "stopping the switch; its exit summary"
 acis_switch_stop
 cat "$LOG" | grep -v '^EAL\|^TELEMETRY'
+acis_log "a fabric: 2 leaves and a spine (topologies/leaf-spine.ini), one acis-switch each"
+TOPO=$ACIS_ROOT/topologies/leaf-spine.ini
+"$FABRIC" down -p "$FAB_PREFIX" 2>/dev/null || true
+"$FABRIC" up "$TOPO" -p "$FAB_PREFIX"
+"$FABRIC" start -p "$FAB_PREFIX"
+"$FABRIC" status -p "$FAB_PREFIX"
+"$ACIS_BUILD/tools/acis-fabric" tree "$TOPO" all
+acis_log "allreduce and bcast of 1 MiB, 4 hosts on 2 leaves, through the spine"
+COLL_DIR=$(mktemp -d /tmp/acis-demo-coll.XXXXXX)
+if ! ACIS_SWITCH_IP=10.77.0.202 acis_run_ranks "$FAB_PREFIX" 4 43 "$COLL_DIR" \
+	--sizes 1048576 --colls allreduce,bcast --dtypes float32; then
+	cat "$COLL_DIR"/rank*.log
+	exit 1
+fi
+tail -n 1 "$COLL_DIR/rank0.log"
+rm -rf "$COLL_DIR"
+echo "(each link's traffic both ways: every rank's megabyte up to the spine, its result down)"
+"$FABRIC" links -p "$FAB_PREFIX"
+for sw in leaf0 leaf1 spine0; do
+	printf '%-7s ' "$sw:"
+	"$ACIS_BUILD/app/acisctl/acisctl" -f "$FAB_PREFIX-$sw" --raw /acis/stages |
+		python3 -c 'import json,sys; s=json.load(sys.stdin)["/acis/stages"]; print("rx %(rx)d, forwarded %(l2_forward)d, collective stage %(collective)d" % s)'
+done
+"$FABRIC" down -p "$FAB_PREFIX"
+
 acis_log "demo done; tearing the testbed down"

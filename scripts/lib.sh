@@ -41,6 +41,17 @@ acis_have_hugepages() {
 	grep -qs ' hugetlbfs ' /proc/mounts && [ "${free:-0}" -ge 128 ]
 }
 
+# Quiet the kernel's own chatter and offloads that would hand a switch
+# frames larger than the MTU or with checksums left for hardware:
+#   acis_tame NAMESPACE DEVICE
+acis_tame() {
+	local ns=$1 dev=$2
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	ip netns exec "$ns" ethtool -K "$dev" tx off tso off gso off gro off \
+		>/dev/null 2>&1 || true
+}
+
 # Wait until a command succeeds, up to $1 tenths of a second.
 acis_wait_for() {
 	local tries=$1; shift
@@ -217,7 +228,7 @@ acis_run_ranks() {
 		# shellcheck disable=SC2046
 		env $(acis_host_env "$r") \
 		ip netns exec "$prefix-h$r" "$ACIS_BUILD/tools/acis-coll-check" \
-			--switch 10.77.0.1 --job "$job" --rank "$r" --size "$P" \
+			--switch "${ACIS_SWITCH_IP:-10.77.0.1}" --job "$job" --rank "$r" --size "$P" \
 			"$@" >"$dir/rank$r.log" 2>&1 &
 		pids+=($!)
 	done

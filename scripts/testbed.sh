@@ -30,6 +30,7 @@
 # "tap" then moves each into its host as eth0 (the switch keeps reading
 # and writing it: a port whose device verifies checksums on receive).
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 
 cmd=${1:-}
 [ -n "$cmd" ] && shift
@@ -59,16 +60,6 @@ host_mac() { printf '02:a0:00:00:00:%02x' $((10 + $1)); }
 bridge_ip() { echo "10.77.2.$((10 + $1))"; }
 bridge_mac() { printf '02:a0:00:00:02:%02x' $((10 + $1)); }
 
-# Quiet the kernel's own chatter and offloads that would hand the switch
-# frames larger than the MTU or with checksums left for hardware.
-tame() {
-	local ns=$1 dev=$2
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	ip netns exec "$ns" ethtool -K "$dev" tx off tso off gso off gro off \
-		>/dev/null 2>&1 || true
-}
-
 up() {
 	[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
 	[ "$hosts" -ge 1 ] && [ "$hosts" -le 200 ] || die "-n: 1 to 200 hosts"
@@ -88,8 +79,8 @@ up() {
 		fi
 		host_veth "$i" eth0 "$(host_mac "$i")" "$(host_ip "$i")" \
 			"$prefix-v$i" "sw$i" "$prefix-sw"
-		tame "$ns" eth0
-		tame "$prefix-sw" "sw$i"
+		acis_tame "$ns" eth0
+		acis_tame "$prefix-sw" "sw$i"
 		[ "$bridge" -eq 0 ] || bridge_host "$i"
 	done
 	echo "testbed $prefix: switch namespace $prefix-sw, $hosts hosts ($(host_ip 0)..$(host_ip $((hosts - 1))))"
@@ -155,7 +146,7 @@ tap_hosts() {
 		ip -n "$ns" link set eth0 address "$(host_mac "$i")"
 		ip -n "$ns" addr add "$(host_ip "$i")/24" dev eth0
 		ip -n "$ns" link set eth0 up
-		tame "$ns" eth0
+		acis_tame "$ns" eth0
 	done
 }
 

@@ -9,6 +9,9 @@
  *                                    and the hops, the flooding ports
  *   acis-fabric tree FILE HOST...    the aggregation tree of a communicator
  *                                    of those hosts (all: every host)
+ *   acis-fabric list FILE            switches (name, address, MAC), hosts
+ *                                    and links, one a line, for scripts
+ *   acis-fabric pipeline FILE SWITCH the pipeline file of one switch
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +25,9 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: acis-fabric check FILE\n"
 		   "       acis-fabric routes FILE\n"
-		   "       acis-fabric tree FILE HOST... | all\n");
+		   "       acis-fabric tree FILE HOST... | all\n"
+		   "       acis-fabric list FILE\n"
+		   "       acis-fabric pipeline FILE SWITCH\n");
 }
 
 static void
@@ -49,6 +54,8 @@ show(const struct acis_fabric *f)
 				printf(" p%u=-", p);
 			if (q->dev[0] != '\0')
 				printf("(%s)", q->dev);
+			if (q->shape[0] != '\0')
+				printf("[%s]", q->shape);
 		}
 		printf("\n");
 	}
@@ -124,6 +131,141 @@ tree(const struct acis_fabric *f, int argc, char **argv)
 	return 0;
 }
 
+/* A switch's address and MAC: the file's, or numbered from its index
+ * (10.77.0.(200+k), the testbed's network; 02:ac:15:01:KK:KK). */
+static int
+switch_ip(const struct acis_fabric *f, unsigned int k, char *ip, size_t len)
+{
+	if (f->sw[k].ip[0] != '\0') {
+		snprintf(ip, len, "%s", f->sw[k].ip);
+		return 0;
+	}
+	if (k > 54) {
+		fprintf(stderr, "acis-fabric: switch %s: give it 'ip = a.b.c.d' "
+			"(only the first 55 switches are numbered "
+			"10.77.0.200 on)\n", f->sw[k].name);
+		return -1;
+	}
+	snprintf(ip, len, "10.77.0.%u", 200 + k);
+	return 0;
+}
+
+static void
+switch_mac(const struct acis_fabric *f, unsigned int k, char *mac, size_t len)
+{
+	if (f->sw[k].mac[0] != '\0')
+		snprintf(mac, len, "%s", f->sw[k].mac);
+	else
+		snprintf(mac, len, "02:ac:15:01:%02x:%02x", (k >> 8) & 0xff, k & 0xff);
+}
+
+static int
+list(const struct acis_fabric *f)
+{
+	unsigned int a, p;
+	char ip[16], mac[18];
+
+	for (a = 0; a < f->n_switches; a++) {
+		if (switch_ip(f, a, ip, sizeof(ip)) != 0)
+			return 1;
+		switch_mac(f, a, mac, sizeof(mac));
+		printf("switch %s %s %s %u\n", f->sw[a].name, ip, mac,
+		       f->sw[a].n_ports);
+	}
+	for (a = 0; a < f->n_hosts; a++)
+		printf("host %s %s p%u\n", f->hosts[a].name,
+		       f->sw[f->hosts[a].sw].name, f->hosts[a].port);
+	for (a = 0; a < f->n_switches; a++)
+		for (p = 0; p < f->sw[a].n_ports; p++) {
+			const struct acis_fabric_port *q = &f->sw[a].ports[p];
+
+			if (q->kind == ACIS_FABRIC_TO_SWITCH && q->peer > a)
+				printf("link %s p%u %s p%u\n", f->sw[a].name,
+				       p, f->sw[q->peer].name, q->peer_port);
+		}
+	return 0;
+}
+
+/*
+ * The pipeline file of one switch of the fabric: a port pN for every
+ * port of the topology that leads somewhere. A port's device is the
+ * file's dev.pN when given (placement machine); else the testbed's: a
+ * host port is AF_PACKET on interface pN of the switch's namespace, a
+ * link is a net_memif pair whose server is the switch of lower index,
+ * its socket SERVER-pM.sock in $ACIS_MEMIF_DIR. Links outside the
+ * flooding tree neither flood nor learn.
+ */
+static int
+pipeline(const struct acis_fabric *f, const char *file, const char *name)
+{
+	int k = acis_fabric_switch_index(f, name);
+	const struct acis_fabric_switch *w;
+	char ip[16], mac[18];
+	unsigned int p;
+
+	if (k < 0) {
+		fprintf(stderr, "acis-fabric: no switch '%s' in %s\n", name,
+			file);
+		return 1;
+	}
+	w = &f->sw[k];
+	if (switch_ip(f, (unsigned int)k, ip, sizeof(ip)) != 0)
+		return 1;
+	switch_mac(f, (unsigned int)k, mac, sizeof(mac));
+	printf("# Switch %s of the fabric '%s' (%s), made by acis-fabric "
+	       "pipeline.\n", w->name, f->name, file);
+	printf("[switch]\nname = %s\nmac = %s\nip = %s\n"
+	       "udp_port = 47000\nmtu = ${ACIS_MTU:-1500}\n"
+	       "mbufs = ${ACIS_MBUFS:-16383}\n"
+	       "mbuf_size = ${ACIS_MBUF_SIZE:-2048}\nburst = 32\n\n"
+	       "[l2]\nlearning = on\nflood = on\nage = 300\n",
+	       w->name, mac, ip);
+	for (p = 0; p < w->n_ports; p++) {
+		const struct acis_fabric_port *q = &w->ports[p];
+
+		if (q->kind == ACIS_FABRIC_UNUSED)
+			continue;
+		printf("\n[port p%u]\n", p);
+		if (q->dev[0] != '\0') {
+			printf("dev = %s\n", q->dev);
+		} else if (q->kind == ACIS_FABRIC_TO_HOST) {
+			printf("# host %s\ndev = net_af_packet%u,iface=p%u"
+			       "${ACIS_AFP_ARGS:-}\n", f->hosts[q->peer].name,
+			       p, p);
+		} else {
+			int server = q->peer > (unsigned int)k;
+
+			printf("# link to %s:p%u\n", f->sw[q->peer].name,
+			       q->peer_port);
+			printf("dev = net_memif%u,role=%s,id=0,"
+			       "socket=${ACIS_MEMIF_DIR:-/run/acis-memif}/"
+			       "%s-p%u.sock,socket-abstract=no\n", p,
+			       server ? "server" : "client",
+			       server ? w->name : f->sw[q->peer].name,
+			       server ? p : q->peer_port);
+		}
+		if (!f->flood[(unsigned int)k * ACIS_FABRIC_MAX_PORTS + p])
+			printf("flood = off\n");
+	}
+	/* each link's shaping, on this end's TX */
+	for (p = 0; p < w->n_ports; p++) {
+		char buf[ACIS_FABRIC_SHAPE_LEN], *tok, *save = NULL;
+
+		if (w->ports[p].shape[0] == '\0')
+			continue;
+		printf("\n[fault p%u]\n", p);
+		strcpy(buf, w->ports[p].shape);
+		for (tok = strtok_r(buf, " ", &save); tok != NULL;
+		     tok = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(tok, '=');
+
+			*eq = '\0';
+			printf("%s = %s\n", tok, eq + 1);
+		}
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -138,9 +280,13 @@ main(int argc, char **argv)
 	}
 	if (argc < 3 || (strcmp(argv[1], "check") != 0 &&
 			 strcmp(argv[1], "routes") != 0 &&
+			 strcmp(argv[1], "list") != 0 &&
+			 strcmp(argv[1], "pipeline") != 0 &&
 			 strcmp(argv[1], "tree") != 0) ||
 	    (strcmp(argv[1], "tree") == 0 && argc < 4) ||
-	    (strcmp(argv[1], "tree") != 0 && argc != 3)) {
+	    (strcmp(argv[1], "pipeline") == 0 && argc != 4) ||
+	    (strcmp(argv[1], "tree") != 0 &&
+	     strcmp(argv[1], "pipeline") != 0 && argc != 3)) {
 		usage(stderr);
 		return 2;
 	}
@@ -153,6 +299,10 @@ main(int argc, char **argv)
 		show(f);
 	else if (strcmp(argv[1], "routes") == 0)
 		routes(f);
+	else if (strcmp(argv[1], "list") == 0)
+		rc = list(f);
+	else if (strcmp(argv[1], "pipeline") == 0)
+		rc = pipeline(f, argv[2], argv[3]);
 	else
 		rc = tree(f, argc - 3, argv + 3);
 	acis_fabric_free(f);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The fault stage; see fault.h and doc/reliability.md. */
+/* The fault stage; see fault.h and doc/faults.md. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +15,14 @@
 #include "tx.h"
 
 struct acis_fault_port g_fault[ACIS_MAX_PORTS];
+
+_Static_assert((ACIS_FAULT_QUEUE & (ACIS_FAULT_QUEUE - 1)) == 0,
+	       "the shaper's ring is indexed with a mask");
+
+/* What a frame occupies the wire for beyond its bytes: preamble and SFD
+ * (8), FCS (4), inter-frame gap (12); shorter frames are padded to 60. */
+#define WIRE_EXTRA 24
+#define WIRE_MIN 60
 
 static uint32_t
 threshold(double p)
@@ -40,7 +48,19 @@ port_set(struct acis_fault_port *fp, const struct acis_fault_cfg *c)
 	fp->reorder = threshold(c->reorder);
 	fp->corrupt = threshold(c->corrupt);
 	fp->window = c->reorder_window ? c->reorder_window : 4;
+	fp->rate_mbps = c->rate_mbps;
+	fp->queue = c->queue != 0 && c->queue < ACIS_FAULT_QUEUE ?
+		    c->queue : ACIS_FAULT_QUEUE;
+	/* per-frame maths without a division: a byte's time as 32.32
+	 * fixed point (1 Mbit/s at 5 GHz and a 64 KiB frame still fit) */
+	fp->byte_tsc = c->rate_mbps == 0 ? 0 :
+		(uint64_t)llround(8.0 * (double)g_sw.tsc_hz /
+				  (c->rate_mbps * 1e6) * 4294967296.0);
+	fp->delay_tsc = (uint64_t)llround(c->delay_us * 1e-6 *
+					  (double)g_sw.tsc_hz);
+	fp->jitter_tsc = c->jitter_us * 1e-6 * (double)g_sw.tsc_hz;
 	fp->delay_us = c->delay_us;
+	fp->jitter_us = c->jitter_us;
 	fp->seed = c->seed;
 	fp->gen++;
 	fp->on = c->enabled;
@@ -58,6 +78,7 @@ acis_fault_init(const struct acis_pipeline *pl)
 		if (!c.enabled) {
 			memset(&c, 0, sizeof(c));
 			c.reorder_window = 4;
+			c.queue = ACIS_FAULT_QUEUE;
 			c.seed = 1;
 		}
 		port_set(&g_fault[p], &c);
@@ -93,8 +114,11 @@ acis_fault_fini(void)
 
 			if (f == NULL)
 				continue;
-			for (k = 0; k < f->n_held; k++)
+			for (k = 0; k < f->n_reorder; k++)
 				acis_frame_free(f->held[k].m);
+			for (k = 0; k < f->q_n; k++)
+				acis_frame_free(f->q[(f->q_head + k) &
+						     (ACIS_FAULT_QUEUE - 1)].m);
 			rte_free(f);
 			lc->fault[p] = NULL;
 		}
@@ -147,37 +171,153 @@ emit(struct acis_fault_lc *f, struct rte_mbuf *m, struct rte_mbuf **out,
 	}
 }
 
-static inline void
-hold(struct acis_fault_lc *f, struct rte_mbuf *m, uint64_t due_tsc,
-     uint64_t due_seq, struct rte_mbuf **out, uint16_t *k, uint16_t cap)
+uint64_t
+acis_fault_draw_delay(struct acis_fault_lc *f,
+		      const struct acis_fault_port *fp)
 {
-	if (f->n_held == ACIS_FAULT_HOLD) {
-		f->c.hold_full++;
-		emit(f, m, out, k, cap);
-		return;
+	double d, z;
+
+	if (fp->jitter_tsc == 0.0)
+		return fp->delay_tsc;
+	if (f->has_spare) {
+		z = f->spare;
+		f->has_spare = 0;
+	} else {
+		/* u in (0, 1] so log(u) is finite; v in [0, 1) */
+		double u = (double)((next(&f->rng) >> 11) + 1) * 0x1p-53;
+		double v = (double)(next(&f->rng) >> 11) * 0x1p-53;
+		double r = sqrt(-2.0 * log(u));
+
+		z = r * cos(2.0 * M_PI * v);
+		f->spare = r * sin(2.0 * M_PI * v);
+		f->has_spare = 1;
 	}
-	f->held[f->n_held].m = m;
-	f->held[f->n_held].due_tsc = due_tsc;
-	f->held[f->n_held].due_seq = due_seq;
-	f->n_held++;
+	d = (double)fp->delay_tsc + fp->jitter_tsc * z;
+	return d > 0.0 ? (uint64_t)(d + 0.5) : 0;
 }
 
-/* Release due frames, in the order they were held. */
+/* The shaper's settings for one burst; all 0 when the port is off, where
+ * frames only queue behind those still held, so they keep their order. */
+struct shaping {
+	uint64_t byte_tsc;
+	uint32_t queue;
+	uint32_t delay; /* delay or jitter */
+};
+
+/* A frame joins the shaper's FIFO, due when the link is free, has
+ * serialised it, and its delay has passed; or is dropped at the tail. */
+static inline void
+shape(struct acis_fault_lc *f, const struct acis_fault_port *fp,
+      const struct shaping *sh, struct rte_mbuf *m, uint64_t now)
+{
+	uint64_t due = now;
+
+	if (unlikely(f->q_n >= sh->queue)) {
+		f->c.queue_drops++;
+		acis_frame_free(m);
+		return;
+	}
+	if (sh->byte_tsc != 0) {
+		uint64_t t = (uint64_t)(RTE_MAX(m->pkt_len, (uint32_t)WIRE_MIN)
+					+ WIRE_EXTRA) * sh->byte_tsc;
+
+		if (f->link_free > now)
+			due = f->link_free;
+		else
+			f->link_frac = 0; /* idle: start on this cycle */
+		t += f->link_frac;
+		due += t >> 32;
+		f->link_frac = (uint32_t)t;
+		f->link_free = due;
+	}
+	if (sh->delay) {
+		due += acis_fault_draw_delay(f, fp);
+		f->c.delayed++;
+	}
+	if (due < f->last_due)
+		due = f->last_due;
+	f->last_due = due;
+	f->q[(f->q_head + f->q_n) & (ACIS_FAULT_QUEUE - 1)] =
+		(struct acis_fault_shaped){.m = m, .due_tsc = due};
+	f->q_n++;
+	f->seq++;
+	f->c.shaped++;
+}
+
+/* A frame past the reorder decision: to the shaper when the port shapes
+ * (or the shaper still holds frames it must not overtake), else out. */
+static inline void
+pass(struct acis_fault_lc *f, const struct acis_fault_port *fp,
+     const struct shaping *sh, struct rte_mbuf *m, uint64_t now,
+     struct rte_mbuf **out, uint16_t *k, uint16_t cap)
+{
+	if (sh->byte_tsc != 0 || sh->delay || f->q_n != 0)
+		shape(f, fp, sh, m, now);
+	else
+		emit(f, m, out, k, cap);
+}
+
+/* Reorder: hold a frame back; when the hold is full it goes on at once
+ * (counted as hold_full), as before shaping existed. */
+static inline void
+hold(struct acis_fault_lc *f, const struct acis_fault_port *fp,
+     const struct shaping *sh, struct rte_mbuf *m, uint64_t now,
+     uint64_t due_tsc, uint64_t due_seq, struct rte_mbuf **out,
+     uint16_t *k, uint16_t cap)
+{
+	if (f->n_reorder == ACIS_FAULT_HOLD) {
+		f->c.hold_full++;
+		pass(f, fp, sh, m, now, out, k, cap);
+		return;
+	}
+	f->held[f->n_reorder].m = m;
+	f->held[f->n_reorder].due_tsc = due_tsc;
+	f->held[f->n_reorder].due_seq = due_seq;
+	f->n_reorder++;
+}
+
+/* Release what is due: reordered frames in the order they were held (on
+ * to the shaper when it is on), then the shaper's head. */
 static void
-release(struct acis_fault_lc *f, uint64_t now, struct rte_mbuf **out,
+release(struct acis_fault_lc *f, const struct acis_fault_port *fp,
+	const struct shaping *sh, uint64_t now, struct rte_mbuf **out,
 	uint16_t *k, uint16_t cap)
 {
 	uint16_t i, j = 0;
 
-	for (i = 0; i < f->n_held; i++) {
+	for (i = 0; i < f->n_reorder; i++) {
 		struct acis_fault_held *h = &f->held[i];
 
 		if ((h->due_seq <= f->seq || h->due_tsc <= now) && *k < cap)
-			emit(f, h->m, out, k, cap);
+			pass(f, fp, sh, h->m, now, out, k, cap);
 		else
 			f->held[j++] = *h;
 	}
-	f->n_held = j;
+	f->n_reorder = j;
+	while (f->q_n != 0 && *k < cap) {
+		const struct acis_fault_shaped *q = &f->q[f->q_head];
+
+		if (q->due_tsc > now)
+			break;
+		out[(*k)++] = q->m;
+		f->q_head = (f->q_head + 1) & (ACIS_FAULT_QUEUE - 1);
+		f->q_n--;
+	}
+	f->n_held = (uint16_t)(f->n_reorder + f->q_n);
+}
+
+static inline void
+shaping_of(const struct acis_fault_port *fp, struct shaping *sh)
+{
+	if (likely(fp->on)) {
+		sh->byte_tsc = fp->byte_tsc;
+		sh->queue = fp->queue;
+		sh->delay = fp->delay_tsc != 0 || fp->jitter_tsc != 0.0;
+	} else {
+		sh->byte_tsc = 0;
+		sh->queue = ACIS_FAULT_QUEUE;
+		sh->delay = 0;
+	}
 }
 
 uint16_t
@@ -188,16 +328,24 @@ acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
 	const struct acis_fault_port *fp = &g_fault[port];
 	struct acis_fault_lc *f = lc->fault[port];
 	uint64_t now = rte_rdtsc();
-	uint64_t delay = fp->delay_us * (g_sw.tsc_hz / 1000000);
 	/* a held-back frame goes after its window of later frames, or 1 ms
 	 * after it was held, whichever comes first */
 	uint64_t quiet = g_sw.tsc_hz / 1000;
+	struct shaping sh;
 	uint16_t i, k = 0;
 
 	if (unlikely(f->gen != fp->gen)) {
 		f->gen = fp->gen;
 		f->rng = fp->seed * 0x9e3779b97f4a7c15ull ^
 			 ((uint64_t)port << 32) ^ (uint64_t)lc->worker_index;
+		f->has_spare = 0;
+	}
+	shaping_of(fp, &sh);
+	if (unlikely(!fp->on)) {
+		/* off, with frames still held: no faults, only the order */
+		for (i = 0; i < n; i++)
+			pass(f, fp, &sh, pkts[i], now, out, &k, cap);
+		goto done;
 	}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -229,37 +377,56 @@ acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
 		for (c = 0; c < copies; c++) {
 			if (chance(&f->rng, fp->reorder)) {
 				f->c.reordered++;
-				hold(f, m, now + quiet, f->seq + 1 +
-				     next(&f->rng) % fp->window, out, &k, cap);
-			} else if (delay != 0) {
-				f->c.delayed++;
-				hold(f, m, now + delay, UINT64_MAX, out, &k, cap);
+				hold(f, fp, &sh, m, now, now + quiet,
+				     f->seq + 1 + next(&f->rng) % fp->window,
+				     out, &k, cap);
 			} else {
-				emit(f, m, out, &k, cap);
+				pass(f, fp, &sh, m, now, out, &k, cap);
 			}
 		}
 	}
-	if (f->n_held != 0)
-		release(f, now, out, &k, cap);
+done:
+	if (f->n_reorder != 0 || f->q_n != 0)
+		release(f, fp, &sh, now, out, &k, cap);
+	else
+		f->n_held = 0;
 	return k;
+}
+
+int
+acis_fault_holding(const struct acis_lcore_ctx *lc)
+{
+	unsigned int p;
+
+	for (p = 0; p < g_sw.n_ports; p++)
+		if (lc->fault[p] != NULL && lc->fault[p]->n_held != 0)
+			return 1;
+	return 0;
 }
 
 void
 acis_fault_flush(struct acis_lcore_ctx *lc)
 {
+	/* at most a burst of this many per port and walk: what is due
+	 * beyond goes on the next walk, microseconds later */
 	struct rte_mbuf *out[ACIS_FAULT_HOLD];
 	unsigned int p;
 	uint64_t now = 0;
 
 	for (p = 0; p < g_sw.n_ports; p++) {
 		struct acis_fault_lc *f = lc->fault[p];
+		struct shaping sh;
 		uint16_t k = 0;
 
 		if (f == NULL || f->n_held == 0)
 			continue;
 		if (now == 0)
 			now = rte_rdtsc();
-		release(f, now, out, &k, RTE_DIM(out));
+		/* the common case: a shaper whose head is not due yet */
+		if (f->n_reorder == 0 && f->q[f->q_head].due_tsc > now)
+			continue;
+		shaping_of(&g_fault[p], &sh);
+		release(f, &g_fault[p], &sh, now, out, &k, RTE_DIM(out));
 		if (k == 0)
 			continue;
 		acis_tx_send(lc, (uint16_t)p, out, k);
@@ -289,6 +456,8 @@ sum_counters(unsigned int port, struct acis_fault_counters *s,
 		s->delayed += f->c.delayed;
 		s->hold_full += f->c.hold_full;
 		s->nombuf += f->c.nombuf;
+		s->shaped += f->c.shaped;
+		s->queue_drops += f->c.queue_drops;
 		*held += f->n_held;
 	}
 }
@@ -308,7 +477,11 @@ port_dict(struct rte_tel_data *d, unsigned int p)
 	rte_tel_data_add_dict_u64(d, "reorder_ppm", (uint64_t)llround(prob(fp->reorder) * 1e6));
 	rte_tel_data_add_dict_u64(d, "corrupt_ppm", (uint64_t)llround(prob(fp->corrupt) * 1e6));
 	rte_tel_data_add_dict_u64(d, "reorder_window", fp->window);
-	rte_tel_data_add_dict_u64(d, "delay_us", fp->delay_us);
+	rte_tel_data_add_dict_u64(d, "delay_us", (uint64_t)llround(fp->delay_us));
+	rte_tel_data_add_dict_u64(d, "delay_ns", (uint64_t)llround(fp->delay_us * 1e3));
+	rte_tel_data_add_dict_u64(d, "jitter_ns", (uint64_t)llround(fp->jitter_us * 1e3));
+	rte_tel_data_add_dict_u64(d, "rate_mbps", fp->rate_mbps);
+	rte_tel_data_add_dict_u64(d, "queue", fp->queue);
 	rte_tel_data_add_dict_u64(d, "seed", fp->seed);
 	rte_tel_data_add_dict_u64(d, "frames", s.frames);
 	rte_tel_data_add_dict_u64(d, "dropped", s.dropped);
@@ -318,6 +491,8 @@ port_dict(struct rte_tel_data *d, unsigned int p)
 	rte_tel_data_add_dict_u64(d, "delayed", s.delayed);
 	rte_tel_data_add_dict_u64(d, "hold_full", s.hold_full);
 	rte_tel_data_add_dict_u64(d, "nombuf", s.nombuf);
+	rte_tel_data_add_dict_u64(d, "shaped", s.shaped);
+	rte_tel_data_add_dict_u64(d, "queue_drops", s.queue_drops);
 	rte_tel_data_add_dict_u64(d, "held_now", held);
 }
 
@@ -365,6 +540,9 @@ acis_fault_set(const char *params, char *msg, size_t len)
 	c.corrupt = prob(fp->corrupt);
 	c.reorder_window = fp->window;
 	c.delay_us = fp->delay_us;
+	c.jitter_us = fp->jitter_us;
+	c.rate_mbps = fp->rate_mbps;
+	c.queue = fp->queue;
 	c.seed = fp->seed;
 	c.enabled = 1;
 	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
@@ -386,8 +564,10 @@ acis_fault_set(const char *params, char *msg, size_t len)
 	port_set(fp, &c);
 	return port;
 usage:
-	snprintf(msg, len, "expected PORT,off or PORT,KEY=VALUE,... (KEY one "
-		 "of: " ACIS_FAULT_KEYS ")");
+	/* the keys are too many for a telemetry string beside this: the
+	 * telemetry answer lists them apart (tel_fault_set) */
+	snprintf(msg, len, "expected PORT,off or PORT,KEY=VALUE,... (KEY: a "
+		 "[fault PORT] key)");
 	return -EINVAL;
 }
 
@@ -400,8 +580,11 @@ tel_fault_set(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	RTE_SET_USED(cmd);
 	port = acis_fault_set(params, msg, sizeof(msg));
-	if (port < 0)
-		return acis_tel_error(d, "%s", msg);
+	if (port < 0) {
+		acis_tel_error(d, "%s", msg);
+		rte_tel_data_add_dict_string(d, "keys", ACIS_FAULT_KEYS);
+		return 0;
+	}
 	port_dict(d, (unsigned int)port);
 	return 0;
 }

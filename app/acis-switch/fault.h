@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The fault stage: seeded loss, duplication, reordering, corruption and
- * delay on the frames the switch sends on a port ([fault PORT] in the
- * pipeline, or `acisctl fault-set` at runtime). It sits in each port's TX
- * node; every worker lcore keeps its own random stream, hold queue and
- * counters per port, so nothing is shared on the packet path. With one
- * worker, the same seed and the same frames give the same faults.
+ * The fault stage: seeded loss, duplication, reordering, corruption, and
+ * shaping (line rate, delay, jitter, a bounded queue) of the frames the
+ * switch sends on a port ([fault PORT] in the pipeline, or `acisctl
+ * fault-set` at runtime). It sits in each port's TX node; every worker
+ * lcore keeps its own random stream, hold queues and counters per port,
+ * so nothing is shared on the packet path. With one worker, the same seed
+ * and the same frames give the same faults and the same delays.
  */
 #ifndef ACIS_FAULT_H
 #define ACIS_FAULT_H
@@ -16,7 +17,10 @@
 
 #include "acis_pipeline.h"
 
-#define ACIS_FAULT_HOLD 256 /* frames held back per port and worker */
+#define ACIS_FAULT_HOLD 256 /* reordered frames held per port and worker */
+/* Shaped frames held per port and worker: the `queue` key's bound. A
+ * power of two (a ring); 16 B each. */
+#define ACIS_FAULT_QUEUE ACIS_FAULT_QUEUE_MAX
 
 /* A port's settings; written by control, read by the workers. */
 struct acis_fault_port {
@@ -26,7 +30,13 @@ struct acis_fault_port {
 	volatile uint32_t reorder;
 	volatile uint32_t corrupt;
 	volatile uint32_t window;
-	volatile uint32_t delay_us;
+	volatile uint32_t rate_mbps;
+	volatile uint32_t queue;    /* shaped frames held, 1..ACIS_FAULT_QUEUE */
+	volatile uint64_t byte_tsc; /* a byte on the wire, TSC cycles << 32 */
+	volatile uint64_t delay_tsc;
+	volatile double jitter_tsc; /* standard deviation, TSC cycles */
+	volatile double delay_us;   /* as set, for telemetry and fault-set */
+	volatile double jitter_us;
 	volatile uint32_t gen;      /* bumped on every change: reseed */
 	volatile uint64_t seed;
 };
@@ -38,8 +48,10 @@ struct acis_fault_counters {
 	uint64_t reordered;
 	uint64_t corrupted;
 	uint64_t delayed;
-	uint64_t hold_full;  /* sent at once: the hold queue was full */
+	uint64_t hold_full;  /* not held back: the reorder hold was full */
 	uint64_t nombuf;     /* lost: no mbuf for a private copy to corrupt */
+	uint64_t shaped;     /* frames that went through the shaper */
+	uint64_t queue_drops; /* lost at the tail: the shaper held `queue` */
 };
 
 struct acis_fault_held {
@@ -48,17 +60,37 @@ struct acis_fault_held {
 	uint64_t due_seq;
 };
 
+struct acis_fault_shaped {
+	struct rte_mbuf *m;
+	uint64_t due_tsc;
+};
+
 /* Every port's settings, indexed by port index. */
 extern struct acis_fault_port g_fault[ACIS_MAX_PORTS];
 
-/* One worker's state for one port. */
+/*
+ * One worker's state for one port. The shaper is a FIFO: a frame is due
+ * when the link has serialised it and its delay has passed, but never
+ * before the frame ahead of it, so jitter stretches a link's gaps and
+ * never reorders it (reordering is the reorder key's job). Due times only
+ * grow along the ring, so releasing looks at its head alone.
+ */
 struct acis_fault_lc {
 	uint64_t rng;
 	uint32_t gen;
-	uint64_t seq;       /* frames handed to the queue */
-	uint16_t n_held;
-	struct acis_fault_held held[ACIS_FAULT_HOLD];
+	uint64_t seq;       /* frames handed on (sent or to the shaper) */
+	uint16_t n_held;    /* both kinds; 0: TX may skip the stage (tx.h) */
+	uint16_t n_reorder; /* held[0..n_reorder): reordered frames */
+	uint16_t q_head;    /* q[]: shaped frames, q_n from q_head on */
+	uint16_t q_n;
+	uint32_t link_frac; /* link_free's fraction of a cycle, << 32 */
+	uint64_t link_free; /* when the link has sent the last frame */
+	uint64_t last_due;  /* the last shaped frame's due time */
+	double spare;       /* Box-Muller's second deviate, if has_spare */
+	uint32_t has_spare;
 	struct acis_fault_counters c;
+	struct acis_fault_held held[ACIS_FAULT_HOLD];
+	struct acis_fault_shaped q[ACIS_FAULT_QUEUE];
 };
 
 struct acis_lcore_ctx;
@@ -71,7 +103,9 @@ void acis_fault_fini(void);
 /*
  * Apply a port's faults to a burst about to be sent: pkts[0..n) in,
  * out[0..return) to send (at most cap; frames beyond are held or, when
- * the hold queue is full, freed and counted). Called only when on.
+ * the shaper's queue is full, freed and counted). Called when on, or when
+ * frames are still held (tx.h): off, no faults, but frames still queue
+ * behind those the shaper holds.
  */
 uint16_t acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
 			  struct rte_mbuf **pkts, uint16_t n,
@@ -79,6 +113,19 @@ uint16_t acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
 
 /* Between graph walks: send held frames that are due. */
 void acis_fault_flush(struct acis_lcore_ctx *lc);
+
+/* Whether the lcore's fault stage holds frames on some port (delayed,
+ * shaped or reordered): an idle lcore does not sleep then, so they leave
+ * when due, not a sleep later. Looked at only before an idle sleep. */
+int acis_fault_holding(const struct acis_lcore_ctx *lc);
+
+/*
+ * The delay the next shaped frame gets, in TSC cycles: the port's delay
+ * plus a Gaussian of its jitter (Box-Muller on the worker's stream, no
+ * draw when jitter is 0), clamped at 0. Exposed for tests.
+ */
+uint64_t acis_fault_draw_delay(struct acis_fault_lc *f,
+			       const struct acis_fault_port *fp);
 
 /*
  * Change a port's faults at runtime: "PORT,off" or "PORT,KEY=VALUE,..."

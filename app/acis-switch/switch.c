@@ -766,7 +766,12 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	rc = acis_la_init(pl, err, len);
 	if (rc != 0)
 		return rc;
+	/* ports attached to an FPGA, and fabric links outside the flooding
+	 * tree ([port] flood = off): no floods out, nothing learned in */
 	g_sw.l2_excluded = g_la.fpga_ports;
+	for (i = 0; i < pl->n_ports; i++)
+		if (!pl->ports[i].flood)
+			g_sw.l2_excluded |= 1u << i;
 	rc = acis_fault_init(pl);
 	if (rc != 0)
 		return errf(err, len, rc, "out of memory for the fault stage");
@@ -817,7 +822,8 @@ acis_switch_run_lcore(void *arg)
 		lc->stats.idle_polls++;
 		/* Optional back-off for shared test machines: sleeping only
 		 * after many empty polls keeps the busy path syscall-free. */
-		if (g_sw.idle_sleep_us != 0 && ++idle >= 1024) {
+		if (g_sw.idle_sleep_us != 0 && ++idle >= 1024 &&
+		    !acis_fault_holding(lc)) {
 			struct timespec ts = {0, (long)g_sw.idle_sleep_us * 1000};
 
 			nanosleep(&ts, NULL);

@@ -23,6 +23,7 @@ extern "C" {
 #define ACIS_FABRIC_MAX_PORTS 64   /**< per switch */
 #define ACIS_FABRIC_MAX_HOSTS 4096
 #define ACIS_FABRIC_NAME_LEN 32
+#define ACIS_FABRIC_SHAPE_LEN 160
 /** No port / no switch. */
 #define ACIS_FABRIC_NONE UINT16_MAX
 
@@ -47,10 +48,18 @@ struct acis_fabric_port {
 	uint16_t peer_port; /**< the peer switch's port */
 	char dev[128];      /**< its device when given (placement machine:
 			         a PCI address or a vdev), else "" */
+	/** a link's shaping and faults, "KEY=VALUE ..." with the keys of
+	 * a pipeline's [fault PORT] (rate_mbps, delay_us, jitter_us, ...),
+	 * the same on both ends; "" for none */
+	char shape[ACIS_FABRIC_SHAPE_LEN];
 };
 
 struct acis_fabric_switch {
 	char name[ACIS_FABRIC_NAME_LEN];
+	/** its address (ip = a.b.c.d) and MAC (mac = 02:..), "" when the
+	 * file gives none: the tools then number them (doc/fabric.md) */
+	char ip[16];
+	char mac[18];
 	uint16_t n_ports;
 	struct acis_fabric_port ports[ACIS_FABRIC_MAX_PORTS];
 };

@@ -4,12 +4,15 @@
  * (acis_fabric.h, doc/fabric.md).
  */
 #include <stdarg.h>
+#include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "acis_conf.h"
 #include "acis_fabric.h"
+#include "acis_pipeline.h"
 
 struct ctx {
 	struct acis_conf *conf;
@@ -143,6 +146,35 @@ read_topology(struct ctx *c)
 	return 0;
 }
 
+/* ip = a.b.c.d or mac = xx:xx:xx:xx:xx:xx of a switch, once each. */
+static int
+switch_addr(struct ctx *c, struct acis_fabric_switch *w,
+	    struct acis_conf_entry *d)
+{
+	int is_ip = strcmp(d->key, "ip") == 0;
+	char *to = is_ip ? w->ip : w->mac;
+	struct in_addr a;
+	unsigned int m[6];
+	char extra;
+
+	d->used = 1;
+	if (to[0] != '\0')
+		return fail(c, d->line, "%s: given twice", d->key);
+	if (is_ip) {
+		if (inet_pton(AF_INET, d->value, &a) != 1 || a.s_addr == 0)
+			return fail(c, d->line, "ip: expected an IPv4 address "
+				    "a.b.c.d, found '%s'", d->value);
+	} else if (strlen(d->value) != 17 ||
+		   sscanf(d->value, "%2x:%2x:%2x:%2x:%2x:%2x%c", &m[0], &m[1],
+			  &m[2], &m[3], &m[4], &m[5], &extra) != 6 ||
+		   (m[0] & 1)) {
+		return fail(c, d->line, "mac: expected a unicast MAC "
+			    "xx:xx:xx:xx:xx:xx, found '%s'", d->value);
+	}
+	snprintf(to, is_ip ? sizeof(w->ip) : sizeof(w->mac), "%s", d->value);
+	return 0;
+}
+
 static int
 read_switches(struct ctx *c)
 {
@@ -190,11 +222,17 @@ read_switches(struct ctx *c)
 
 			if (strcmp(d->key, "ports") == 0)
 				continue;
+			if (strcmp(d->key, "ip") == 0 ||
+			    strcmp(d->key, "mac") == 0) {
+				if (switch_addr(c, w, d) != 0)
+					return -1;
+				continue;
+			}
 			if (strncmp(d->key, "dev.p", 5) != 0 ||
 			    acis_conf_u32(d->key + 5, &p) != 0)
 				return fail(c, d->line, "switch %s: unknown key "
-					    "'%s' (expected ports or dev.pN)",
-					    s->arg, d->key);
+					    "'%s' (expected ports, ip, mac or "
+					    "dev.pN)", s->arg, d->key);
 			if (p >= n)
 				return fail(c, d->line, "%s: switch %s has ports "
 					    "p0..p%u", d->key, s->arg, n - 1);
@@ -215,6 +253,48 @@ read_switches(struct ctx *c)
 	return 0;
 }
 
+/*
+ * A link's shaping and faults: KEY=VALUE words after its ends, the keys
+ * and values of a pipeline's [fault PORT] (acis_fault_cfg_set checks
+ * them), applied on both ends' TX. Kept as "KEY=VALUE ..." in out.
+ */
+static int
+link_shape(struct ctx *c, int line, const char *words, char *out)
+{
+	char buf[ACIS_FABRIC_SHAPE_LEN], msg[256], *tok, *save = NULL;
+	struct acis_fault_cfg scratch;
+	size_t len = 0;
+
+	out[0] = '\0';
+	if (strlen(words) >= sizeof(buf))
+		return fail(c, line, "link: its KEY=VALUE words are longer "
+			    "than %zu characters", sizeof(buf) - 1);
+	strcpy(buf, words);
+	memset(&scratch, 0, sizeof(scratch));
+	for (tok = strtok_r(buf, " \t", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(tok, '=');
+		int rc;
+
+		if (eq == NULL || eq == tok)
+			return fail(c, line, "link: expected KEY=VALUE after "
+				    "the two ends (KEY one of: "
+				    ACIS_FAULT_KEYS "), found '%s'", tok);
+		*eq = '\0';
+		rc = acis_fault_cfg_set(&scratch, tok, eq + 1, msg,
+					sizeof(msg));
+		if (rc == -ENOENT)
+			return fail(c, line, "link: unknown key '%s' (expected "
+				    "one of: " ACIS_FAULT_KEYS ")", tok);
+		if (rc != 0)
+			return fail(c, line, "link: %s", msg);
+		*eq = '=';
+		len += (size_t)snprintf(out + len, ACIS_FABRIC_SHAPE_LEN - len,
+					"%s%s", len ? " " : "", tok);
+	}
+	return 0;
+}
+
 static int
 read_links(struct ctx *c)
 {
@@ -228,18 +308,21 @@ read_links(struct ctx *c)
 			continue;
 		for (j = 0; j < s->n_entries; j++) {
 			struct acis_conf_entry *e = &s->entries[j];
-			char a[64], b[64], extra[2];
+			char a[64], b[64], shape[ACIS_FABRIC_SHAPE_LEN];
 			uint16_t sa, pa, sb, pb;
+			int used = 0;
 
 			if (strcmp(e->key, "link") != 0)
 				return fail(c, e->line, "[links]: unknown key "
 					    "'%s' (expected link = A:pN B:pM)",
 					    e->key);
 			e->used = 1;
-			if (sscanf(e->value, "%63s %63s %1s", a, b, extra) != 2)
+			if (sscanf(e->value, "%63s %63s%n", a, b, &used) != 2)
 				return fail(c, e->line, "link: expected "
-					    "'link = A:pN B:pM', found '%s'",
-					    e->value);
+					    "'link = A:pN B:pM [KEY=VALUE ...]', "
+					    "found '%s'", e->value);
+			if (link_shape(c, e->line, e->value + used, shape) != 0)
+				return -1;
 			if (switch_port(c, e->line, "link", a, &sa, &pa) != 0)
 				return -1;
 			/* mark the first end, so a link from a port to
@@ -255,6 +338,8 @@ read_links(struct ctx *c)
 			f->sw[sb].ports[pb].kind = ACIS_FABRIC_TO_SWITCH;
 			f->sw[sb].ports[pb].peer = sa;
 			f->sw[sb].ports[pb].peer_port = pa;
+			strcpy(f->sw[sa].ports[pa].shape, shape);
+			strcpy(f->sw[sb].ports[pb].shape, shape);
 			f->n_links++;
 		}
 	}
@@ -401,11 +486,21 @@ build(struct acis_conf *conf, char *err)
 {
 	struct acis_fabric *f = calloc(1, sizeof(*f));
 	struct ctx c = {conf, f, err};
+	unsigned int i, n_sw = 1, n_h = 1;
 
+	/* room for what the file declares, up to the limits (the readers
+	 * refuse more) */
+	for (i = 0; i < conf->n_sections; i++) {
+		if (strcmp(conf->sections[i].type, "switch") == 0)
+			n_sw++;
+		else if (strcmp(conf->sections[i].type, "hosts") == 0)
+			n_h += conf->sections[i].n_entries;
+	}
+	n_sw = n_sw < ACIS_FABRIC_MAX_SWITCHES ? n_sw : ACIS_FABRIC_MAX_SWITCHES;
+	n_h = n_h < ACIS_FABRIC_MAX_HOSTS ? n_h : ACIS_FABRIC_MAX_HOSTS;
 	if (f == NULL ||
-	    (f->sw = calloc(ACIS_FABRIC_MAX_SWITCHES, sizeof(*f->sw))) == NULL ||
-	    (f->hosts = calloc(ACIS_FABRIC_MAX_HOSTS,
-			       sizeof(*f->hosts))) == NULL) {
+	    (f->sw = calloc(n_sw, sizeof(*f->sw))) == NULL ||
+	    (f->hosts = calloc(n_h, sizeof(*f->hosts))) == NULL) {
 		snprintf(err, ACIS_CONF_ERR_LEN, "%s: out of memory",
 			 conf->path);
 		acis_fabric_free(f);

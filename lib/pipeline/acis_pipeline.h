@@ -43,7 +43,12 @@ struct acis_fault_cfg {
 	double reorder;       /**< ... held back behind later frames */
 	uint32_t reorder_window; /**< held back behind 1..this many frames */
 	double corrupt;       /**< ... has one byte flipped (past Ethernet) */
-	uint32_t delay_us;    /**< every frame delayed by this */
+	double delay_us;      /**< every frame delayed by this (the mean) */
+	double jitter_us;     /**< standard deviation of a Gaussian added to
+				   the delay (the sum clamped at 0) */
+	uint32_t rate_mbps;   /**< line rate, Mbit/s (0: unlimited) */
+	uint32_t queue;       /**< frames held per worker before the tail is
+				   dropped (0: ACIS_FAULT_QUEUE_MAX) */
 	uint64_t seed;
 	uint8_t enabled;
 	int line;
@@ -51,7 +56,13 @@ struct acis_fault_cfg {
 
 /** The keys of [fault PORT] (and of acisctl fault-set). */
 #define ACIS_FAULT_KEYS \
-	"drop duplicate reorder reorder_window corrupt delay_us seed"
+	"drop duplicate reorder reorder_window corrupt delay_us jitter_us " \
+	"rate_mbps queue seed"
+
+/** Most frames a shaped port holds per worker (the `queue` key's bound). */
+#define ACIS_FAULT_QUEUE_MAX 1024
+/** Highest `rate_mbps`: 400 Gbit/s. */
+#define ACIS_FAULT_RATE_MAX 400000
 
 #define ACIS_MAX_CTRL_NETS 32
 #define ACIS_MAX_WEIGHTS 64
@@ -71,6 +82,9 @@ struct acis_port_cfg {
 	uint8_t promisc;          /**< put the port in promiscuous mode */
 	uint8_t xdp_steer;        /**< net_af_xdp: our XDP program steers */
 	uint8_t rx_checksum;      /**< use the device's RX checksum verdicts */
+	uint8_t flood;            /**< floods and learning use the port (off:
+				       a fabric link outside the flooding
+				       tree, doc/fabric.md) */
 	struct acis_fault_cfg fault; /**< from [fault NAME] */
 	int line;                 /**< line of the section header */
 	int dev_line;             /**< line of "dev =" */
@@ -217,8 +231,10 @@ int acis_pipeline_from_conf(struct acis_conf *conf,
 /**
  * Set one fault key from its text (the [fault PORT] keys: drop, duplicate,
  * reorder and corrupt are probabilities 0..1; reorder_window 1..64;
- * delay_us 0..1000000; seed 0..2^32-1). 0, or -EINVAL with "KEY: expected
- * ..., found 'VALUE'" in err, or -ENOENT for an unknown key.
+ * delay_us and jitter_us microseconds 0..1000000, fractions allowed;
+ * rate_mbps 0..ACIS_FAULT_RATE_MAX; queue 1..ACIS_FAULT_QUEUE_MAX; seed
+ * 0..2^32-1). 0, or -EINVAL with "KEY: expected ..., found 'VALUE'" in
+ * err, or -ENOENT for an unknown key.
  */
 int acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
 		       const char *value, char *err, size_t errlen);

@@ -448,13 +448,43 @@ acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
 #define FAULT_FIELD(m) offsetof(struct acis_fault_cfg, m), \
 	sizeof(((struct acis_fault_cfg *)0)->m)
 		{"reorder_window", 1, 64, FAULT_FIELD(reorder_window)},
-		{"delay_us", 0, 1000000, FAULT_FIELD(delay_us)},
+		{"rate_mbps", 0, ACIS_FAULT_RATE_MAX, FAULT_FIELD(rate_mbps)},
+		{"queue", 1, ACIS_FAULT_QUEUE_MAX, FAULT_FIELD(queue)},
 		{"seed", 0, UINT32_MAX, FAULT_FIELD(seed)},
 #undef FAULT_FIELD
+	};
+	/* times in microseconds, fractions allowed: a modelled link's
+	 * 175 ns is delay_us = 0.175 */
+	static const struct {
+		const char *key;
+		size_t off;
+	} times[] = {
+		{"delay_us", offsetof(struct acis_fault_cfg, delay_us)},
+		{"jitter_us", offsetof(struct acis_fault_cfg, jitter_us)},
 	};
 	unsigned int i;
 	uint32_t u;
 
+	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		char *end = (char *)value;
+		double v = 0.0;
+
+		if (strcmp(key, times[i].key) != 0)
+			continue;
+		errno = 0;
+		/* a digit or a point first: no sign, space, inf or nan */
+		if (isdigit((unsigned char)value[0]) || value[0] == '.')
+			v = strtod(value, &end);
+		if (errno != 0 || end == value || *end != '\0' ||
+		    v > 1000000.0) {
+			snprintf(err, errlen, "%s: expected microseconds from "
+				 "0 to 1000000 (e.g. 200 or 0.175), found '%s'",
+				 key, value);
+			return -EINVAL;
+		}
+		*(double *)((char *)f + times[i].off) = v;
+		return 0;
+	}
 	for (i = 0; i < sizeof(probs) / sizeof(probs[0]); i++) {
 		char *end;
 		double v;
@@ -499,8 +529,8 @@ acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
 		}
 		return 0;
 	}
-	snprintf(err, errlen, "unknown fault key '%s' (expected one of: %s)",
-		 key, ACIS_FAULT_KEYS);
+	snprintf(err, errlen, "unknown fault key '%s' (keys: %s)", key,
+		 ACIS_FAULT_KEYS);
 	return -ENOENT;
 }
 
@@ -527,6 +557,7 @@ read_fault(struct ctx *c, struct acis_conf_section *s)
 		return rc;
 	f->line = s->line;
 	f->reorder_window = 4;
+	f->queue = ACIS_FAULT_QUEUE_MAX;
 	f->seed = 1;
 	for (i = 0; i < s->n_entries; i++) {
 		e = &s->entries[i];
@@ -900,7 +931,7 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 				    "at line %d)", s->arg, p->ports[i].line);
 	if (p->n_ports == ACIS_MAX_PORTS)
 		return fail(c, s->line, "more than %d ports", ACIS_MAX_PORTS);
-	rc = check_keys(c, s, "dev rxd txd mtu promisc xdp_steer rx_checksum");
+	rc = check_keys(c, s, "dev rxd txd mtu promisc xdp_steer rx_checksum flood");
 	if (rc != 0)
 		return rc;
 	pc = &p->ports[p->n_ports];
@@ -911,6 +942,7 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 	pc->txd = 1024;
 	pc->promisc = 1;
 	pc->rx_checksum = 1;
+	pc->flood = 1;
 	if ((rc = get_once(c, s, "dev", &e)) != 0)
 		return rc;
 	if (e == NULL)
@@ -951,6 +983,8 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 	if ((rc = get_bool(c, s, "xdp_steer", &pc->xdp_steer)) != 0)
 		return rc;
 	if ((rc = get_bool(c, s, "rx_checksum", &pc->rx_checksum)) != 0)
+		return rc;
+	if ((rc = get_bool(c, s, "flood", &pc->flood)) != 0)
 		return rc;
 	if (pc->xdp_steer && (!acis_pipeline_port_af_xdp(pc) ||
 			      strstr(pc->dev, "iface=") == NULL)) {

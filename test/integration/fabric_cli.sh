@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # acis-fabric on the shipped topologies (what it prints is what
 # doc/fabric.md says they are), on a bad file (file:line and exit 1), on
-# an unknown host and on bad usage (exit 2). Usage: fabric_cli.sh
-# ACIS_FABRIC TOPOLOGIES_DIR
+# an unknown host and on bad usage (exit 2); the pipeline file it makes
+# for every switch of every shipped topology passes acis-switch --check.
+# Usage: fabric_cli.sh ACIS_FABRIC TOPOLOGIES_DIR ACIS_SWITCH
 set -uo pipefail
-AF=$1 T=$2
+AF=$1 T=$2 SW=$3
 TMP=$(mktemp -d /tmp/acis-fabric-cli.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 pass=0 fail=0
@@ -54,5 +55,39 @@ check "bad usage: exit 2" [ $? -eq 2 ]
 "$AF" -h >"$TMP/usage.out"
 rc=$?
 check "-h: usage, exit 0" bash -c "[ $rc -eq 0 ] && grep -q 'acis-fabric tree FILE' '$TMP/usage.out'"
+# The pipelines of scripts/fabric.sh: one a switch, each must load.
+"$AF" list "$T/fat-tree.ini" >"$TMP/list.out"
+check "list: switches numbered, hosts and links one a line" bash -c \
+	"grep -qx 'switch spine1 10.77.0.205 02:ac:15:01:00:05 4' '$TMP/list.out' &&
+	 grep -qx 'host h7 leaf3 p1' '$TMP/list.out' &&
+	 grep -qx 'link leaf3 p3 spine1 p3' '$TMP/list.out'"
+for t in leaf-spine fat-tree ring4 three-level one; do
+	for s in $("$AF" list "$T/$t.ini" | awk '$1 == "switch" {print $2}'); do
+		"$AF" pipeline "$T/$t.ini" "$s" >"$TMP/$t-$s.ini"
+		check "$t: $s's pipeline loads" "$SW" --no-huge -m 64 --no-pci \
+			--no-shconf --in-memory -l 0 --log-level=error -- \
+			--pipeline "$TMP/$t-$s.ini" --check
+	done
+done
+check "fat-tree: spine1's links outside the flooding tree do not flood" \
+	bash -c "[ \$(grep -c '^flood = off' '$TMP/fat-tree-spine1.ini') -eq 3 ]"
+check "leaf-spine: the link's server is the switch of lower index" \
+	bash -c "grep -q 'role=server.*leaf0-p2.sock' '$TMP/leaf-spine-leaf0.ini' &&
+		 grep -q 'role=client.*leaf0-p2.sock' '$TMP/leaf-spine-spine0.ini'"
+"$AF" pipeline "$T/ring4.ini" nowhere 2>"$TMP/sw.err" >/dev/null
+rc=$?
+check "pipeline of an unknown switch: exit 1, named" \
+	bash -c "[ $rc -eq 1 ] && grep -q \"no switch 'nowhere'\" '$TMP/sw.err'"
+# A link's shaping in the file reaches both ends' pipelines.
+sed 's/^link = leaf0:p2 spine0:p0$/link = leaf0:p2 spine0:p0 rate_mbps=1600 delay_us=0.57 jitter_us=0.01/' \
+	"$T/leaf-spine.ini" >"$TMP/shaped.ini"
+"$AF" pipeline "$TMP/shaped.ini" leaf0 >"$TMP/shaped-leaf0.ini"
+"$AF" pipeline "$TMP/shaped.ini" spine0 >"$TMP/shaped-spine0.ini"
+check "a shaped link: [fault p2] on leaf0 and [fault p0] on spine0" bash -c \
+	"grep -A3 '^\[fault p2\]' '$TMP/shaped-leaf0.ini' | grep -qx 'delay_us = 0.57' &&
+	 grep -A3 '^\[fault p0\]' '$TMP/shaped-spine0.ini' | grep -qx 'rate_mbps = 1600'"
+check "a shaped link: the pipeline loads" "$SW" --no-huge -m 64 --no-pci \
+	--no-shconf --in-memory -l 0 --log-level=error -- \
+	--pipeline "$TMP/shaped-spine0.ini" --check
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

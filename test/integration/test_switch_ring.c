@@ -5,6 +5,7 @@
  * and what it drops and why. The harness (harness.h) owns both ends of
  * every port's rings.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -943,13 +944,15 @@ test_rx_sends_direct_runs_in_order_and_stops_at_a_fault_port(void **state)
 	stop_switch();
 }
 
-/* A full hold queue does not lose a frame: what does not fit is sent at
- * once and counted (hold_full); the held frames follow when due, in the
- * order they came. */
+/* A shaped port (here by its delay) holds at most `queue` frames per
+ * worker: the ones beyond are dropped at the tail and counted
+ * (queue_drops); the held frames follow when due, in the order they came.
+ * (Reordered frames, on the other hand, are sent at once when their hold
+ * is full, and counted as hold_full.) */
 static void
-test_fault_stage_sends_at_once_when_the_hold_queue_is_full(void **state)
+test_fault_stage_drops_at_the_tail_when_the_shaper_queue_is_full(void **state)
 {
-	enum { EXTRA = 10, N = ACIS_FAULT_HOLD + EXTRA };
+	enum { QUEUE = 16, EXTRA = 10, N = QUEUE + EXTRA };
 	static uint8_t f[N][128];
 	static unsigned int len[N];
 	struct tf_addr a, b;
@@ -959,24 +962,283 @@ test_fault_stage_sends_at_once_when_the_hold_queue_is_full(void **state)
 	(void)state;
 	start_switch(NPORTS, NULL);
 	learn_two(&a, &b);
-	assert_int_equal(acis_fault_set("p1,delay_us=100000", msg,
+	assert_int_equal(acis_fault_set("p1,delay_us=100000,queue=16", msg,
 					sizeof(msg)), 1);
 	for (i = 0; i < N; i++) {
 		len[i] = tf_udp(f[i], &b, &a, 1000, 2000, &i, sizeof(i), -1);
 		inject(0, f[i], len[i]);
 	}
 	run();
-	for (i = ACIS_FAULT_HOLD; i < N; i++)
-		expect_frame(1, f[i], len[i]);
 	expect_silent(1);
-	assert_int_equal(fault_lc(1)->n_held, ACIS_FAULT_HOLD);
-	assert_int_equal(fault_lc(1)->c.hold_full, EXTRA);
+	assert_int_equal(fault_lc(1)->n_held, QUEUE);
+	assert_int_equal(fault_lc(1)->c.queue_drops, EXTRA);
+	assert_int_equal(fault_lc(1)->c.shaped, QUEUE);
+	assert_int_equal(fault_lc(1)->c.hold_full, 0);
 	rte_delay_us_block(110000);
 	run();
-	for (i = 0; i < ACIS_FAULT_HOLD; i++)
+	for (i = 0; i < QUEUE; i++)
 		expect_frame(1, f[i], len[i]);
 	expect_silent(1);
 	assert_int_equal(fault_lc(1)->n_held, 0);
+	expect_no_leak();
+	stop_switch();
+}
+
+/* Frames of i (i = 0, 1, ...) with a size-byte frame's payload; the
+ * number sits right behind the UDP header. */
+static unsigned int
+numbered(uint8_t *f, const struct tf_addr *b, const struct tf_addr *a,
+	 uint32_t i, unsigned int size)
+{
+	static uint8_t payload[1500];
+
+	memset(payload, 0x5a, sizeof(payload));
+	memcpy(payload, &i, sizeof(i));
+	return tf_udp(f, b, a, 1000, 2000, payload, size - 42, -1);
+}
+
+static uint32_t
+number_of(const struct rte_mbuf *m)
+{
+	uint32_t i;
+
+	memcpy(&i, rte_pktmbuf_mtod(m, const uint8_t *) + 42, sizeof(i));
+	return i;
+}
+
+/* TSC cycles a frame of bytes takes on the wire at rate_mbps, with its
+ * preamble, FCS and gap, padded to 60 bytes as Ethernet pads it. */
+static double
+wire_cycles(unsigned int bytes, unsigned int rate_mbps)
+{
+	return (double)((bytes < 60 ? 60 : bytes) + 24) * 8.0 *
+	       (double)g_sw.tsc_hz / (rate_mbps * 1e6);
+}
+
+/* The shaper's arithmetic, read off its queue: frames queued behind a
+ * busy link fall due one wire time apart, short frames padded; and the
+ * first when the link has sent it. No timing involved: at 1 Mbit/s the
+ * first frame is due milliseconds after the test put it in. */
+static void
+test_fault_stage_shaper_spaces_frames_by_their_wire_time(void **state)
+{
+	static const unsigned int size[] = {43, 1000, 200, 60, 1514};
+	enum { N = RTE_DIM(size) };
+	const struct acis_fault_lc *x;
+	struct tf_addr a, b;
+	uint8_t f[1600];
+	char msg[256];
+	unsigned int i, len;
+	uint64_t t0, t1, due[N];
+	struct rte_mbuf *m;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	learn_two(&a, &b);
+	assert_int_equal(acis_fault_set("p1,rate_mbps=1", msg, sizeof(msg)),
+			 1);
+	for (i = 0; i < N; i++) {
+		len = numbered(f, &b, &a, i, size[i]);
+		assert_int_equal(len, size[i]);
+		inject(0, f, len);
+	}
+	t0 = rte_rdtsc();
+	run();
+	t1 = rte_rdtsc();
+	x = fault_lc(1);
+	assert_int_equal(x->q_n, N);
+	assert_int_equal(x->c.shaped, N);
+	for (i = 0; i < N; i++)
+		due[i] = x->q[(x->q_head + i) & (ACIS_FAULT_QUEUE - 1)].due_tsc;
+	/* 43 bytes go as 60: 84 on the wire, 672 us at 1 Mbit/s */
+	assert_true((double)(due[0] - t0) >= wire_cycles(size[0], 1) - 1);
+	assert_true((double)(due[0] - t1) <= wire_cycles(size[0], 1) + 1);
+	for (i = 1; i < N; i++) {
+		double d = (double)(due[i] - due[i - 1]) -
+			   wire_cycles(size[i], 1);
+
+		if (d < -1.0 || d > 1.0)
+			fail_msg("frame %u: due %.1f cycles off its wire time",
+				 i, d);
+	}
+	/* all on the wire after 672 us + 8.2 + 1.8 + 0.7 + 12.3 ms */
+	rte_delay_us_block(25000);
+	run();
+	for (i = 0; i < N; i++) {
+		m = sent(1);
+		assert_non_null(m);
+		assert_int_equal(number_of(m), i);
+		assert_int_equal(rte_pktmbuf_pkt_len(m), size[i]);
+		rte_pktmbuf_free(m);
+	}
+	expect_silent(1);
+	expect_no_leak();
+	stop_switch();
+}
+
+/* Shaping, measured: a burst of N 1000-byte frames on a 10 Mbit/s port
+ * takes N wire times (52 ms) to come out, where without shaping it takes
+ * a few graph walks. Only a lower bound (80 %) on the time, so a busy
+ * machine cannot make it fail; the frames come out in order. */
+static void
+test_fault_stage_rate_limits_a_burst_to_its_line_rate(void **state)
+{
+	enum { N = 64, SIZE = 1000, RATE = 10 };
+	struct tf_addr a, b;
+	static uint8_t f[N][SIZE];
+	char msg[256];
+	unsigned int i, got = 0;
+	uint64_t t0, last = 0, bytes = 0;
+	struct acis_lcore_stats before;
+	double want;
+	struct rte_mbuf *m;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	learn_two(&a, &b);
+	before = delta();
+	assert_int_equal(acis_fault_set("p1,rate_mbps=10", msg, sizeof(msg)),
+			 1);
+	for (i = 0; i < N; i++)
+		bytes += numbered(f[i], &b, &a, i, SIZE);
+	t0 = rte_rdtsc();
+	for (i = 0; i < N; i++)
+		inject(0, f[i], SIZE);
+	while (got < N && rte_rdtsc() - t0 < 5 * g_sw.tsc_hz) {
+		walk();
+		while ((m = sent(1)) != NULL) {
+			assert_int_equal(number_of(m), got);
+			got++;
+			last = rte_rdtsc();
+			rte_pktmbuf_free(m);
+		}
+	}
+	assert_int_equal(got, N);
+	want = N * wire_cycles(SIZE, RATE);
+	if ((double)(last - t0) < 0.8 * want)
+		fail_msg("%u frames at %u Mbit/s in %.1f ms, expected at "
+			 "least %.1f ms", N, RATE,
+			 (double)(last - t0) * 1e3 / (double)g_sw.tsc_hz,
+			 0.8 * want * 1e3 / (double)g_sw.tsc_hz);
+	assert_int_equal(fault_lc(1)->c.shaped, N);
+	assert_int_equal(fault_lc(1)->c.queue_drops, 0);
+	assert_int_equal(delta().port_tx_pkts[1] - before.port_tx_pkts[1], N);
+	assert_int_equal(delta().port_tx_bytes[1] - before.port_tx_bytes[1],
+			 bytes);
+	expect_no_leak();
+	stop_switch();
+}
+
+/* The delay's jitter: Gaussian (mean the delay, the jitter's standard
+ * deviation, 68 % within one), the same draws from the same stream,
+ * sub-microsecond settings kept to the cycle, and a negative sum
+ * clamped at 0. */
+static void
+test_fault_stage_jitter_is_gaussian_seeded_and_clamped(void **state)
+{
+	enum { DRAWS = 20000 };
+	static struct acis_fault_lc x;
+	static uint64_t d1[DRAWS], d2[DRAWS];
+	const struct acis_fault_port *fp = &g_fault[1];
+	double mean = 0, var = 0, want_d, want_j;
+	unsigned int i, r, near = 0, zeros = 0;
+	char msg[256];
+	uint64_t *d[2] = {d1, d2};
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	assert_int_equal(acis_fault_set("p1,delay_us=100,jitter_us=20", msg,
+					sizeof(msg)), 1);
+	want_d = 100e-6 * (double)g_sw.tsc_hz;
+	want_j = 20e-6 * (double)g_sw.tsc_hz;
+	for (r = 0; r < 2; r++) {
+		memset(&x, 0, sizeof(x));
+		x.rng = 12345;
+		for (i = 0; i < DRAWS; i++)
+			d[r][i] = acis_fault_draw_delay(&x, fp);
+	}
+	assert_memory_equal(d1, d2, sizeof(d1));
+	for (i = 0; i < DRAWS; i++) {
+		mean += (double)d1[i];
+		near += fabs((double)d1[i] - want_d) <= want_j;
+	}
+	mean /= DRAWS;
+	for (i = 0; i < DRAWS; i++)
+		var += ((double)d1[i] - mean) * ((double)d1[i] - mean);
+	var /= DRAWS - 1;
+	/* standard errors: 0.14 % of the mean, 0.5 % of the deviation */
+	assert_true(fabs(mean - want_d) < 0.01 * want_d);
+	assert_true(fabs(sqrt(var) - want_j) < 0.03 * want_j);
+	assert_in_range(near, DRAWS * 66 / 100, DRAWS * 71 / 100);
+	/* a modelled link's 177 ns +- 12.4 ns, to the cycle */
+	assert_int_equal(acis_fault_set("p1,delay_us=0.177,jitter_us=0.0124",
+					msg, sizeof(msg)), 1);
+	assert_int_equal(fp->delay_tsc,
+			 (uint64_t)llround(0.177e-6 * (double)g_sw.tsc_hz));
+	assert_true(fabs(fp->jitter_tsc - 0.0124e-6 * (double)g_sw.tsc_hz) <
+		    1e-6);
+	/* 0.1 us +- 1 us: below 0 about 46 % of the time, sent as 0 */
+	assert_int_equal(acis_fault_set("p1,delay_us=0.1,jitter_us=1", msg,
+					sizeof(msg)), 1);
+	memset(&x, 0, sizeof(x));
+	x.rng = 99;
+	for (i = 0; i < DRAWS; i++)
+		zeros += acis_fault_draw_delay(&x, fp) == 0;
+	assert_in_range(zeros, DRAWS * 43 / 100, DRAWS * 49 / 100);
+	/* no jitter: no draw, the delay itself */
+	assert_int_equal(acis_fault_set("p1,jitter_us=0", msg, sizeof(msg)),
+			 1);
+	memset(&x, 0, sizeof(x));
+	x.rng = 7;
+	assert_int_equal(acis_fault_draw_delay(&x, fp), fp->delay_tsc);
+	assert_int_equal(x.rng, 7);
+	stop_switch();
+}
+
+/* Jitter stretches a link and never reorders it: a frame is not due
+ * before the one ahead (FIFO), whatever its own draw. */
+static void
+test_fault_stage_jitter_keeps_a_link_in_order(void **state)
+{
+	enum { N = 200 };
+	const struct acis_fault_lc *x;
+	struct tf_addr a, b;
+	uint8_t f[128];
+	char msg[256];
+	unsigned int i, k, got = 0;
+	uint64_t t0;
+	struct rte_mbuf *m;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	learn_two(&a, &b);
+	assert_int_equal(acis_fault_set("p1,delay_us=500,jitter_us=400,"
+					"seed=4", msg, sizeof(msg)), 1);
+	for (i = 0; i < N; i++) {
+		inject(0, f, numbered(f, &b, &a, i, 64));
+		if (i % 16 != 15)
+			continue;
+		run();
+		/* due times never fall along the queue */
+		x = fault_lc(1);
+		for (k = 1; k < x->q_n; k++)
+			assert_true(x->q[(x->q_head + k) &
+					 (ACIS_FAULT_QUEUE - 1)].due_tsc >=
+				    x->q[(x->q_head + k - 1) &
+					 (ACIS_FAULT_QUEUE - 1)].due_tsc);
+	}
+	t0 = rte_rdtsc();
+	while (got < N && rte_rdtsc() - t0 < 5 * g_sw.tsc_hz) {
+		walk();
+		while ((m = sent(1)) != NULL) {
+			assert_int_equal(number_of(m), got);
+			got++;
+			rte_pktmbuf_free(m);
+		}
+	}
+	assert_int_equal(got, N);
+	assert_int_equal(fault_lc(1)->c.delayed, N);
+	assert_int_equal(fault_lc(1)->c.reordered, 0);
 	expect_no_leak();
 	stop_switch();
 }
@@ -1004,7 +1266,11 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_fault_stage_corrupts_exactly_one_bit_past_ethernet, teardown),
 		cmocka_unit_test_teardown(test_fault_stage_set_at_runtime, teardown),
 		cmocka_unit_test_teardown(test_fault_stage_delays_every_frame, teardown),
-		cmocka_unit_test_teardown(test_fault_stage_sends_at_once_when_the_hold_queue_is_full, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_drops_at_the_tail_when_the_shaper_queue_is_full, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_shaper_spaces_frames_by_their_wire_time, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_rate_limits_a_burst_to_its_line_rate, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_jitter_is_gaussian_seeded_and_clamped, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_jitter_keeps_a_link_in_order, teardown),
 		cmocka_unit_test_teardown(test_control_only_from_allowed_hosts_and_ports, teardown),
 	};
 	int rc;

@@ -16,6 +16,7 @@
 
 #include "acis_conf.h"
 #include "acis_fabric.h"
+#include "acis_pipeline.h"
 
 static char err[ACIS_CONF_ERR_LEN];
 
@@ -228,7 +229,7 @@ test_bad_files_name_the_line_and_the_form(void **state)
 	expect_error(TOP TWO "[links]\nlink = a:p0 a:p1\n",
 		     "t.ini:8: link: both ends on switch a");
 	expect_error(TOP TWO "[links]\nlink = a:p1\n",
-		     "t.ini:8: link: expected 'link = A:pN B:pM', found 'a:p1'");
+		     "t.ini:8: link: expected 'link = A:pN B:pM [KEY=VALUE ...]', found 'a:p1'");
 	expect_error(TOP TWO "[links]\nlink = a:p1 b:p1\n[hosts]\nh0 = a:p1\n",
 		     "t.ini:10: h0: a:p1 is already taken (by a link)");
 	expect_error(TOP TWO "[links]\nlink = a:p1 b:p1\n[hosts]\nh0 = a:p0\n"
@@ -240,8 +241,25 @@ test_bad_files_name_the_line_and_the_form(void **state)
 		     "t.ini:9: unknown section [rings] (expected topology, "
 		     "switch NAME, links, hosts)");
 	expect_error(TOP "[switch a]\nports = 1\nspeed = 10\n",
-		     "t.ini:5: switch a: unknown key 'speed' (expected ports "
-		     "or dev.pN)");
+		     "t.ini:5: switch a: unknown key 'speed' (expected ports, "
+		     "ip, mac or dev.pN)");
+	expect_error(TOP TWO "[links]\nlink = a:p1 b:p1 speed=10\n",
+		     "t.ini:8: link: unknown key 'speed' (expected one of: "
+		     ACIS_FAULT_KEYS ")");
+	expect_error(TOP TWO "[links]\nlink = a:p1 b:p1 rate_mbps\n",
+		     "t.ini:8: link: expected KEY=VALUE after the two ends "
+		     "(KEY one of: " ACIS_FAULT_KEYS "), found 'rate_mbps'");
+	expect_error(TOP TWO "[links]\nlink = a:p1 b:p1 jitter_us=-1\n",
+		     "t.ini:8: link: jitter_us: expected microseconds from 0 "
+		     "to 1000000 (e.g. 200 or 0.175), found '-1'");
+	expect_error(TOP "[switch a]\nports = 1\nip = 10.0.0\n",
+		     "t.ini:5: ip: expected an IPv4 address a.b.c.d, found "
+		     "'10.0.0'");
+	expect_error(TOP "[switch a]\nports = 1\nmac = 03:00:00:00:00:01\n",
+		     "t.ini:5: mac: expected a unicast MAC xx:xx:xx:xx:xx:xx, "
+		     "found '03:00:00:00:00:01'");
+	expect_error(TOP "[switch a]\nports = 1\nip = 10.0.0.1\nip = 10.0.0.2\n",
+		     "t.ini:6: ip: given twice");
 	expect_error(TOP "colour = red\n[switch a]\nports = 1\n",
 		     "t.ini:3: [topology]: unknown key 'colour'");
 }
@@ -253,9 +271,11 @@ test_devices_for_machine_placement(void **state)
 	struct acis_fabric *f = acis_fabric_parse("t.ini",
 		"[topology]\nname = two machines\nplacement = machine\n"
 		"[switch a]\nports = 2\ndev.p0 = 0000:03:00.0\n"
+		"ip = 192.168.1.2\nmac = 02:00:00:00:00:0a\n"
 		"dev.p1 = net_af_xdp0,iface=eth1\n"
 		"[switch b]\nports = 2\n"
-		"[links]\nlink = a:p1 b:p1\n[hosts]\nh0 = a:p0\nh1 = b:p0\n",
+		"[links]\nlink = a:p1 b:p1 rate_mbps=1600 delay_us=0.177 "
+		"jitter_us=0.0124\n[hosts]\nh0 = a:p0\nh1 = b:p0\n",
 		err);
 
 	(void)state;
@@ -265,6 +285,14 @@ test_devices_for_machine_placement(void **state)
 	assert_string_equal(f->sw[0].ports[0].dev, "0000:03:00.0");
 	assert_string_equal(f->sw[0].ports[1].dev, "net_af_xdp0,iface=eth1");
 	assert_string_equal(f->sw[1].ports[0].dev, "");
+	assert_string_equal(f->sw[0].ip, "192.168.1.2");
+	assert_string_equal(f->sw[0].mac, "02:00:00:00:00:0a");
+	assert_string_equal(f->sw[1].ip, "");
+	/* a link's shaping, the same on both ends */
+	assert_string_equal(f->sw[0].ports[1].shape,
+			    "rate_mbps=1600 delay_us=0.177 jitter_us=0.0124");
+	assert_string_equal(f->sw[1].ports[1].shape, f->sw[0].ports[1].shape);
+	assert_string_equal(f->sw[0].ports[0].shape, "");
 	assert_string_equal(acis_fabric_placement_name(f->placement),
 			    "machine");
 	acis_fabric_free(f);

@@ -4,6 +4,7 @@
  * included) and every error it can report, each checked for its
  * "file:line:" prefix and the form it tells the user to write.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -527,7 +528,7 @@ test_unknown_port_key_is_an_error_listing_expected_keys(void **state)
 	(void)state;
 	expect_error(SWITCH PORT_P0 "rx = 4\n", 6,
 		     "unknown key 'rx' in [port p0] (expected one of: dev "
-		     "rxd txd mtu promisc xdp_steer rx_checksum)");
+		     "rxd txd mtu promisc xdp_steer rx_checksum flood)");
 }
 
 static void
@@ -1075,6 +1076,11 @@ test_fault_and_control_sections(void **state)
 	assert_int_equal(pl.ctrl_ports, 2);
 	load_ok(SWITCH PORT_P0 "rx_checksum = off\n");
 	assert_int_equal(pl.ports[0].rx_checksum, 0);
+	assert_int_equal(pl.ports[0].flood, 1);
+	load_ok(SWITCH PORT_P0 "flood = off\n");
+	assert_int_equal(pl.ports[0].flood, 0);
+	expect_error(SWITCH PORT_P0 "flood = blocked\n", 6,
+		     "flood: expected on or off, found 'blocked'");
 	expect_error(SWITCH PORT_P0 "rx_checksum = hw\n", 6,
 		     "rx_checksum: expected on or off, found 'hw'");
 	load_ok(SWITCH "[port x]\ndev = net_af_xdp0,iface=eth1\nxdp_steer = on\n");
@@ -1129,6 +1135,130 @@ test_fault_and_control_sections(void **state)
 		     "found '1.5'");
 	expect_error(SWITCH PORT_P0 "[fault p0]\ndrop = 0.1\ndrop = 0.2\n", 8,
 		     "'drop' given twice in [fault p0]");
+}
+
+/* Shaping keys in [fault PORT]: a line rate, a delay and jitter in
+ * microseconds with fractions (a modelled link's 177 ns +- 12.4 ns), a
+ * queue bound; their defaults when not given. */
+static void
+test_fault_shaping_keys_take_rates_and_fractional_microseconds(void **state)
+{
+	(void)state;
+	load_ok(SWITCH PORT_P0 "[fault p0]\nrate_mbps = 100000\n"
+		"delay_us = 0.177\njitter_us = 0.0124\nqueue = 64\n");
+	assert_int_equal(pl.ports[0].fault.enabled, 1);
+	assert_int_equal(pl.ports[0].fault.rate_mbps, 100000);
+	assert_true(pl.ports[0].fault.delay_us == 0.177);
+	assert_true(pl.ports[0].fault.jitter_us == 0.0124);
+	assert_int_equal(pl.ports[0].fault.queue, 64);
+	/* the bounds themselves, and whole microseconds as before */
+	load_ok(SWITCH PORT_P0 "[fault p0]\nrate_mbps = 400000\n"
+		"delay_us = 1000000\njitter_us = 0\nqueue = 1\n");
+	assert_int_equal(pl.ports[0].fault.rate_mbps, ACIS_FAULT_RATE_MAX);
+	assert_true(pl.ports[0].fault.delay_us == 1000000.0);
+	assert_int_equal(pl.ports[0].fault.queue, 1);
+	/* none given: unlimited, no delay, the largest queue */
+	load_ok(SWITCH PORT_P0 "[fault p0]\ndrop = 0.5\n");
+	assert_int_equal(pl.ports[0].fault.rate_mbps, 0);
+	assert_true(pl.ports[0].fault.delay_us == 0.0);
+	assert_true(pl.ports[0].fault.jitter_us == 0.0);
+	assert_int_equal(pl.ports[0].fault.queue, ACIS_FAULT_QUEUE_MAX);
+	assert_int_equal(pl.ports[0].fault.reorder_window, 4);
+	assert_int_equal(pl.ports[0].fault.seed, 1);
+}
+
+/* Each bad shaping value is refused naming the key, the form it takes
+ * and what was found. */
+static void
+test_fault_shaping_keys_refuse_bad_values_naming_the_form(void **state)
+{
+	static const struct {
+		const char *text, *hint;
+	} bad[] = {
+		{"rate_mbps = 400001", "rate_mbps: expected a whole number "
+		 "from 0 to 400000, found '400001'"},
+		{"rate_mbps = -1", "rate_mbps: expected a whole number from 0 "
+		 "to 400000, found '-1'"},
+		{"rate_mbps = fast", "found 'fast'"},
+		{"rate_mbps = 2.5", "found '2.5'"},
+		{"delay_us = -1", "delay_us: expected microseconds from 0 to "
+		 "1000000 (e.g. 200 or 0.175), found '-1'"},
+		{"delay_us = abc", "delay_us: expected microseconds"},
+		{"delay_us = 1000000.5", "found '1000000.5'"},
+		{"delay_us = 5us", "found '5us'"},
+		{"delay_us = nan", "found 'nan'"},
+		{"delay_us = inf", "found 'inf'"},
+		{"delay_us = .", "found '.'"},
+		{"jitter_us = -0.0124", "jitter_us: expected microseconds from 0 "
+		 "to 1000000 (e.g. 200 or 0.175), found '-0.0124'"},
+		{"jitter_us = x", "jitter_us: expected microseconds"},
+		{"queue = 0", "queue: expected a whole number from 1 to 1024, "
+		 "found '0'"},
+		{"queue = 1025", "found '1025'"},
+		{"queue = -3", "queue: expected a whole number"},
+	};
+	char text[256];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s[fault p0]\n%s\n",
+			 SWITCH PORT_P0, bad[i].text);
+		expect_error(text, 7, bad[i].hint);
+	}
+}
+
+/* acis_fault_cfg_set, as acisctl fault-set uses it: the new keys and the
+ * old ones alike, a refusal leaving the setting as it was. */
+static void
+test_fault_cfg_set_takes_every_key_and_keeps_a_refused_one(void **state)
+{
+	struct acis_fault_cfg f;
+	char e[256];
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(acis_fault_cfg_set(&f, "rate_mbps", "25000", e,
+					    sizeof(e)), 0);
+	assert_int_equal(acis_fault_cfg_set(&f, "delay_us", "0.177", e,
+					    sizeof(e)), 0);
+	assert_int_equal(acis_fault_cfg_set(&f, "jitter_us", "0.0124", e,
+					    sizeof(e)), 0);
+	assert_int_equal(acis_fault_cfg_set(&f, "queue", "128", e,
+					    sizeof(e)), 0);
+	assert_int_equal(f.rate_mbps, 25000);
+	assert_true(f.delay_us == 0.177);
+	assert_true(f.jitter_us == 0.0124);
+	assert_int_equal(f.queue, 128);
+	/* the existing keys still work */
+	assert_int_equal(acis_fault_cfg_set(&f, "delay_us", "200", e,
+					    sizeof(e)), 0);
+	assert_true(f.delay_us == 200.0);
+	assert_int_equal(acis_fault_cfg_set(&f, "drop", "0.25", e,
+					    sizeof(e)), 0);
+	assert_true(f.drop == 0.25);
+	assert_int_equal(acis_fault_cfg_set(&f, "reorder_window", "9", e,
+					    sizeof(e)), 0);
+	assert_int_equal(f.reorder_window, 9);
+	assert_int_equal(acis_fault_cfg_set(&f, "seed", "77", e,
+					    sizeof(e)), 0);
+	assert_int_equal(f.seed, 77);
+	/* refused: the value stays */
+	assert_int_equal(acis_fault_cfg_set(&f, "rate_mbps", "500000", e,
+					    sizeof(e)), -EINVAL);
+	assert_string_equal(e, "rate_mbps: expected a whole number from 0 "
+			    "to 400000, found '500000'");
+	assert_int_equal(f.rate_mbps, 25000);
+	assert_int_equal(acis_fault_cfg_set(&f, "jitter_us", "-1", e,
+					    sizeof(e)), -EINVAL);
+	assert_true(f.jitter_us == 0.0124);
+	assert_int_equal(acis_fault_cfg_set(&f, "queue", "2000", e,
+					    sizeof(e)), -EINVAL);
+	assert_int_equal(f.queue, 128);
+	assert_int_equal(acis_fault_cfg_set(&f, "rate", "10", e, sizeof(e)),
+			 -ENOENT);
+	assert_non_null(strstr(e, "unknown fault key 'rate'"));
+	assert_non_null(strstr(e, "rate_mbps"));
 }
 
 /* The [collective] keys of jobs, joins and fair share: their defaults
@@ -1270,6 +1400,9 @@ main(void)
 		cmocka_unit_test(test_lookaside_paths_are_relative_to_the_pipeline_file),
 		cmocka_unit_test(test_lookaside_errors_name_line_and_form),
 		cmocka_unit_test(test_fault_and_control_sections),
+		cmocka_unit_test(test_fault_shaping_keys_take_rates_and_fractional_microseconds),
+		cmocka_unit_test(test_fault_shaping_keys_refuse_bad_values_naming_the_form),
+		cmocka_unit_test(test_fault_cfg_set_takes_every_key_and_keeps_a_refused_one),
 		cmocka_unit_test(test_collective_job_keys),
 	};
 

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Allreduce across 1, 2 and 3 levels of switches (doc/benchmarks.md,
+# Fabrics): four hosts, one acis-switch process per switch
+# (scripts/fabric.sh), the hosts' collectives addressed to the root of
+# the fabric's aggregation tree.
+#
+#   scripts/bench/fabric.sh [-o DIR] [-s SIZES] [-i ITER]
+#
+# Topologies: topologies/one.ini (one switch), leaf-spine.ini (a leaf
+# and the spine above it: one fabric link on each host's path),
+# three-level.ini (leaf, aggregation, core: two). For each, acis-bench
+# allreduce float32 of each of SIZES (default 4,65536,1048576), ITER
+# timed calls (default 200) after 20 warm-up ones: mean latency and bus
+# bandwidth, and the bytes every fabric link carried (both directions,
+# summed over links, from each switch's port counters) per call. Writes
+# DIR/fabric.csv and table.txt. Needs root. Not a test: nothing here
+# judges.
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.sh"
+
+OUT='' SIZES=4,65536,1048576 ITER=200 WARMUP=20
+while getopts "o:s:i:h" o; do
+	case $o in
+	o) OUT=$OPTARG ;;
+	s) SIZES=$OPTARG ;;
+	i) ITER=$OPTARG ;;
+	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) exit 2 ;;
+	esac
+done
+bench_want_ints fabric -s "${SIZES//,/ }"
+bench_want_int fabric -i "$ITER"
+[ "$(id -u)" -eq 0 ] || { echo "fabric: needs root (namespaces)" >&2; exit 1; }
+BENCH=$ACIS_BUILD/tools/acis-bench
+FAB=$ACIS_BUILD/tools/acis-fabric
+[ -x "$BENCH" ] || { echo "fabric: $BENCH missing; run: ninja -C $ACIS_BUILD" >&2; exit 1; }
+OUT=$(bench_outdir fabric "$OUT")
+FABRIC=$ACIS_ROOT/scripts/fabric.sh
+PREFIX=fb$$
+
+cleanup() {
+	acis_kill_hosts "$PREFIX"
+	"$FABRIC" down -p "$PREFIX" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bench_runinfo "$OUT" "$0 -o $OUT -s $SIZES -i $ITER"
+
+# Bytes sent on every fabric link of topology $1, both ways.
+link_bytes() {
+	local sum=0 a pa b pb
+	while read -r _ a pa b pb; do
+		for sp in "$a $pa" "$b $pb"; do
+			set -- $sp
+			sum=$((sum + $("$FABRIC" ctl -p "$PREFIX" "$1" --raw /acis/ports |
+				python3 -c "import json,sys; print(json.load(sys.stdin)['/acis/ports']['$2']['tx_bytes'])")))
+		done
+	done < <("$FAB" list "$TOPO" | awk '$1 == "link"')
+	echo "$sum"
+}
+
+echo "levels,topology,size,avg_us,busbw_GBps,link_bytes_per_call" >"$OUT/fabric.csv"
+job=1
+for t in one:1 leaf-spine:2 three-level:3; do
+	name=${t%:*} levels=${t#*:}
+	TOPO=$ACIS_ROOT/topologies/$name.ini
+	"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
+	"$FABRIC" start -p "$PREFIX" >/dev/null
+	root=$("$FAB" tree "$TOPO" all | sed -n 's/^root \([^,]*\),.*/\1/p')
+	ip=$("$FAB" list "$TOPO" | awk -v s="$root" '$1 == "switch" && $2 == s {print $3}')
+	for size in ${SIZES//,/ }; do
+		before=$(link_bytes)
+		pids=()
+		for r in 0 1 2 3; do
+			ip netns exec "$PREFIX-h$r" "$BENCH" --switch "$ip" --job "$job" \
+				--rank "$r" --size 4 --colls allreduce --min-size "$size" \
+				--max-size "$size" --iterations "$ITER" --warmup "$WARMUP" \
+				--timeout 60000 --format csv >"$OUT/bench$r.out" 2>>"$OUT/bench.log" &
+			pids+=($!)
+		done
+		for r in "${!pids[@]}"; do wait "${pids[$r]}" || true; done
+		after=$(link_bytes)
+		job=$((job + 1))
+		# csv: collective,size_bytes,...,avg_us(10),...,busbw_GBps(16)
+		read -r us bus < <(awk -F, -v s="$size" '$2 == s && $10 != "" { print $10, $16; exit }' "$OUT/bench0.out") ||
+			{ echo "fabric: acis-bench gave no result for $name $size (bench.log)" >&2; exit 1; }
+		per=$(( (after - before) / (ITER + WARMUP) ))
+		echo "$levels,$name,$size,$us,$bus,$per" | tee -a "$OUT/fabric.csv"
+	done
+	"$FABRIC" down -p "$PREFIX" >/dev/null
+done
+
+"$BENCH_PY" - "$OUT/fabric.csv" "$OUT/table.txt" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+base = {r["size"]: float(r["avg_us"]) for r in rows if r["levels"] == "1"}
+out = ["# allreduce float32, 4 ranks, through the root switch of each fabric",
+       "| levels | topology | bytes | latency us | vs 1 level | bus bandwidth GB/s | fabric link bytes a call |",
+       "|---|---|---|---|---|---|---|"]
+for r in rows:
+    us = float(r["avg_us"])
+    out.append("| %s | %s | %s | %.1f | %+.1f us | %s | %s |" % (
+        r["levels"], r["topology"], r["size"], us, us - base[r["size"]],
+        r["busbw_GBps"], r["link_bytes_per_call"]))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+print("\n".join(out))
+PY

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# End to end: fabrics of acis switches, one process per switch, built by
+# scripts/fabric.sh from the shipped topologies (doc/fabric.md).
+#   leaf-spine (2 leaves, 1 spine, 4 hosts) and fat-tree (4 leaves,
+#   2 spines, 8 hosts): every host reaches every switch's address (ARP
+#   and ICMP across the fabric); every collective, bit for bit against a
+#   rank-order reference, through the root of the fabric's aggregation
+#   tree (acis-fabric tree FILE all); the fat tree's cycles never loop a
+#   flood, and its links outside the flooding tree carry nothing; loss
+#   on a fabric link is recovered; a spine killed mid-collective makes
+#   every member's call fail, none hang.
+# Exit 77 without root; cleans up pass or fail.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/lib.sh"
+
+acis_e2e_begin fabric fb$$
+FABRIC="$ACIS_ROOT/scripts/fabric.sh"
+FAB="$ACIS_BUILD/tools/acis-fabric"
+
+e2e_teardown() {
+	acis_kill_hosts "$PREFIX"
+	[ -z "${runner:-}" ] || wait "$runner" 2>/dev/null || true
+	"$FABRIC" down -p "$PREFIX" >/dev/null 2>&1 || true
+}
+
+# switch_ip TOPOLOGY SWITCH
+switch_ip() { "$FAB" list "$1" | awk -v s="$2" '$1 == "switch" && $2 == s {print $3}'; }
+root_of() { "$FAB" tree "$1" all | sed -n 's/^root \([^,]*\),.*/\1/p'; }
+# port_counter SWITCH PORT KEY [COMMAND]: a port's figure in /acis/ports
+# (or COMMAND's per-port dict, e.g. /acis/fault)
+port_counter() {
+	local cmd=${4:-/acis/ports}
+	"$FABRIC" ctl -p "$PREFIX" "$1" --raw "$cmd" |
+		python3 -c "import json,sys; print(json.load(sys.stdin)['$cmd']['$2']['$3'])"
+}
+
+# ping_all TOPOLOGY HOSTS: each host pings each switch
+ping_all() {
+	local topo=$1 n=$2 h ip bad=0
+	for ((h = 0; h < n; h++)); do
+		for ip in $("$FAB" list "$topo" | awk '$1 == "switch" {print $3}'); do
+			ip netns exec "$PREFIX-h$h" ping -c 1 -W 2 "$ip" >/dev/null 2>&1 ||
+				{ echo "  h$h cannot reach $ip"; bad=1; }
+		done
+	done
+	return $bad
+}
+
+# run_job NAME P JOB options...: every rank must report no failure
+run_job() {
+	local name=$1 P=$2 job=$3; shift 3
+	local ok=0
+	rm -f "$DIR"/rank*.log
+	acis_run_ranks "$PREFIX" "$P" "$job" "$DIR" --timeout 30000 "$@" || ok=1
+	acis_rank_fails "$DIR" "$P"
+	check "$name: $(tail -n 1 "$DIR/rank0.log")" [ "$ok" -eq 0 ]
+}
+
+# ---- 2 leaves, 1 spine ----
+TOPO=$ACIS_ROOT/topologies/leaf-spine.ini
+"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
+"$FABRIC" start -p "$PREFIX" >/dev/null
+root=$(root_of "$TOPO")
+runner=
+export ACIS_SWITCH_IP
+ACIS_SWITCH_IP=$(switch_ip "$TOPO" "$root")
+check "leaf-spine: the tree of every host is rooted at spine0 (got $root)" \
+	[ "$root" = spine0 ]
+check "leaf-spine: every host reaches every switch's address" ping_all "$TOPO" 4
+run_job "leaf-spine, 4 hosts, every collective, float32+int32+float64, split, non-blocking" \
+	4 11 --sizes 4,1000,65536,1048576 --dtypes float32,int32,float64 \
+	--split --nonblocking
+run_job "leaf-spine, 3 hosts over both leaves, every other datatype" 3 12 \
+	--sizes 4,4096,65536 \
+	--dtypes int64,uint32,uint64,float16,bfloat16,int8,uint8,int16,uint16
+up=$(port_counter leaf0 p2 tx_pkts)
+down=$(port_counter leaf0 p2 rx_pkts)
+check "leaf-spine: leaf0's link to the spine carried both ways ($up up, $down down)" \
+	acis_all_above_0 "$up" "$down"
+check "leaf-spine: the root holds no slot afterwards" \
+	acis_wait_for 50 acis_slots_back "$PREFIX-spine0" 0
+
+# Loss on a fabric link: 2% of leaf1's frames to the spine dropped.
+"$FABRIC" ctl -p "$PREFIX" leaf1 fault-set p2,drop=0.02,seed=7 >/dev/null
+run_job "leaf-spine, 2% loss on leaf1->spine0, recovered end to end" 4 13 \
+	--sizes 4,65536,1048576 --dtypes float32,int32
+lost=$(port_counter leaf1 p2 dropped /acis/fault)
+check "the link dropped frames ($lost)" [ "$lost" -gt 0 ]
+"$FABRIC" ctl -p "$PREFIX" leaf1 fault-set p2,off >/dev/null
+
+# Shaping at runtime: 2 ms more on leaf0's link up, both ways of a ping
+# to the spine cross it once (up), so the round trip grows by 2 ms.
+rtt() {
+	ip netns exec "$PREFIX-h0" ping -c 5 -i 0.2 -W 2 "$ACIS_SWITCH_IP" |
+		sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p'
+}
+before=$(rtt)
+"$FABRIC" ctl -p "$PREFIX" leaf0 fault-set p2,delay_us=2000,jitter_us=100,rate_mbps=100 >/dev/null
+after=$(rtt)
+"$FABRIC" ctl -p "$PREFIX" leaf0 fault-set p2,off >/dev/null
+check "a shaped link: ping to the spine ${before} ms, with 2 ms on leaf0's link ${after} ms" \
+	python3 -c "import sys; sys.exit(not (1.8 <= $after - $before <= 20))"
+shaped=$(port_counter leaf0 p2 shaped /acis/fault)
+check "a shaped link: the shaper took the frames ($shaped)" [ "$shaped" -ge 5 ]
+
+# The spine killed mid-collective: every member's call fails, in time.
+acis_run_ranks "$PREFIX" 4 14 "$DIR" --timeout 3000 --sizes 16777216 \
+	--dtypes float32 --colls allreduce --repeat 1000 >/dev/null 2>&1 &
+runner=$!
+sleep 1
+kill -KILL "$(cat "/run/acis-fabric/$PREFIX/spine0.pid")"
+t0=$(date +%s)
+rc=0
+wait "$runner" || rc=$?
+took=$(( $(date +%s) - t0 ))
+silent=
+for r in 0 1 2 3; do grep -q FAIL "$DIR/rank$r.log" || silent="$silent $r"; done
+check "spine killed: every rank's call failed (exit $rc) within ${took} s, none hung (no FAIL from:${silent:- none})" \
+	test "$rc" -ne 0 -a "$took" -le 20 -a -z "$silent"
+"$FABRIC" down -p "$PREFIX" >/dev/null
+
+# ---- fat tree: 4 leaves, 2 spines, 8 hosts ----
+TOPO=$ACIS_ROOT/topologies/fat-tree.ini
+"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
+"$FABRIC" start -p "$PREFIX" >/dev/null
+root=$(root_of "$TOPO")
+ACIS_SWITCH_IP=$(switch_ip "$TOPO" "$root")
+check "fat tree: every host reaches every switch's address" ping_all "$TOPO" 8
+run_job "fat tree, 8 hosts, every collective, float32+int32, split" \
+	8 21 --sizes 4,4096,262144 --dtypes float32,int32 --split
+run_job "fat tree, 4 hosts on 2 leaves, every collective, non-blocking" \
+	4 22 --sizes 4,65536 --dtypes float64,int16 --nonblocking
+# A loop would flood without end: every switch floods a few frames a host.
+total=0
+for s in leaf0 leaf1 leaf2 leaf3 spine0 spine1; do
+	total=$((total + $(acis_counter "$PREFIX-$s" /acis/stages l2_flooded)))
+done
+check "fat tree: floods stay few with cycles in the fabric ($total frames flooded)" \
+	[ "$total" -lt 2000 ]
+quiet=0
+for p in p1 p2 p3; do
+	quiet=$((quiet + $(port_counter spine1 "$p" rx_pkts) + $(port_counter spine1 "$p" tx_pkts)))
+done
+check "fat tree: spine1's links outside the flooding tree carried nothing ($quiet frames)" \
+	[ "$quiet" -eq 0 ]
+
+echo "fabric: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
