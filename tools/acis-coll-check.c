@@ -253,8 +253,9 @@ op_for(unsigned int dt, unsigned int k)
  * MPI_IN_PLACE puts it: allreduce and reduce, the contribution in the
  * result buffer; scatter, the root's P blocks in its buffer, its own left
  * where it is; gather (root) and allgather, my block at block `me`;
- * reduce_scatter, the P blocks in, my result out at the start. g and w
- * hold P blocks.
+ * reduce_scatter, the P blocks in, my result out at the start;
+ * alltoall, the P blocks to send in, the P received out. g and w hold P
+ * blocks.
  */
 static void
 run_in_place(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
@@ -322,6 +323,14 @@ run_in_place(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
 		reference_reduce(dt, op, P, (uint64_t)me * n, n, w);
 		rc = acis_reduce_scatter(ACIS_IN_PLACE, g, n, dt, op, comm);
 		check(what, rc, g, w, blk, ctx);
+	}
+	if (want(o->colls, "alltoall")) {
+		WHAT_IP("alltoall");
+		fill(dt, me, 0, n * P, g);
+		for (r = 0; r < P; r++)
+			fill(dt, r, (uint64_t)me * n, n, w + (size_t)r * blk);
+		rc = acis_alltoall(ACIS_IN_PLACE, g, n, dt, comm);
+		check(what, rc, g, w, big, ctx);
 	}
 #undef WHAT_IP
 }
@@ -417,6 +426,28 @@ run_size(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
 		reference_reduce(dt, op, P, (uint64_t)me * n, n, w);
 		rc = acis_reduce_scatter(s2, g, n, dt, op, comm);
 		check(what, rc, g, w, n * ds, ctx);
+		free(s2);
+	}
+	if (want(o->colls, "alltoall")) {
+		/* rank i sends block j of its sequence to rank j: I get
+		 * elements [me * n, me * n + n) of every rank's, in rank order */
+		uint8_t *s2 = malloc(big + 64);
+
+		WHAT("alltoall");
+		fill(dt, me, 0, n * P, s2);
+		for (r = 0; r < P; r++)
+			fill(dt, r, (uint64_t)me * n, n, w + (size_t)r * n * ds);
+		memset(g, 0, big);
+		if (o->nonblocking) {
+			acis_req_t *q;
+
+			rc = acis_ialltoall(s2, g, n, dt, comm, &q);
+			if (rc == ACIS_OK)
+				rc = acis_wait(&q);
+		} else {
+			rc = acis_alltoall(s2, g, n, dt, comm);
+		}
+		check(what, rc, g, w, big, ctx);
 		free(s2);
 	}
 	if (o->in_place)

@@ -177,6 +177,12 @@ int acis_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
 			enum acis_dtype dt, enum acis_op op,
 			acis_comm_t *comm);
 int acis_barrier(acis_comm_t *comm);
+/** MPI_Alltoall: count elements per pair of ranks; sendbuf holds size
+ * blocks of count (block j for rank j), recvbuf receives size blocks
+ * (block i from rank i). Each block crosses the switch once; a rank's
+ * own block is copied. ACIS_IN_PLACE: recvbuf holds the blocks to send. */
+int acis_alltoall(const void *sendbuf, void *recvbuf, size_t count,
+		  enum acis_dtype dt, acis_comm_t *comm);
 
 /* ---- non-blocking collectives: start now, finish in acis_wait/test ---- */
 int acis_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
@@ -199,6 +205,8 @@ int acis_ireduce_scatter(const void *sendbuf, void *recvbuf,
 			 size_t recvcount, enum acis_dtype dt, enum acis_op op,
 			 acis_comm_t *comm, acis_req_t **req);
 int acis_ibarrier(acis_comm_t *comm, acis_req_t **req);
+int acis_ialltoall(const void *sendbuf, void *recvbuf, size_t count,
+		   enum acis_dtype dt, acis_comm_t *comm, acis_req_t **req);
 
 /** Wait for a request to finish; frees it and sets *req to NULL. */
 int acis_wait(acis_req_t **req);

@@ -433,17 +433,19 @@ send_chunk(const acis_req_t *r, uint32_t k, uint32_t *chunk,
 		*len = r->msg_size;
 		return;
 	}
-	if (r->coll == ACIS_C_SCATTER) {
+	if (r->coll == ACIS_C_SCATTER || r->coll == ACIS_C_ALLTOALL) {
 		/* the blocks interleaved, chunk c of every receiver before
 		 * chunk c + 1 of any: each receiver sees its block move from
 		 * the start (one after the other, the last would hear nothing
 		 * for most of the call, and time out under loss) */
 		uint32_t nb = r->comm->size - 1;
+		uint32_t own = r->coll == ACIS_C_SCATTER ? r->root :
+						          r->comm->rank;
 
 		b = k % nb;
 		c = k / nb;
-		if (b >= r->root)
-			b++; /* the root keeps its own block */
+		if (b >= own)
+			b++; /* the sender keeps its own block */
 		*chunk = b * r->cpr + c;
 	} else if (r->coll == ACIS_C_REDUCE_SCATTER) {
 		b = k / r->cpr;
@@ -463,14 +465,16 @@ send_index(const acis_req_t *r, uint32_t chunk)
 {
 	uint32_t k = chunk;
 
-	if (r->coll == ACIS_C_SCATTER) {
+	if (r->coll == ACIS_C_SCATTER || r->coll == ACIS_C_ALLTOALL) {
 		uint32_t b = chunk / r->cpr;
+		uint32_t own = r->coll == ACIS_C_SCATTER ? r->root :
+							   r->comm->rank;
 
-		if (b == r->root || b >= r->comm->size)
+		if (b == own || b >= r->comm->size)
 			return UINT32_MAX;
 		/* send_chunk's order: chunk-major over the receivers */
 		k = chunk % r->cpr * (r->comm->size - 1) +
-		    (b > r->root ? b - 1 : b);
+		    (b > own ? b - 1 : b);
 	}
 	return k < r->n_send ? k : UINT32_MAX;
 }
@@ -501,6 +505,9 @@ recv_key(const acis_req_t *r, uint64_t idx)
 		return 0;
 	if (r->coll == ACIS_C_REDUCE_SCATTER || r->coll == ACIS_C_SCATTER)
 		return (uint32_t)(r->comm->rank * r->cpr + idx);
+	if (r->coll == ACIS_C_ALLTOALL) /* (sender * P + me) * cpr + chunk */
+		return (uint32_t)(((uint64_t)(idx / r->cpr) * r->comm->size +
+				   r->comm->rank) * r->cpr + idx % r->cpr);
 	return (uint32_t)idx; /* chunk, or block * cpr + chunk for gathers */
 }
 
@@ -671,7 +678,8 @@ take_result(acis_req_t *r, const struct acis_hdr *h, const uint8_t *p)
 			idx = c;
 			off = (uint64_t)c * r->cs;
 			break;
-		default: /* gather, allgather: rank-ordered blocks */
+		default: /* gather, allgather, alltoall: rank-ordered blocks
+			  * (alltoall: the block each rank sent this one) */
 			if (blk >= P || blk == me)
 				return -1;
 			idx = (uint64_t)blk * r->cpr + c;
@@ -822,6 +830,9 @@ late_receipt(acis_ctx_t *ctx, const struct acis_hdr *h,
 			 coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER ||
 			 coll == ACIS_C_ALLGATHER)
 			key = (uint32_t)(h->rank * cpr + h->chunk);
+		else if (coll == ACIS_C_ALLTOALL)
+			key = (uint32_t)(((uint64_t)h->rank * c->size +
+					  c->rank) * cpr + h->chunk);
 	}
 	ctx->late_key = htole32(key);
 	a.version = ACIS_PROTO_VERSION;
@@ -1074,8 +1085,8 @@ senders_missing(const acis_req_t *r, char *buf, size_t len)
 			 r->root);
 		return;
 	}
-	if ((r->coll != ACIS_C_GATHER && r->coll != ACIS_C_ALLGATHER) ||
-	    r->packed)
+	if ((r->coll != ACIS_C_GATHER && r->coll != ACIS_C_ALLGATHER &&
+	     r->coll != ACIS_C_ALLTOALL) || r->packed)
 		return;
 	for (i = 0; i < r->rcv_space && n < 16; i++) {
 		b = (uint32_t)(i / r->cpr);
@@ -1291,6 +1302,11 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 		r->n_send = 1;
 		r->n_recv = r->rcv_space = 1;
 		break;
+	case ACIS_C_ALLTOALL:
+		r->n_send = (uint64_t)(P - 1) * r->cpr;
+		r->n_recv = (uint64_t)(P - 1) * r->cpr;
+		r->rcv_space = (uint64_t)P * r->cpr;
+		break;
 	}
 	if (r->msg_size != 0) {
 		const char *bad = NULL; /* the buffer missing */
@@ -1298,8 +1314,8 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 
 		/* a root of scatter or gather also copies its own block
 		 * from the one to the other */
-		int own = (coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) &&
-			  me == r->root;
+		int own = ((coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) &&
+			   me == r->root) || coll == ACIS_C_ALLTOALL;
 
 		if ((r->n_send != 0 || own) && r->sbuf == NULL)
 			bad = "send";
@@ -1320,6 +1336,14 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 			rc = fail(ctx, ACIS_ERR_INVAL, "%s: %u ranks of %"
 				  PRIu64 " chunks each is more than 2^32 "
 				  "chunks", acis_coll_name(coll), P, cpr);
+			goto refuse;
+		}
+		/* alltoall's keys name the pair of ranks: (s * P + r) * cpr */
+		if (coll == ACIS_C_ALLTOALL &&
+		    (uint64_t)P * P * cpr > UINT32_MAX) {
+			rc = fail(ctx, ACIS_ERR_INVAL, "alltoall: %u ranks of "
+				  "%u blocks of %" PRIu64 " chunks each is more "
+				  "than 2^32 chunks", P, P, cpr);
 			goto refuse;
 		}
 	}
@@ -1343,7 +1367,10 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 			r->sbuf = (const uint8_t *)rbuf +
 				  (uint64_t)me * r->msg_size;
 			sbuf = r->sbuf;
-		} else if (coll == ACIS_C_REDUCE_SCATTER) {
+		} else if (coll == ACIS_C_REDUCE_SCATTER ||
+			   coll == ACIS_C_ALLTOALL) {
+			/* (alltoall: the blocks received land where blocks
+			 * still to send lie) */
 			r->sbuf_copy = malloc((size_t)((uint64_t)P *
 						       r->msg_size));
 			if (r->sbuf_copy == NULL) {
@@ -1370,9 +1397,11 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	r->last_rx = acis_now_ns();
 	/* Blocks a rank keeps for itself never cross the network. */
 	if ((coll == ACIS_C_SCATTER && me == r->root) ||
+	    coll == ACIS_C_ALLTOALL ||
 	    (((coll == ACIS_C_GATHER && me == r->root) ||
 	      coll == ACIS_C_ALLGATHER) && !r->packed)) {
-		const uint8_t *own = coll == ACIS_C_SCATTER ?
+		const uint8_t *own = coll == ACIS_C_SCATTER ||
+					     coll == ACIS_C_ALLTOALL ?
 			(const uint8_t *)sbuf + (uint64_t)me * r->msg_size : sbuf;
 		uint8_t *dst = coll == ACIS_C_SCATTER ?
 			(uint8_t *)rbuf : (uint8_t *)rbuf + (uint64_t)me * r->msg_size;
@@ -1536,6 +1565,13 @@ acis_reduce_scatter(const void *s, void *r, size_t n, enum acis_dtype dt,
 }
 
 int
+acis_alltoall(const void *s, void *r, size_t n, enum acis_dtype dt,
+	      acis_comm_t *c)
+{
+	return run(c, ACIS_C_ALLTOALL, s, r, n, dt, ACIS_OP_NONE, 0);
+}
+
+int
 acis_barrier(acis_comm_t *c)
 {
 	return run(c, ACIS_C_BARRIER, NULL, NULL, 0, ACIS_INT32, ACIS_OP_NONE,
@@ -1589,6 +1625,13 @@ acis_ireduce_scatter(const void *s, void *r, size_t n, enum acis_dtype dt,
 		     enum acis_op op, acis_comm_t *c, acis_req_t **q)
 {
 	return start(c, ACIS_C_REDUCE_SCATTER, s, r, n, dt, op, 0, q);
+}
+
+int
+acis_ialltoall(const void *s, void *r, size_t n, enum acis_dtype dt,
+	       acis_comm_t *c, acis_req_t **q)
+{
+	return start(c, ACIS_C_ALLTOALL, s, r, n, dt, ACIS_OP_NONE, 0, q);
 }
 
 int

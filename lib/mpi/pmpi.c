@@ -72,7 +72,7 @@ static struct {
 
 static const char *const coll_names[ACIS_MPI_COLL_MAX] = {
 	"allreduce", "reduce", "bcast", "scatter", "gather", "allgather",
-	"reduce_scatter_block", "reduce_scatter", "barrier",
+	"reduce_scatter_block", "reduce_scatter", "barrier", "alltoall",
 };
 static const char *const fb_names[ACIS_MPI_FB_MAX] = {
 	"off", "comm", "datatype", "op", "small", "counts",
@@ -716,13 +716,13 @@ rooted_check(enum acis_mpi_coll k, int is_root, const void *mine, int count,
 	return !small(k, *bytes);
 }
 
-/* allgather: every block the receive side's size, the send side alike
- * unless in place. */
+/* allgather and alltoall (k): every block the receive side's size, the
+ * send side alike unless in place. */
 static int
-allgather_check(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		int recvcount, MPI_Datatype recvtype, size_t *bytes)
+blocks_check(enum acis_mpi_coll k, const void *sendbuf, int sendcount,
+	     MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype,
+	     size_t *bytes)
 {
-	const enum acis_mpi_coll k = ACIS_MPI_ALLGATHER;
 	size_t sb;
 
 	if (!plain_bytes(recvtype, recvcount, bytes) ||
@@ -863,12 +863,35 @@ MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	uint64_t t0;
 	int rc;
 
-	if (ac == NULL || !allgather_check(sendbuf, sendcount, sendtype,
-					   recvcount, recvtype, &bytes))
+	if (ac == NULL || !blocks_check(k, sendbuf, sendcount, sendtype,
+					 recvcount, recvtype, &bytes))
 		return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf,
 				      recvcount, recvtype, comm);
 	t0 = now_ns();
 	rc = acis_allgather(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac);
+	if (rc != ACIS_OK)
+		return failed(comm, k, rc);
+	done(k, bytes, t0);
+	return MPI_SUCCESS;
+}
+
+int
+MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	     MPI_Comm comm)
+{
+	const enum acis_mpi_coll k = ACIS_MPI_ALLTOALL;
+	acis_comm_t *ac = take(comm, k);
+	size_t bytes;
+	uint64_t t0;
+	int rc;
+
+	if (ac == NULL || !blocks_check(k, sendbuf, sendcount, sendtype,
+					recvcount, recvtype, &bytes))
+		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf,
+				     recvcount, recvtype, comm);
+	t0 = now_ns();
+	rc = acis_alltoall(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac);
 	if (rc != ACIS_OK)
 		return failed(comm, k, rc);
 	done(k, bytes, t0);
@@ -1312,12 +1335,34 @@ MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	size_t bytes;
 	int rc;
 
-	if (ac == NULL || !allgather_check(sendbuf, sendcount, sendtype,
-					   recvcount, recvtype, &bytes))
+	if (ac == NULL || !blocks_check(k, sendbuf, sendcount, sendtype,
+					 recvcount, recvtype, &bytes))
 		return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf,
 				       recvcount, recvtype, comm, request);
 	rc = acis_iallgather(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac,
 			     &q);
+	if (rc != ACIS_OK)
+		return failed(comm, k, rc);
+	return nb_start(k, q, bytes, request);
+}
+
+int
+MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	      MPI_Comm comm, MPI_Request *request)
+{
+	const enum acis_mpi_coll k = ACIS_MPI_ALLTOALL;
+	acis_comm_t *ac = take(comm, k);
+	acis_req_t *q = NULL;
+	size_t bytes;
+	int rc;
+
+	if (ac == NULL || !blocks_check(k, sendbuf, sendcount, sendtype,
+					recvcount, recvtype, &bytes))
+		return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf,
+				      recvcount, recvtype, comm, request);
+	rc = acis_ialltoall(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac,
+			    &q);
 	if (rc != ACIS_OK)
 		return failed(comm, k, rc);
 	return nb_start(k, q, bytes, request);

@@ -111,6 +111,7 @@ enum acis_coll {
 	ACIS_C_ALLGATHER = 6,
 	ACIS_C_REDUCE_SCATTER = 7,
 	ACIS_C_BARRIER = 8,
+	ACIS_C_ALLTOALL = 9,
 	ACIS_C_MAX
 };
 

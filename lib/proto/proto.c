@@ -147,7 +147,8 @@ check_data(const struct acis_hdr *h)
 		uint64_t c = h->chunk;
 		uint64_t off, want;
 
-		if (coll == ACIS_C_SCATTER || coll == ACIS_C_REDUCE_SCATTER)
+		if (coll == ACIS_C_SCATTER || coll == ACIS_C_REDUCE_SCATTER ||
+		    coll == ACIS_C_ALLTOALL)
 			c %= per_rank;
 		else if (c >= per_rank)
 			return ACIS_E_CHUNK;
@@ -243,6 +244,7 @@ acis_coll_name(unsigned int c)
 		[ACIS_C_GATHER] = "gather", [ACIS_C_ALLGATHER] = "allgather",
 		[ACIS_C_REDUCE_SCATTER] = "reduce_scatter",
 		[ACIS_C_BARRIER] = "barrier",
+		[ACIS_C_ALLTOALL] = "alltoall",
 	};
 
 	return c < ACIS_C_MAX && n[c] ? n[c] : "unknown";

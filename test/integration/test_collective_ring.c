@@ -183,7 +183,8 @@ chunks_per_block(const struct coll_spec *o)
 static int
 rank_major(const struct coll_spec *o)
 {
-	return o->coll == ACIS_C_SCATTER || o->coll == ACIS_C_REDUCE_SCATTER;
+	return o->coll == ACIS_C_SCATTER || o->coll == ACIS_C_REDUCE_SCATTER ||
+	       o->coll == ACIS_C_ALLTOALL;
 }
 
 /* Where chunk starts in a rank's send buffer (P blocks when rank-major). */
@@ -1839,6 +1840,80 @@ test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank(void **state)
 }
 
 static void
+test_alltoall_routes_each_block_once_tagged_with_its_sender(void **state)
+{
+	/* 3000 bytes a block: 3 chunks (1416 + 1416 + 168); rank i's
+	 * block j (bytes of value i * 16 + j, varying) goes to rank j */
+	enum { MSG = 3000 };
+	static uint8_t in[WORLD][WORLD * MSG];
+	const struct coll_spec o = {ACIS_C_ALLTOALL, ACIS_UINT8, ACIS_OP_NONE,
+				    ACIS_RANK_NONE, MSG, CHUNK};
+	uint32_t world, c, cpr = (uint32_t)chunks_per_block(&o);
+	unsigned int i, j, k, p;
+
+	(void)state;
+	assert_int_equal(cpr, 3);
+	for (i = 0; i < WORLD; i++)
+		for (k = 0; k < WORLD * MSG; k++)
+			in[i][k] = (uint8_t)(i * 16 + k / MSG + k * 3);
+	start(LINGER);
+	world = join_all();
+	/* every rank sends its blocks for the others, and one for itself,
+	 * which is refused: a rank keeps its own block */
+	for (i = 0; i < WORLD; i++)
+		for (j = 0; j < WORLD; j++)
+			for (c = 0; c < cpr; c++)
+				contribute(i, &o, world, i, 0, j * cpr + c,
+					   in[i]);
+	run();
+	drain();
+	assert_int_equal(drops(ACIS_DROP_ACIS_BAD_CHUNK), WORLD * cpr);
+	for (p = 0; p < WORLD; p++) {
+		/* the blocks of the three others, no ACK yet */
+		expect_count(p, (WORLD - 1) * cpr);
+		for (k = 0; k < inbox[p].n; k++) {
+			const struct reply *r = &inbox[p].r[k];
+
+			i = r->h.rank; /* the sender */
+			assert_true(i < WORLD && i != p);
+			expect_result_hdr(r, &o, world, 0, r->h.chunk, i);
+			assert_true(r->h.chunk < cpr);
+			expect_payload(r, in[i] + (size_t)p * MSG +
+					  r->h.chunk * CHUNK,
+				       (uint16_t)RTE_MIN((uint32_t)CHUNK,
+							 MSG - r->h.chunk * CHUNK));
+		}
+	}
+	assert_int_equal(slot_stats().in_use, WORLD * (WORLD - 1) * cpr);
+	/* rank 2 confirms what rank 0 sent it (keys (0 * P + 2) * cpr + c):
+	 * rank 0 hears its block to 2 was delivered, chunk 2 * cpr + c */
+	confirm_keys(2, &o, world, 2, 0, (0 * WORLD + 2) * cpr, cpr);
+	run();
+	drain();
+	expect_count(0, cpr);
+	for (c = 0; c < cpr; c++)
+		expect_ack(0, &o, world, 0, 2 * cpr + c);
+	for (p = 1; p < WORLD; p++)
+		expect_count(p, 0);
+	/* every other receipt: every sender gets the rest of its ACKs and
+	 * every slot closes */
+	for (p = 0; p < WORLD; p++)
+		for (i = 0; i < WORLD; i++)
+			if (i != p && !(p == 2 && i == 0))
+				confirm_keys(p, &o, world, p, 0,
+					     (i * WORLD + p) * cpr, cpr);
+	run();
+	drain();
+	for (i = 0; i < WORLD; i++)
+		for (j = 0; j < WORLD; j++)
+			for (c = 0; c < cpr && j != i && !(i == 0 && j == 2);
+			     c++)
+				expect_ack(i, &o, world, 0, j * cpr + c);
+	assert_int_equal(slot_stats().in_use, 0);
+	finish();
+}
+
+static void
 test_reduce_scatter_sends_each_rank_only_its_own_block(void **state)
 {
 	/* Six int32 per block in chunks of 16 bytes: two chunks a block, the
@@ -2907,6 +2982,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_gather_of_small_blocks_sends_the_root_one_packed_result, teardown),
 		cmocka_unit_test_teardown(test_allgather_of_small_blocks_sends_everyone_one_packed_result, teardown),
 		cmocka_unit_test_teardown(test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank, teardown),
+		cmocka_unit_test_teardown(test_alltoall_routes_each_block_once_tagged_with_its_sender, teardown),
 		cmocka_unit_test_teardown(test_reduce_scatter_sends_each_rank_only_its_own_block, teardown),
 		cmocka_unit_test_teardown(test_barrier_completes_only_when_the_last_rank_arrives, teardown),
 		cmocka_unit_test_teardown(test_data_claiming_another_ranks_identity_is_dropped_not_member, teardown),

@@ -341,6 +341,23 @@ movement(MPI_Comm comm, const int *counts, int n_counts)
 			ok = ok && memcmp(r1, r2, all) == 0;
 			check(ok, "allgather, in place, iallgather+testall",
 			      d->name, "-", count, comm);
+			/* alltoall: s holds csize blocks, one for each rank */
+			memset(r1, 0xa5, all);
+			memset(r2, 0x5a, all);
+			PMPI_Alltoall(s, count, d->t, r2, count, d->t, comm);
+			MPI_Alltoall(s, count, d->t, r1, count, d->t, comm);
+			ok = memcmp(r1, r2, all) == 0;
+			memcpy(ip, s, all);
+			MPI_Alltoall(MPI_IN_PLACE, count, d->t, ip, count, d->t,
+				     comm);
+			ok = ok && memcmp(ip, r2, all) == 0;
+			memset(r1, 0xa5, all);
+			MPI_Ialltoall(s, count, d->t, r1, count, d->t, comm,
+				      &q[0]);
+			MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+			ok = ok && memcmp(r1, r2, all) == 0;
+			check(ok, "alltoall, in place, ialltoall", d->name, "-",
+			      count, comm);
 			free(s);
 			free(r1);
 			free(r2);

@@ -49,7 +49,8 @@ is_reduction(unsigned int coll)
 static int
 is_scatter_like(unsigned int coll)
 {
-	return coll == ACIS_C_SCATTER || coll == ACIS_C_REDUCE_SCATTER;
+	return coll == ACIS_C_SCATTER || coll == ACIS_C_REDUCE_SCATTER ||
+	       coll == ACIS_C_ALLTOALL;
 }
 
 /* Bytes chunk c of a block of msg_size bytes carries, written out from the
@@ -422,9 +423,10 @@ test_round_trip_keeps_every_field_of_every_valid_data_and_result(void **state)
 				n = round_trip_dtypes_and_ops(types[t], coll,
 							      algo, n);
 	/* Reductions: 8 integer types x 7 ops + 4 float types x 4 ops;
-	 * bcast, scatter, gather, allgather: 12 types, op none; barrier: 1. */
+	 * bcast, scatter, gather, allgather, alltoall: 12 types, op none;
+	 * barrier: 1. */
 	assert_int_equal(n,
-			 2 * ACIS_A_MAX * (3 * (8 * 7 + 4 * 4) + 4 * 12 + 1));
+			 2 * ACIS_A_MAX * (3 * (8 * 7 + 4 * 4) + 5 * 12 + 1));
 }
 
 /* Is oc an opcode of message type t? */
@@ -768,11 +770,12 @@ static void
 test_parse_rejects_an_op_on_a_collective_that_does_not_reduce(void **state)
 {
 	static const unsigned int colls[] = {ACIS_C_BCAST, ACIS_C_SCATTER,
-					     ACIS_C_GATHER, ACIS_C_ALLGATHER};
+					     ACIS_C_GATHER, ACIS_C_ALLGATHER,
+					     ACIS_C_ALLTOALL};
 	unsigned int i, op;
 
 	(void)state;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		struct acis_hdr h = data_hdr(colls[i], ACIS_INT32, ACIS_OP_NONE,
 					     64, 0);
 
@@ -989,13 +992,14 @@ static void
 test_parse_takes_scatter_chunks_modulo_chunks_per_block(void **state)
 {
 	static const unsigned int colls[] = {ACIS_C_SCATTER,
-					     ACIS_C_REDUCE_SCATTER};
+					     ACIS_C_REDUCE_SCATTER,
+					     ACIS_C_ALLTOALL};
 	static const uint32_t blocks[] = {0, 1, 2, 7, 1000, 1000000};
 	unsigned int i, b, c;
 
 	(void)state;
 	/* 3000 bytes a block: cpr 3, the last chunk 168 bytes. */
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		unsigned int op = is_reduction(colls[i]) ? ACIS_OP_SUM :
 							   ACIS_OP_NONE;
 

@@ -878,6 +878,20 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 			chunk = (uint32_t)(key % cpr);
 		}
 		break;
+	case ACIS_C_ALLTOALL: {
+		/* key: (sender * P + receiver) * cpr + chunk */
+		uint64_t pair = key / cpr;
+
+		chunk = (uint32_t)(key % cpr);
+		if (r == pair / s->size) {
+			ack = 1; /* the sender: its wire chunk */
+			chunk = (uint32_t)(pair % s->size * cpr + chunk);
+		} else if (r == pair % s->size) {
+			result = 1;
+			blk = (uint32_t)(pair / s->size);
+		}
+		break;
+	}
 	case ACIS_C_GATHER:
 	case ACIS_C_ALLGATHER:
 		if (packed) {
@@ -1004,6 +1018,10 @@ wire_chunk(const struct acis_slot *s)
 	if (s->forwarding && (coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER))
 		return (uint32_t)(s->key.chunk %
 				  acis_n_chunks(s->msg_size, s->chunk_size));
+	if (coll == ACIS_C_ALLTOALL) /* the key also names the sender */
+		return (uint32_t)(s->key.chunk %
+				  ((uint64_t)s->size *
+				   acis_n_chunks(s->msg_size, s->chunk_size)));
 	return s->key.chunk;
 }
 
@@ -1224,8 +1242,32 @@ fwd_receiver(const struct acis_slot *s, uint32_t r)
 							 s->chunk_size);
 	case ACIS_C_GATHER:
 		return r == s->root;
+	case ACIS_C_ALLTOALL:
+		return r == s->key.chunk / acis_n_chunks(s->msg_size,
+							 s->chunk_size) %
+				    s->size;
 	default: /* bcast, allgather */
 		return r != s->src;
+	}
+}
+
+/* The one receiver of a forwarded block that has one (scatter, gather,
+ * alltoall), or UINT32_MAX: its fan-outs look at that member alone, not
+ * at every member of the communicator. */
+static inline uint32_t
+fwd_one(const struct acis_slot *s)
+{
+	uint64_t cpr = acis_n_chunks(s->msg_size, s->chunk_size);
+
+	switch (ACIS_OPCODE_COLL(s->opcode)) {
+	case ACIS_C_SCATTER:
+		return (uint32_t)(s->key.chunk / cpr);
+	case ACIS_C_GATHER:
+		return s->root;
+	case ACIS_C_ALLTOALL:
+		return (uint32_t)(s->key.chunk / cpr % s->size);
+	default:
+		return UINT32_MAX;
 	}
 }
 
@@ -1301,11 +1343,19 @@ static int
 fan_run(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 {
 	uint32_t missing[MISSING_MAX], n_missing = UINT32_MAX, r;
+	uint32_t end = s->size, one;
 	const uint8_t *first = NULL;
 	int rc = 0;
 
+	/* a block with one receiver owes that member alone */
+	if (s->forwarding && s->fan != FAN_TIMEOUT &&
+	    (one = fwd_one(s)) < s->size) {
+		if (s->fan_next < one)
+			s->fan_next = one;
+		end = one + 1;
+	}
 	x->fanout = s->fan == FAN_COMPLETE && fanout_ok(s);
-	for (r = s->fan_next; r < s->size; r++) {
+	for (r = s->fan_next; r < end; r++) {
 		if (!fan_owes(c, s, r))
 			continue;
 		if (!answer_room(x, acis_comm_ep(c, r)->port))
@@ -1326,7 +1376,7 @@ fan_run(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 	}
 	s->fan_next = r;
 	fanout_end(x, s);
-	return r == s->size;
+	return r >= end;
 }
 
 /* Start answering every member slot s owes under mode (a mode already
@@ -1409,6 +1459,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 	if ((coll == ACIS_C_BCAST || coll == ACIS_C_SCATTER) ?
 		    h->rank != h->root :
 		    (coll == ACIS_C_GATHER && h->rank == h->root)) {
+		/* (alltoall: any rank sends; handle_data checked the block) */
 		drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
 		return;
 	}
@@ -1436,7 +1487,8 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 	s->forwarding = 1;
 	s->src = h->rank;
 	s->resend_tsc = s->opened_tsc + g_sw.coll.resend_tsc;
-	s->n_recv = coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER ?
+	s->n_recv = coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER ||
+				    coll == ACIS_C_ALLTOALL ?
 			    1 : c->size - 1;
 	x->st->payload_bytes += h->payload_len;
 	x->st->forwarded++;
@@ -1585,6 +1637,20 @@ handle_data(struct cctx *x)
 	}
 	if ((coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER) && !packed)
 		k.chunk = (uint32_t)(h->rank * cpr + h->chunk);
+	if (coll == ACIS_C_ALLTOALL) {
+		/* block chunk / cpr goes to that rank, never the sender's
+		 * own; the key names the pair, a 32-bit space */
+		uint64_t to = h->chunk / cpr;
+
+		if (to >= c->size || to == h->rank ||
+		    (uint64_t)c->size * c->size * cpr > UINT32_MAX ||
+		    h->root != ACIS_RANK_NONE) {
+			drop(x, x->m, ACIS_DROP_ACIS_BAD_CHUNK);
+			return;
+		}
+		k.chunk = (uint32_t)(((uint64_t)h->rank * c->size + to) * cpr +
+				     h->chunk % cpr);
+	}
 	s = acis_agg_find(x->lc->shard->agg, &k);
 	if (unlikely(s == NULL && late_copy(x, ep, &k)))
 		return;
@@ -1611,6 +1677,7 @@ handle_data(struct cctx *x)
 	switch (coll) {
 	case ACIS_C_BCAST:
 	case ACIS_C_SCATTER:
+	case ACIS_C_ALLTOALL:
 		handle_forward(x, c, coll, s, k.chunk);
 		return;
 	case ACIS_C_GATHER:
