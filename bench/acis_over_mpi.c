@@ -58,9 +58,10 @@ acis_init(const struct acis_config *cfg, acis_ctx_t **ctx)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (cfg->rank != (uint32_t)rank || cfg->size != (uint32_t)size) {
-		fprintf(stderr, "acis-bench (MPI): --rank/--size %u/%u "
-			"disagree with MPI's %d/%d; leave them out\n",
-			cfg->rank, cfg->size, rank, size);
+		/* acis-bench prints it (acis_init_error) */
+		snprintf(last_error, sizeof(last_error), "--rank/--size %u/%u "
+			 "disagree with MPI's %d/%d; leave them out",
+			 cfg->rank, cfg->size, rank, size);
 		return ACIS_ERR_INVAL;
 	}
 	/* return codes instead of aborting, so acis-bench reports them */
@@ -68,6 +69,12 @@ acis_init(const struct acis_config *cfg, acis_ctx_t **ctx)
 	world.comm = MPI_COMM_WORLD;
 	*ctx = &the_ctx;
 	return ACIS_OK;
+}
+
+const char *
+acis_init_error(void)
+{
+	return last_error;
 }
 
 int
@@ -234,6 +241,17 @@ acis_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
 					   mpi_type(dt), mpi_op(op),
 					   comm->comm),
 		  "MPI_Reduce_scatter_block");
+}
+
+int
+acis_alltoall(const void *sendbuf, void *recvbuf, size_t count,
+	      enum acis_dtype dt, acis_comm_t *comm)
+{
+	if (!type_ok(dt))
+		return ACIS_ERR_INVAL;
+	return rc(MPI_Alltoall(sendbuf, (int)count, mpi_type(dt), recvbuf,
+			       (int)count, mpi_type(dt), comm->comm),
+		  "MPI_Alltoall");
 }
 
 int

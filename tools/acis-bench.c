@@ -6,7 +6,7 @@
  *
  *   acis-bench --switch 10.77.0.1 --job 7 --rank R --size P
  *              [--colls allreduce,reduce,bcast,scatter,gather,allgather,
- *                       reduce_scatter,barrier]
+ *                       reduce_scatter,alltoall,barrier]
  *              [--min-size 4] [--max-size 4194304] [--dtype float32]
  *              [--op sum] [-i|--iterations N] [-w|--warmup N]
  *              [--format table|csv|json] [--output FILE]... [--timeout MS]
@@ -24,9 +24,10 @@
  *
  * size is count x sizeof(dtype), the count argument of the call: the whole
  * vector for allreduce, reduce and bcast, each rank's block for scatter,
- * gather, allgather and reduce_scatter. Bandwidth is NCCL's: algbw = S /
- * avg with S the size of the whole collective (size, or P x size for the
- * block collectives), busbw = algbw x factor.
+ * gather, allgather, reduce_scatter and alltoall. Bandwidth is NCCL's:
+ * algbw = S / avg with S the size of the whole collective (size, or P x
+ * size for the block collectives: alltoall's is a rank's send buffer, as
+ * nccl-tests counts it), busbw = algbw x factor.
  *
  * stdout gets --format (table by default); every --output FILE gets the
  * format its name ends in (.csv, .json, else --format). A progress bar goes
@@ -71,7 +72,7 @@ enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
 enum bus_factor {
 	BUS_NONE,      /* barrier: no data */
 	BUS_ONE,       /* bcast, reduce, scatter, gather */
-	BUS_RING,      /* allgather, reduce_scatter: (P-1)/P */
+	BUS_RING,      /* allgather, reduce_scatter, alltoall: (P-1)/P */
 	BUS_ALLREDUCE, /* 2(P-1)/P */
 };
 
@@ -91,6 +92,7 @@ static const struct coll_desc colls[] = {
 	{"gather", ACIS_C_GATHER, 1, BUS_ONE, "1"},
 	{"allgather", ACIS_C_ALLGATHER, 1, BUS_RING, "(P-1)/P"},
 	{"reduce_scatter", ACIS_C_REDUCE_SCATTER, 1, BUS_RING, "(P-1)/P"},
+	{"alltoall", ACIS_C_ALLTOALL, 1, BUS_RING, "(P-1)/P"},
 	{"barrier", ACIS_C_BARRIER, 0, BUS_NONE, "none"},
 };
 #define N_COLLS (sizeof(colls) / sizeof(colls[0]))
@@ -266,12 +268,13 @@ write_header(const struct bench *b, struct output *o)
 			"#   avg = mean of the slowest rank, min/max = over all "
 			"ranks' calls, p99 = highest rank's 99th percentile\n"
 			"# size = count x sizeof(%s) per call (per-rank block "
-			"for scatter, gather, allgather, reduce_scatter)\n"
+			"for scatter, gather, allgather, reduce_scatter, "
+			"alltoall)\n"
 			"# algbw = S / avg, S = size (P x size for the block "
 			"collectives); busbw = algbw x factor (NCCL):\n"
-			"#   allreduce 2(P-1)/P; allgather, reduce_scatter "
-			"(P-1)/P; bcast, reduce, scatter, gather 1; barrier "
-			"none. GB/s = 1e9 B/s\n",
+			"#   allreduce 2(P-1)/P; allgather, reduce_scatter, "
+			"alltoall (P-1)/P; bcast, reduce, scatter, gather 1; "
+			"barrier none. GB/s = 1e9 B/s\n",
 			date, host, b->cfg.job, b->P,
 			acis_dtype_name(b->dtype), acis_op_name(b->op), mtu,
 			window, timeout, iters, acis_dtype_name(b->dtype));
@@ -312,7 +315,8 @@ write_header(const struct bench *b, struct output *o)
 		fprintf(o->f,
 			"    \"size_bytes\": \"count x sizeof(dtype) per call: "
 			"the vector (allreduce, reduce, bcast) or each rank's "
-			"block (scatter, gather, allgather, reduce_scatter)\",\n"
+			"block (scatter, gather, allgather, reduce_scatter, "
+			"alltoall)\",\n"
 			"    \"avg_us\": \"mean over timed calls of the slowest "
 			"rank (OSU's Max Latency)\",\n"
 			"    \"rank_mean_us\": \"mean over ranks of each rank's "
@@ -325,8 +329,9 @@ write_header(const struct bench *b, struct output *o)
 			"block collectives\",\n"
 			"    \"algbw_GBps\": \"S / avg_us, 1e9 bytes/s\",\n"
 			"    \"busbw_GBps\": \"algbw x busbw_factor: allreduce "
-			"2(P-1)/P; allgather, reduce_scatter (P-1)/P; bcast, "
-			"reduce, scatter, gather 1; barrier none\"\n"
+			"2(P-1)/P; allgather, reduce_scatter, alltoall "
+			"(P-1)/P; bcast, reduce, scatter, gather 1; barrier "
+			"none\"\n"
 			"  },\n  \"results\": [");
 		break;
 	}
@@ -505,6 +510,8 @@ call(struct bench *b, const struct coll_desc *c, size_t count)
 	case ACIS_C_REDUCE_SCATTER:
 		return acis_reduce_scatter(b->sbuf, b->rbuf, count, b->dtype,
 					   b->op, w);
+	case ACIS_C_ALLTOALL:
+		return acis_alltoall(b->sbuf, b->rbuf, count, b->dtype, w);
 	case ACIS_C_BARRIER:
 		return acis_barrier(w);
 	default:
@@ -746,8 +753,9 @@ usage(FILE *f)
 		"[options]\n"
 		"  --colls LIST         allreduce,reduce,bcast,scatter,gather,"
 		"allgather,\n"
-		"                       reduce_scatter,barrier (default: all, "
-		"in this order)\n"
+		"                       reduce_scatter,alltoall,barrier "
+		"(default: all, in this\n"
+		"                       order)\n"
 		"  --min-size B         smallest size in bytes (default 4)\n"
 		"  --max-size B         largest size in bytes (default 4194304);"
 		" sizes double\n"
@@ -1146,7 +1154,7 @@ main(int argc, char **argv)
 	size_t big;
 	int rc, complete;
 	char all[] = "allreduce,reduce,bcast,scatter,gather,allgather,"
-		     "reduce_scatter,barrier";
+		     "reduce_scatter,alltoall,barrier";
 
 	memset(&b, 0, sizeof(b));
 	acis_config_default(&b.cfg);
@@ -1163,7 +1171,8 @@ main(int argc, char **argv)
 	b.P = b.cfg.size;
 	b.me = b.cfg.rank;
 
-	/* Block collectives move P blocks through one buffer. */
+	/* Block collectives move P blocks through one buffer (alltoall
+	 * through both). */
 	for (i = 0; i < b.n_order && !b.order[i]->blocks; i++)
 		;
 	blocks = i < b.n_order ? b.P : 1;

@@ -681,6 +681,21 @@ class Comm:
                   f" (sendbuf's {s.size} / {a.P} ranks)")
         return ((_addr(s), _addr(r), count, dt, op), (s, r), r)
 
+    def _alltoall(self, sendbuf, recvbuf):
+        a = _Args(self, "alltoall")
+        if sendbuf is IN_PLACE:
+            r = a.in_place(recvbuf, "the blocks to send, block b for "
+                           "rank b")
+            dt = a.dtype(r, "recvbuf")
+            count = a.blocks(r, "recvbuf")
+            return ((_lib.IN_PLACE, _addr(r), count, dt), (r,), r)
+        s = a.array(sendbuf, "sendbuf")
+        dt = a.dtype(s, "sendbuf")
+        count = a.blocks(s, "sendbuf")
+        r = a.out(recvbuf, s, s.size, s.shape,
+                  f" ({a.P} ranks x {count}, as sendbuf)")
+        return ((_addr(s), _addr(r), count, dt), (s, r), r)
+
     # ---- collectives ----
 
     def allreduce(self, sendbuf, recvbuf=None, op=Op.SUM):
@@ -770,6 +785,19 @@ class Comm:
         """reduce_scatter, non-blocking: returns a Request."""
         return self._call("reduce_scatter",
                           *self._reduce_scatter(sendbuf, recvbuf, op), True)
+
+    def alltoall(self, sendbuf, recvbuf=None):
+        """MPI_Alltoall: sendbuf holds size blocks of count elements,
+        block b for rank b; recvbuf gets size blocks, block b from rank b
+        (returned; allocated like sendbuf when None). IN_PLACE: recvbuf
+        holds the blocks to send and gets those received."""
+        return self._call("alltoall", *self._alltoall(sendbuf, recvbuf),
+                          False)
+
+    def ialltoall(self, sendbuf, recvbuf=None):
+        """alltoall, non-blocking: returns a Request."""
+        return self._call("alltoall", *self._alltoall(sendbuf, recvbuf),
+                          True)
 
     def barrier(self):
         """Return once every rank has entered the barrier."""

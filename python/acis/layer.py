@@ -60,9 +60,10 @@ TYPES = {T_DATA: "DATA", T_RESULT: "RESULT", T_ACK: "ACK", T_NACK: "NACK",
          T_CTRL: "CTRL", T_CTRL_ACK: "CTRL_ACK", T_LOOKASIDE: "LOOKASIDE"}
 
 COLLS = {1: "allreduce", 2: "reduce", 3: "bcast", 4: "scatter", 5: "gather",
-         6: "allgather", 7: "reduce_scatter", 8: "barrier"}
+         6: "allgather", 7: "reduce_scatter", 8: "barrier", 9: "alltoall"}
 C_ALLREDUCE, C_REDUCE, C_BCAST, C_SCATTER = 1, 2, 3, 4
 C_GATHER, C_ALLGATHER, C_REDUCE_SCATTER, C_BARRIER = 5, 6, 7, 8
+C_ALLTOALL = 9
 ALGOS = {0: "default", 1: "binomial", 2: "recursive_doubling",
          3: "recursive_halving", 4: "ring"}
 
@@ -309,9 +310,11 @@ class ACiS(Packet):
                 int(self.flags) & F_PACKED:
             return ""
         cpr = max(1, -(-self.msg_size // self.chunk_size))
-        if coll in (C_SCATTER, C_REDUCE_SCATTER):
+        if coll in (C_SCATTER, C_REDUCE_SCATTER, C_ALLTOALL):
             # DATA: chunk = block * cpr + chunk; a RESULT names its block
-            # in rank (the receiver's) and the chunk in the block
+            # in rank (scatter's: the receiver; alltoall's: the sender,
+            # the block's place in the receive buffer) and the chunk in
+            # the block
             if self.type == T_RESULT:
                 return " block=%d chunk=%d/%d" % (self.rank, self.chunk, cpr)
             return " block=%d chunk=%d/%d" % (self.chunk // cpr,

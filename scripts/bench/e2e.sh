@@ -81,7 +81,7 @@ declare -A SETUP_WHAT=(
 
 OUT='' HOSTS_LIST=4 ITER='' WARM='' MIN=4 MAX=4194304 TIMEOUT=30000 MTU=${ACIS_MTU:-9000}
 CORES=dedicated
-COLLS=allreduce,reduce,bcast,scatter,gather,allgather,reduce_scatter,barrier
+COLLS=allreduce,reduce,bcast,scatter,gather,allgather,reduce_scatter,alltoall,barrier
 PIPELINE='' PEERS_WANTED='' P_GIVEN=0
 while getopts "o:n:i:w:c:s:S:t:m:p:P:x:h" o; do
 	case $o in
@@ -449,7 +449,7 @@ import csv, os, sys
 out, headline, mine, peers, hosts = (sys.argv[1], sys.argv[2], sys.argv[3].split(","),
                                      sys.argv[4].split(","), sys.argv[5:])
 ORDER = ["allreduce", "reduce", "bcast", "scatter", "gather", "allgather",
-         "reduce_scatter", "barrier"]
+         "reduce_scatter", "alltoall", "barrier"]
 fields = ["transport", "ranks", "collective", "size_bytes", "avg_us", "min_us",
           "max_us", "p99_us", "busbw_GBps", "status"]
 rows, lines = [], []

@@ -35,7 +35,7 @@ bench_want_ints loss -s "$SIZES"
 bench_want_int loss -t "$TMO" 100
 for c in $COLLS; do
 	case $c in
-	allreduce|reduce|bcast|scatter|gather|allgather|reduce_scatter|barrier) ;;
+	allreduce|reduce|bcast|scatter|gather|allgather|reduce_scatter|alltoall|barrier) ;;
 	*) echo "loss: -c: unknown collective '$c'" >&2; exit 2 ;;
 	esac
 done

@@ -100,6 +100,8 @@ def calls(comm, members, case, dt, n):
     op = other[case % len(other)]
     blk = slice(me * n, (me + 1) * n)
     at_root = me == root
+    # alltoall: block me of every rank's P blocks, in rank order
+    mine = np.stack([f[blk] for f in full])
 
     out = [
         ("allreduce sum", "allreduce", (x[me],), reduced(x, acis.SUM)),
@@ -117,6 +119,7 @@ def calls(comm, members, case, dt, n):
         ("allgather", "allgather", (x[me],), np.stack(x)),
         ("reduce_scatter sum", "reduce_scatter", (full[me],),
          reduced(full, acis.SUM)[blk]),
+        ("alltoall", "alltoall", (full[me].reshape(P, n),), mine),
         ("barrier", "barrier", (), None),
     ]
     # acis.IN_PLACE: the data where MPI_IN_PLACE puts it
@@ -143,6 +146,8 @@ def calls(comm, members, case, dt, n):
         ("reduce_scatter max in place", "reduce_scatter",
          (acis.IN_PLACE, full[me].copy(), acis.MAX),
          reduced(full, acis.MAX)[blk]),
+        ("alltoall in place", "alltoall", (acis.IN_PLACE, full[me].copy()),
+         mine.reshape(-1)),
     ]
     return out
 

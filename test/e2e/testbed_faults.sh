@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # End to end under faults: every collective (allreduce, reduce, bcast,
-# scatter, gather, allgather, reduce_scatter, barrier) through the switch
+# scatter, gather, allgather, reduce_scatter, alltoall, barrier: all that
+# acis-coll-check runs when --colls is not given) through the switch
 # while every host drops, duplicates and reorders what it sends and
 # receives (libacis's seeded fault injection): 1 % and 5 % loss from 4 B to
 # 256 KiB (up to 186 chunks a rank), 20 % loss from 4 B to 64 KiB, always

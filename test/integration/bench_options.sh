@@ -90,7 +90,7 @@ expect "scaling.sh -a with no agg.csv" 2 scaling.sh -a /nonexistent/acis-agg
 expect "setup.sh with an argument" 2 setup.sh extra
 expect "mpi-netns-agent.sh with no host" 2 mpi-netns-agent.sh
 expect "loss.sh -s 4k" 2 loss.sh -s 4k
-expect "loss.sh -c alltoall" 2 loss.sh -c alltoall
+expect "loss.sh -c alltoallv" 2 loss.sh -c alltoallv
 expect "loss.sh -t 10" 2 loss.sh -t 10
 expect "share.sh -s 64k" 2 share.sh -s 64k
 expect "share.sh -r 0" 2 share.sh -r 0

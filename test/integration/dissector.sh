@@ -110,7 +110,7 @@ type=1 version=2
 type=3 hdr_len=40
 type=9
 type=3 payload_len=100 payload=00000000
-type=1 opcode=9 dtype=5 op=1 msg_size=4 chunk_size=8 payload=00000000
+type=1 opcode=15 dtype=5 op=1 msg_size=4 chunk_size=8 payload=00000000
 type=5 opcode=6
 type=1 opcode=1 dtype=13 op=1 msg_size=4 chunk_size=8 payload=00000000
 type=1 opcode=1 dtype=5 op=5 msg_size=4 chunk_size=8 payload=00000000
@@ -166,7 +166,7 @@ expect "Info column of every message" "$D/info" <<'EOF'
 38	ACK unknown(0) comm=0 seq=0 rank=0 chunk=0 [acis_truncated]
 39	ACiS version 1 type 9 [acis_bad_type]
 40	ACK unknown(0) comm=0 seq=0 rank=0 len=100 [acis_bad_length]
-41	DATA unknown(9) float32 sum comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_opcode]
+41	DATA unknown(15) float32 sum comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_opcode]
 42	CTRL unknown(6) [acis_bad_opcode]
 43	DATA allreduce unknown(13) sum comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_dtype]
 44	DATA allreduce float32 band comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_op]
@@ -306,15 +306,29 @@ for i in "${!filters[@]}"; do
 done
 
 # A scatter's and a reduce_scatter's RESULT name their block in rank and
-# the chunk in the block (a DATA's chunk is block * cpr + chunk).
+# the chunk in the block (a DATA's chunk is block * cpr + chunk). So does
+# alltoall's: a DATA's block is its receiver's, a RESULT's its sender's
+# (rank); an ACK carries the DATA's chunk; op must be none.
 "$FRAMES" "$D/results.pcap" <<'EOF' || bad "dissector_frames (results)"
 type=2 opcode=4 flags=2 dtype=10 job=7 comm=65536 rank=2 root=0 seq=12 chunk=1 msg_size=20 chunk_size=8 contributors=1 payload=0102030405060708
 type=2 opcode=7 flags=2 dtype=5 op=1 job=7 comm=65536 rank=3 seq=13 chunk=0 msg_size=8 chunk_size=8 contributors=4 payload=0000803f0000803f
+type=1 opcode=9 dtype=10 job=7 comm=65536 rank=0 seq=14 chunk=7 msg_size=20 chunk_size=8 contributors=1 payload=0102030405060708
+type=2 opcode=9 flags=2 dtype=10 job=7 comm=65536 rank=1 seq=14 chunk=2 msg_size=20 chunk_size=8 contributors=1 payload=11121314
+type=3 opcode=9 job=7 comm=65536 rank=0 seq=14 chunk=7
+type=1 opcode=9 dtype=5 op=1 job=7 comm=65536 rank=0 seq=15 chunk=1 msg_size=4 chunk_size=8 contributors=1 payload=00000000
 EOF
-ts -r "$D/results.pcap" -T fields -e _ws.col.Info -e acis.block -e acis.block_chunk >"$D/results"
-expect "scatter and reduce_scatter RESULTs: block from rank" "$D/results" <<'EOF'
-RESULT scatter uint8 comm=65536 seq=12 rank=2 block=2 chunk=1/3 [LAST] len=8	2	1
-RESULT reduce_scatter float32 sum comm=65536 seq=13 rank=3 block=3 chunk=0/1 [LAST] len=8	3	0
+ts -r "$D/results.pcap" -T fields -e _ws.col.Info -e acis.coll -e acis.block -e acis.block_chunk >"$D/results"
+ts -r "$D/results.pcap" -Y 'acis.coll == "alltoall"' -O acis | grep -o "Block (rank): [^]]*" >>"$D/results"
+expect "scatter, reduce_scatter and alltoall: blocks and chunks" "$D/results" <<'EOF'
+RESULT scatter uint8 comm=65536 seq=12 rank=2 block=2 chunk=1/3 [LAST] len=8	4	2	1
+RESULT reduce_scatter float32 sum comm=65536 seq=13 rank=3 block=3 chunk=0/1 [LAST] len=8	7	3	0
+DATA alltoall uint8 comm=65536 seq=14 rank=0 block=2 chunk=1/3 len=8	9	2	1
+RESULT alltoall uint8 comm=65536 seq=14 rank=1 block=1 chunk=2/3 [LAST] len=4	9	1	2
+ACK alltoall comm=65536 seq=14 rank=0 chunk=7	9		
+DATA alltoall float32 sum comm=65536 seq=15 rank=0 block=1 chunk=0/1 len=4 [acis_bad_op]	9	1	0
+Block (rank): 2 (for rank 2)
+Block (rank): 1 (from rank 1)
+Block (rank): 1 (for rank 1)
 EOF
 
 # --- acis_pcap.py's traffic -------------------------------------------

@@ -12,7 +12,9 @@ called; init against nothing (TimeoutError), refused by a switch
 carrying libacis's reason; and every collective, blocking and not, in
 place and not, through a switch played by a thread on loopback for a job
 of one rank (whose results are its own data): the bytes come back where
-they belong and the header carries the dtype and op codes. Requests keep
+they belong and the header carries the dtype and op codes; alltoall of
+two ranks, the switch playing the second: each block leaves under its
+receiver's chunk numbers and the other's lands at its block. Requests keep
 their arrays alive until they finish; finalize abandons running ones.
 Needs PYTHONPATH=<source>/python and ACIS_LIB=<libacis.so>.
 Usage: python_api.py
@@ -44,6 +46,7 @@ assert HDR.size == 54
 T_DATA, T_RESULT, T_ACK, T_NACK, T_CTRL, T_CTRL_ACK = 1, 2, 3, 4, 5, 6
 C_ALLREDUCE, C_REDUCE, C_BCAST, C_SCATTER = 1, 2, 3, 4
 C_GATHER, C_ALLGATHER, C_REDUCE_SCATTER, C_BARRIER = 5, 6, 7, 8
+C_ALLTOALL = 9
 CTRL_JOIN, CTRL_LEAVE, CTRL_SPLIT, CTRL_FREE, CTRL_QUERY = 1, 2, 3, 4, 5
 F_PACKED = 0x08
 S_OK, S_NO_COMM, S_MISMATCH, S_RANK_TAKEN = 0, 3, 6, 7
@@ -53,6 +56,7 @@ JOB_REFUSED = 66  # JOIN refused: rank taken
 JOB_MUTE = 13     # no answer to any data but barriers
 JOB_NACK = 14     # every chunk but barriers refused: mismatch
 JOB_FORGED = 15   # JOIN answered first without the rank's cookie
+JOB_PAIR = 16     # two ranks, the switch playing rank 1 in alltoall
 UNKNOWN_COMM = 999
 
 
@@ -60,8 +64,10 @@ class FakeSwitch(threading.Thread):
     """Answers as the switch would for a job of one rank: the result of
     every reduction is the rank's own data, a gather small enough to pack
     comes back packed, and every other chunk is acknowledged. A JOIN of
-    any size is answered at once (for checks that never send data). The
-    DATA headers received are kept in data."""
+    any size is answered at once (for checks that never send data). In
+    an alltoall of two ranks (JOB_PAIR) it plays rank 1 too: rank 0's
+    block for it is acknowledged, and its block for rank 0 is those bytes
+    inverted. The DATA headers received are kept in data."""
 
     def __init__(self):
         super().__init__(daemon=True)
@@ -115,6 +121,13 @@ class FakeSwitch(threading.Thread):
             pass
         elif f["job"] == JOB_NACK:
             self.reply(to, h, T_NACK, status=S_MISMATCH)
+        elif coll == C_ALLTOALL:
+            # chunk c of block 1 comes as 1 * cpr + c; rank 1's answer
+            # names its sender in rank and the chunk in the block
+            cpr = max(1, -(-f["msg_size"] // f["chunk_size"]))
+            self.reply(to, h, T_ACK)
+            self.reply(to, h, T_RESULT, bytes(b ^ 0xFF for b in payload),
+                       rank=1, chunk=f["chunk"] % cpr)
         elif coll in (C_ALLREDUCE, C_REDUCE, C_REDUCE_SCATTER):
             self.reply(to, h, T_RESULT, payload)
         elif (coll in (C_GATHER, C_ALLGATHER) and
@@ -441,6 +454,19 @@ def test_bad_arguments_are_refused_before_c():
             (ValueError, "sendbuf has 6 elements, not a multiple",
              w.ireduce_scatter, np.zeros(6)),
             (ValueError, "buf is read-only", w.bcast, ro, 1),
+            (ValueError, "alltoall: sendbuf has 6 elements, not a multiple "
+             "of the communicator's 4 ranks", w.alltoall, np.zeros(6)),
+            (ValueError, "recvbuf has 4 elements; expected 8 (4 ranks x 2, "
+             "as sendbuf)", w.ialltoall, x, np.zeros(4, np.float32)),
+            (TypeError, "recvbuf's dtype int32 is not sendbuf's float32",
+             w.alltoall, x, np.zeros(8, np.int32)),
+            (ValueError, "sendbuf and recvbuf overlap", w.alltoall, x, x),
+            (ValueError, "acis.IN_PLACE needs recvbuf, holding the blocks "
+             "to send", w.ialltoall, acis.IN_PLACE),
+            (ValueError, "recvbuf has 7 elements, not a multiple",
+             w.alltoall, acis.IN_PLACE, np.zeros(7)),
+            (ValueError, "recvbuf is read-only", w.alltoall, acis.IN_PLACE,
+             ro),
             (ValueError, "color -2", w.split, -2),
             (TypeError, "color must be an int", w.split, "a"),
             (ValueError, "key=4294967296", w.split, 0, 1 << 32),
@@ -481,6 +507,11 @@ def test_every_collective_comes_back_through_the_switch():
                 assert g.shape == (1, 300) and np.array_equal(g[0], x)
                 assert np.array_equal(call("allgather", x)[0], x)
                 assert np.array_equal(call("reduce_scatter", x), x)
+                # one rank keeps its only block: nothing is sent
+                sent = len(SWITCH.data)
+                a2a = call("alltoall", x)
+                assert a2a.shape == x.shape and np.array_equal(a2a, x)
+                assert len(SWITCH.data) == sent, SWITCH.data[sent:]
                 out = np.empty_like(x)
                 assert call("allreduce", x, out) is out
                 assert np.array_equal(out, x)
@@ -490,7 +521,7 @@ def test_every_collective_comes_back_through_the_switch():
                 y = x.copy()
                 r = call("reduce_scatter", acis.IN_PLACE, y)
                 assert np.array_equal(r, x) and np.shares_memory(r, y)
-                for name in ("scatter", "gather", "allgather"):
+                for name in ("scatter", "gather", "allgather", "alltoall"):
                     y = x.copy()
                     assert call(name, acis.IN_PLACE, y) is y
                     assert np.array_equal(y, x)
@@ -502,6 +533,38 @@ def test_every_collective_comes_back_through_the_switch():
         s = ctx.stats()
         assert s.msgs_sent > 740 and s.msgs_received > 740, s
         assert set(s.as_dict()) == set(acis._lib.STATS_FIELDS)
+
+
+def test_alltoall_sends_each_block_to_its_rank():
+    """A job of two ranks whose rank 1 the switch plays: rank 0's block 1
+    leaves as chunks 1 * cpr + c of a one-block message, op and root
+    none; what rank 1 sends back lands at block 1, and block 0 stays
+    rank 0's own; blocking and not, in place and not."""
+    with context(job=JOB_PAIR, size=2) as ctx:
+        w = ctx.world
+        # 4000-byte blocks: several chunks each
+        x = np.arange(2000, dtype=np.int32).reshape(2, 1000) - 700
+        want = x.copy()
+        want[1] = ~x[1]
+        start = len(SWITCH.data)
+        r = w.alltoall(x)
+        assert r.shape == (2, 1000) and np.array_equal(r, want), r
+        hs = SWITCH.data[start:]
+        cpr = -(-4000 // hs[0]["chunk_size"])
+        assert cpr > 1, cpr
+        assert sorted({h["chunk"] for h in hs}) == \
+            [cpr + c for c in range(cpr)], [h["chunk"] for h in hs]
+        for h in hs:
+            assert h["opcode"] == C_ALLTOALL and h["op"] == 0, h
+            assert h["root"] == NONE and h["msg_size"] == 4000, h
+            assert h["dtype"] == acis.dtype_code(np.int32), h
+        assert np.array_equal(w.ialltoall(x).wait(), want)
+        y = x.reshape(-1).copy()
+        assert w.alltoall(acis.IN_PLACE, y) is y
+        assert np.array_equal(y, want.reshape(-1))
+        out = np.empty(2000, np.int32)
+        assert w.ialltoall(x, out).wait() is out
+        assert np.array_equal(out, want.reshape(-1))
 
 
 def test_nonblocking_requests_wait_test_and_waitall():

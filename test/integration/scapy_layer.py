@@ -8,7 +8,8 @@
   written, give each structured payload its layer, and build, from the
   same fields (as numbers and as names), the same bytes, frame for frame.
 - The layer's status names are lib/proto's enum, every one read and
-  built by name in a CTRL_ACK.
+  built by name in a CTRL_ACK; its collectives are enum acis_coll's,
+  each an opcode by its name.
 - acis_pcap.py's files read back with rdpcap: JOINs, DATA chunks and
   receipts with their fields; bind_port() for a switch on another port.
 - Malformed and truncated messages, and random bytes, on the ACiS port:
@@ -40,8 +41,8 @@ from scapy.packet import Raw  # noqa: E402
 from scapy.utils import PcapWriter, RawPcapReader, rdpcap  # noqa: E402
 
 from acis.layer import (ACiS, ACiSKeys, ACiSMissingRanks, ACiSPacked,  # noqa: E402
-                        ACiSTruncated, CTX_WORLD, DTYPE_NAMES, FLAG_NAMES, OPS,
-                        STATUSES, TYPES, bind_port, data_chunks, join,
+                        ACiSTruncated, COLLS, CTX_WORLD, DTYPE_NAMES, FLAG_NAMES,
+                        OPS, STATUSES, TYPES, bind_port, data_chunks, join,
                         lookaside, opcode, opcode_name, receipts)
 
 from checks import check, summary  # noqa: E402
@@ -164,6 +165,16 @@ FRAMES = [
      "chunk_size=8 contributors=1 payload=0000803f port=47123", None),
     ("type=3 opcode=1 hdr_len=60 chunk=1 payload=01020304050607000000 payload_len=4",
      "ACiS ACK allreduce comm=0 seq=0 rank=0 len=4 / keys=7"),
+    # alltoall: a DATA names its receiver's block in chunk, a RESULT its
+    # sender's in rank; the ACK carries the DATA's chunk
+    ("type=1 opcode=9 dtype=10 job=7 comm=65536 rank=0 seq=14 chunk=7 msg_size=20 "
+     "chunk_size=8 contributors=1 payload=0102030405060708",
+     "ACiS DATA alltoall uint8 comm=65536 seq=14 rank=0 block=2 chunk=1/3 len=8 / Raw"),
+    ("type=2 opcode=9 flags=2 dtype=10 job=7 comm=65536 rank=1 seq=14 chunk=2 msg_size=20 "
+     "chunk_size=8 contributors=1 payload=11121314",
+     "ACiS RESULT alltoall uint8 comm=65536 seq=14 rank=1 block=1 chunk=2/3 [LAST] len=4 / Raw"),
+    ("type=3 opcode=9 job=7 comm=65536 rank=0 seq=14 chunk=7",
+     "ACiS ACK alltoall comm=65536 seq=14 rank=0 chunk=7"),
 ]
 
 # malformed (line, class of the layer on UDP, summary of the ACiS layer)
@@ -192,8 +203,8 @@ MALFORMED = [
      "ACiS RESULT gather uint8 comm=0 seq=0 rank=0 [PACKED] len=2 / Raw"),
     ("type=2 opcode=5 flags=8 dtype=10 msg_size=3 payload=0102030405", ACiS,
      "ACiS RESULT gather uint8 comm=0 seq=0 rank=0 [PACKED] len=5 / 2 blocks of 3 bytes"),
-    ("type=1 opcode=9 dtype=5 op=1 msg_size=4 chunk_size=8 payload=00000000", ACiS,
-     "ACiS DATA unknown(9) float32 sum comm=0 seq=0 rank=0 chunk=0/1 len=4 / Raw"),
+    ("type=1 opcode=15 dtype=5 op=1 msg_size=4 chunk_size=8 payload=00000000", ACiS,
+     "ACiS DATA unknown(15) float32 sum comm=0 seq=0 rank=0 chunk=0/1 len=4 / Raw"),
     ("type=5 opcode=6", ACiS, "ACiS CTRL unknown(6)"),
     ("type=1 opcode=1 dtype=13 op=1 msg_size=4 chunk_size=8 payload=00000000", ACiS,
      "ACiS DATA allreduce unknown(13) sum comm=0 seq=0 rank=0 chunk=0/1 len=4 / Raw"),
@@ -354,6 +365,19 @@ def test_statuses(tool, d):
               "%s; %s" % (a.summary(), built.hex()))
 
 
+def test_collectives():
+    """Every collective lib/proto defines, by the same name and number."""
+    with open(PROTO_H) as f:
+        body = re.search(r"enum acis_coll \{(.*?)\};", f.read(), re.S).group(1)
+    defined = {int(n): name.lower() for name, n in
+               re.findall(r"ACIS_C_(\w+) = (\d+)", body)}
+    check("the layer names every collective lib/proto defines, as it does",
+          defined == COLLS, "lib/proto %s\n       layer %s" % (defined, COLLS))
+    check("opcode() and opcode_name() take and give every collective's name",
+          all(opcode(name) == code and opcode_name(1, code) == name
+              for code, name in COLLS.items()))
+
+
 def test_defaults():
     a = ACiS()
     check("defaults: version 1, hdr_len 54, root none, a 54-byte header",
@@ -387,6 +411,13 @@ def test_defaults():
                msg_size=20, chunk_size=8) / Raw(bytes(8))
     check("a scatter RESULT's block is its rank, its chunk the one in the block",
           "block=2 chunk=1/3" in res.mysummary()[0], res.summary())
+    a2a = [ACiS(type=t, opcode="alltoall", dtype="int32", rank=r, chunk=c,
+                msg_size=4000, chunk_size=1416) for t, r, c in
+           (("DATA", 0, 5), ("RESULT", 3, 2))]
+    check("alltoall: a DATA's block is chunk // cpr, a RESULT's its rank (the sender)",
+          [m.mysummary()[0].split(" rank=")[1] for m in a2a]
+          == ["0 block=1 chunk=2/3", "3 block=3 chunk=2/3"],
+          "; ".join(m.summary() for m in a2a))
     data = ACiS(type="DATA", opcode="allreduce", comm=CTX_WORLD, seq=4, job=7)
     check("an answer under the world's id answers a DATA sent by alias",
           ACiS(type="RESULT", opcode="allreduce", comm=65536, seq=4, job=7).answers(data))
@@ -535,6 +566,7 @@ def main():
     d = tempfile.mkdtemp(prefix="acis-scapy-")
     try:
         for name, run in (("defaults and helpers", test_defaults),
+                          ("every collective", test_collectives),
                           ("lib/proto's frames", lambda: test_codec(tool, d)),
                           ("every status", lambda: test_statuses(tool, d)),
                           ("malformed messages", lambda: test_malformed(tool, d)),

@@ -30,7 +30,7 @@ local types = {
 local colls = {
 	[1] = "allreduce", [2] = "reduce", [3] = "bcast", [4] = "scatter",
 	[5] = "gather", [6] = "allgather", [7] = "reduce_scatter",
-	[8] = "barrier",
+	[8] = "barrier", [9] = "alltoall",
 }
 local algos = {
 	[0] = "default", [1] = "binomial tree", [2] = "recursive doubling",
@@ -68,7 +68,7 @@ local statuses = {
 }
 local T_DATA, T_RESULT, T_ACK, T_NACK = 1, 2, 3, 4
 local T_CTRL, T_CTRL_ACK, T_LOOKASIDE = 5, 6, 7
-local C_SCATTER, C_REDUCE_SCATTER, C_BARRIER = 4, 7, 8
+local C_SCATTER, C_REDUCE_SCATTER, C_BARRIER, C_ALLTOALL = 4, 7, 8, 9
 local CTRL_JOIN, CTRL_LEAVE, CTRL_SPLIT = 1, 2, 3
 local CTRL_COMM_FREE, CTRL_COMM_QUERY = 4, 5
 local F_MULTICAST, F_LAST, F_RETRANS, F_PACKED = 0x01, 0x02, 0x04, 0x08
@@ -326,7 +326,8 @@ local function check_data(h)
 	end
 	local cpr = n_chunks(h)
 	local c = h.chunk
-	if coll == C_SCATTER or coll == C_REDUCE_SCATTER then
+	if coll == C_SCATTER or coll == C_REDUCE_SCATTER or
+	    coll == C_ALLTOALL then
 		c = c % cpr
 	elseif c >= cpr then
 		return ex.bad_chunk, "acis_bad_chunk"
@@ -559,15 +560,22 @@ local function dissect_position(tree, h)
 	gen(tree:add(pf.cpr, UInt64(cpr % 2 ^ 32, math.floor(cpr / 2 ^ 32))))
 	local c = h.chunk
 	local s = ""
-	if coll == C_SCATTER or coll == C_REDUCE_SCATTER then
+	if coll == C_SCATTER or coll == C_REDUCE_SCATTER or
+	    coll == C_ALLTOALL then
 		-- DATA: chunk = block * cpr + chunk; a RESULT names its block
-		-- in rank (the receiver's) and the chunk in the block
+		-- in rank (scatter's: the receiver; alltoall's: the sender,
+		-- the block's place in the receive buffer) and the chunk in
+		-- the block
 		local b = math.floor(h.chunk / cpr)
 		c = h.chunk % cpr
 		if h.type == T_RESULT then
 			b, c = h.rank, h.chunk
 		end
-		gen(tree:add(pf.block, b))
+		local bi = gen(tree:add(pf.block, b))
+		if coll == C_ALLTOALL then
+			bi:append_text(h.type == T_RESULT and " (from rank " .. b ..
+				")" or " (for rank " .. b .. ")")
+		end
 		gen(tree:add(pf.block_chunk, c))
 		s = string.format(" block=%d", b)
 	end
