@@ -19,6 +19,7 @@
 #include "acis_reduce.h"
 #include "coll.h"
 #include "switch.h"
+#include "sync.h"
 
 struct retired {
 	void *obj;
@@ -161,6 +162,11 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 		co->shards[lc->worker_index] = sh;
 		lc->shard = sh;
 	}
+	if (acis_sw_sync_init() != 0) {
+		snprintf(err, len, "out of memory for the deadline and SSP "
+			 "table");
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -193,6 +199,7 @@ acis_coll_fini(void)
 	}
 	rte_free(co->qsbr);
 	co->qsbr = NULL;
+	acis_sw_sync_fini();
 }
 
 void
@@ -205,6 +212,7 @@ acis_coll_housekeeping(void)
 	rte_spinlock_lock(&co->lock);
 	acis_ct_expire_joins(co->ct, rte_rdtsc(), co->join_wait_tsc,
 			     co->refused_tsc);
+	acis_sw_sync_purge();
 	rte_spinlock_unlock(&co->lock);
 }
 
@@ -368,6 +376,8 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 				  acis_coll_fanouts_pending());
 	rte_tel_data_add_dict_u64(d, "answers_sent_late", s.answers_sent_late);
 	rte_tel_data_add_dict_u64(d, "answers_dropped", s.answers_dropped);
+	rte_tel_data_add_dict_u64(d, "deadlines_set", s.deadlines_set);
+	rte_tel_data_add_dict_u64(d, "deadline_signals", s.deadline_signals);
 	/* the whole pool's, read without stopping the lcores (approximate
 	 * while packets move; exact at rest): what held contributions, kept
 	 * answers and packets in flight take, for leak checks */
@@ -620,6 +630,7 @@ acis_coll_telemetry_register(void)
 {
 	int rc = 0;
 
+	rc |= acis_sw_sync_telemetry_register();
 	rc |= rte_telemetry_register_cmd("/acis/collectives", tel_collectives,
 		"Aggregation slots, messages and completions. No parameters");
 	rc |= rte_telemetry_register_cmd("/acis/jobs", tel_jobs,

@@ -14,6 +14,7 @@
 
 #include "acis_agg.h"
 #include "acis_comm.h"
+#include "acis_sync.h"
 #include "acis_proto.h"
 
 struct acis_coll_stats {
@@ -68,6 +69,8 @@ struct acis_coll_stats {
 				    BUSY) with the worker's share of held
 				    contributions taken: the host sends
 				    them again */
+	uint64_t deadlines_set; /**< DEADLINE periods set or stopped */
+	uint64_t deadline_signals; /**< deadline signals sent (a member each) */
 } __rte_cache_aligned;
 
 /* When a collective (comm, seq) last took a new contribution: its slots
@@ -129,6 +132,8 @@ struct acis_coll_state {
 	uint32_t max_payload; /**< largest ACiS payload for the MTU */
 	uint8_t auth_required; /**< [collective] auth = required */
 	struct acis_coll_shard *shards[64];
+	/** deadlines and SSP barriers (sync.h), under the lock */
+	struct acis_sync_table *sync;
 };
 
 /* A job refused to every rank (no room for its world) answers their

@@ -208,6 +208,29 @@ int acis_ibarrier(acis_comm_t *comm, acis_req_t **req);
 int acis_ialltoall(const void *sendbuf, void *recvbuf, size_t count,
 		   enum acis_dtype dt, acis_comm_t *comm, acis_req_t **req);
 
+/* ---- the switch steering progress (ACiS Type 4, doc/sync.md) ---- */
+/** Set comm's deadline: the switch signals every member each time a
+ * period of period_us (100 us to 1 h) expires, epochs 1, 2, ...; 0 stops
+ * it. Any member may set it; setting again restarts the periods from
+ * now, the epochs counting on. */
+int acis_deadline_set(acis_comm_t *comm, uint32_t period_us);
+/** Wait (up to the context's timeout) for the signal of an epoch after
+ * `after`; *epoch (may be NULL) gets the latest epoch signalled. */
+int acis_deadline_wait(acis_comm_t *comm, uint32_t after, uint32_t *epoch);
+/** The latest epoch signalled so far (0: none yet), without waiting;
+ * signals are taken in while any call of the context runs. */
+uint32_t acis_deadline_epoch(const acis_comm_t *comm);
+/** Tell the switch this member finished epoch's work (epochs from 1);
+ * *late (may be NULL) = 1 when the epoch had expired already. The switch
+ * counts reports on time and late. */
+int acis_deadline_report(acis_comm_t *comm, uint32_t epoch, int *late);
+/** Stale-synchronous barrier: this member finished `iteration` (1, 2,
+ * ...); returns once at least `quorum` members (0: all) have finished
+ * iteration - staleness or more. staleness 0 is a barrier. Fails with
+ * ACIS_ERR_TIMEOUT after the context's timeout. */
+int acis_ssp_done(acis_comm_t *comm, uint32_t iteration, uint32_t staleness,
+		  uint32_t quorum);
+
 /** Wait for a request to finish; frees it and sets *req to NULL. */
 int acis_wait(acis_req_t **req);
 /** Progress; *done = 1 (and *req freed, NULL) when it finished. */

@@ -56,6 +56,7 @@ struct acis_comm {
 	uint32_t size;
 	uint32_t seq; /* next collective sequence number */
 	int is_world;
+	uint32_t dl_epoch; /* the latest deadline epoch signalled */
 	struct acis_comm *next;
 };
 
@@ -902,6 +903,18 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 		/* not the switch: anyone can write its address, only the
 		 * switch knows this rank's cookie */
 		ctx->st.auth_rejected++;
+		return;
+	}
+	if (h.type == ACIS_T_CTRL_ACK && h.opcode == ACIS_CTRL_DEADLINE &&
+	    (h.flags & ACIS_F_MULTICAST)) {
+		/* a deadline's signal: its epoch, for acis_deadline_wait */
+		acis_comm_t *c = h.job == ctx->cfg.job ?
+					 find_comm(ctx, h.comm) : NULL;
+
+		if (c == NULL)
+			ctx->st.stray++;
+		else if ((int32_t)(h.seq - c->dl_epoch) > 0)
+			c->dl_epoch = h.seq;
 		return;
 	}
 	if (h.type == ACIS_T_CTRL_ACK) {
@@ -2081,3 +2094,102 @@ acis_comm_free(acis_comm_t **comm)
 	*comm = NULL;
 	return rc;
 }
+
+/* ------------------------------------------------------------------ */
+/* The switch steering progress: deadlines and SSP (doc/sync.md)        */
+/* ------------------------------------------------------------------ */
+
+static void
+sync_hdr(acis_comm_t *c, uint8_t opcode, struct acis_hdr *h)
+{
+	ctrl_hdr(c->ctx, opcode, h);
+	h->comm = c->id;
+	h->rank = c->rank;
+}
+
+int
+acis_deadline_set(acis_comm_t *comm, uint32_t period_us)
+{
+	struct acis_hdr h, reply;
+
+	if (comm == NULL)
+		return ACIS_ERR_INVAL;
+	if (period_us != 0 && (period_us < 100 || period_us > 3600000000u))
+		return fail(comm->ctx, ACIS_ERR_INVAL, "deadline period %u us: "
+			    "expected 100 us to 1 hour, or 0 to stop",
+			    period_us);
+	sync_hdr(comm, ACIS_CTRL_DEADLINE, &h);
+	h.chunk = 0;
+	h.msg_size = period_us;
+	return ctrl_call(comm->ctx, &h, &reply);
+}
+
+uint32_t
+acis_deadline_epoch(const acis_comm_t *comm)
+{
+	return comm != NULL ? comm->dl_epoch : 0;
+}
+
+int
+acis_deadline_wait(acis_comm_t *comm, uint32_t after, uint32_t *epoch)
+{
+	acis_ctx_t *ctx;
+	uint64_t deadline;
+	int rc;
+
+	if (comm == NULL)
+		return ACIS_ERR_INVAL;
+	ctx = comm->ctx;
+	deadline = acis_now_ns() + (uint64_t)ctx->cfg.timeout_ms * 1000000ull;
+	while ((int32_t)(comm->dl_epoch - after) <= 0) {
+		if (acis_now_ns() > deadline)
+			return fail(ctx, ACIS_ERR_TIMEOUT, "no deadline signal "
+				    "after epoch %u on comm %u within %u ms (is "
+				    "a deadline set?)", after, comm->id,
+				    ctx->cfg.timeout_ms);
+		if ((rc = progress(ctx, 10, NULL)) != ACIS_OK)
+			return rc;
+	}
+	if (epoch != NULL)
+		*epoch = comm->dl_epoch;
+	return ACIS_OK;
+}
+
+int
+acis_deadline_report(acis_comm_t *comm, uint32_t epoch, int *late)
+{
+	struct acis_hdr h, reply;
+	int rc;
+
+	if (comm == NULL || epoch == 0)
+		return comm == NULL ? ACIS_ERR_INVAL :
+			fail(comm->ctx, ACIS_ERR_INVAL, "epochs count from 1");
+	sync_hdr(comm, ACIS_CTRL_DEADLINE, &h);
+	h.chunk = 1;
+	h.seq = epoch;
+	rc = ctrl_call(comm->ctx, &h, &reply);
+	if (rc == ACIS_OK && late != NULL)
+		*late = reply.root == 1;
+	return rc;
+}
+
+int
+acis_ssp_done(acis_comm_t *comm, uint32_t iteration, uint32_t staleness,
+	      uint32_t quorum)
+{
+	struct acis_hdr h, reply;
+
+	if (comm == NULL)
+		return ACIS_ERR_INVAL;
+	if (iteration == 0 || staleness > 1000000u || quorum > comm->size)
+		return fail(comm->ctx, ACIS_ERR_INVAL, "ssp: iteration %u, "
+			    "staleness %u, quorum %u: expected iterations from "
+			    "1, staleness up to 1000000, quorum up to %u (0: "
+			    "all)", iteration, staleness, quorum, comm->size);
+	sync_hdr(comm, ACIS_CTRL_SSP, &h);
+	h.seq = iteration;
+	h.root = staleness;
+	h.chunk = quorum;
+	return ctrl_call(comm->ctx, &h, &reply);
+}
+

@@ -136,6 +136,14 @@ enum acis_ctrl {
 	ACIS_CTRL_SPLIT = 3,      /**< comm split: collective on comm */
 	ACIS_CTRL_COMM_FREE = 4,  /**< free comm: collective on comm */
 	ACIS_CTRL_COMM_QUERY = 5, /**< my rank in a comm made by management */
+	ACIS_CTRL_DEADLINE = 6,   /**< a communicator's deadline (doc/sync.md):
+				       chunk 0 sets the period (msg_size, us;
+				       0 stops), chunk 1 reports epoch seq
+				       done; the switch's signal of epoch seq
+				       is a CTRL_ACK flagged MULTICAST, chunk 2 */
+	ACIS_CTRL_SSP = 7,        /**< SSP barrier: done with iteration seq,
+				       staleness in root, quorum in chunk (0:
+				       all); the CTRL_ACK is "continue" */
 	ACIS_CTRL_MAX
 };
 

@@ -68,8 +68,9 @@ ALGOS = {0: "default", 1: "binomial", 2: "recursive_doubling",
          3: "recursive_halving", 4: "ring"}
 
 CTRL_OPS = {1: "JOIN", 2: "LEAVE", 3: "SPLIT", 4: "COMM_FREE",
-            5: "COMM_QUERY"}
-CTRL_JOIN, CTRL_LEAVE, CTRL_SPLIT, CTRL_COMM_FREE, CTRL_COMM_QUERY = range(1, 6)
+            5: "COMM_QUERY", 6: "DEADLINE", 7: "SSP"}
+(CTRL_JOIN, CTRL_LEAVE, CTRL_SPLIT, CTRL_COMM_FREE, CTRL_COMM_QUERY,
+ CTRL_DEADLINE, CTRL_SSP) = range(1, 8)
 
 F_MULTICAST, F_LAST, F_RETRANS, F_PACKED = 0x01, 0x02, 0x04, 0x08
 FLAG_NAMES = ["MULTICAST", "LAST", "RETRANS", "PACKED"]
@@ -301,6 +302,24 @@ class ACiS(Packet):
         if op == CTRL_COMM_QUERY:
             return " job=%d comm=%d rank=%d size=%d" % (
                 self.job, self.comm, self.rank, self.root)
+        if op == CTRL_DEADLINE:
+            # doc/sync.md: chunk 0 sets the period, 1 reports an epoch,
+            # 2 (the switch's) signals one
+            s = " comm=%d rank=%d" % (self.comm, self.rank)
+            if self.chunk == 2:
+                return s + " signal epoch=%d period=%dus" % (self.seq,
+                                                             self.msg_size)
+            if self.chunk == 1:
+                return s + " epoch=%d done%s" % (
+                    self.seq, " (late)" if reply and self.root == 1 else "")
+            return s + " period=%dus" % self.msg_size
+        if op == CTRL_SSP and not reply:
+            return " comm=%d rank=%d done=%d staleness=%d quorum=%s" % (
+                self.comm, self.rank, self.seq, self.root,
+                "all" if self.chunk == 0 else self.chunk)
+        if op == CTRL_SSP:
+            return " comm=%d rank=%d continue=%d" % (self.comm, self.rank,
+                                                     self.seq)
         return ""
 
     def _position(self):

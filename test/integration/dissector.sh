@@ -111,7 +111,7 @@ type=3 hdr_len=40
 type=9
 type=3 payload_len=100 payload=00000000
 type=1 opcode=15 dtype=5 op=1 msg_size=4 chunk_size=8 payload=00000000
-type=5 opcode=6
+type=5 opcode=8
 type=1 opcode=1 dtype=13 op=1 msg_size=4 chunk_size=8 payload=00000000
 type=1 opcode=1 dtype=5 op=5 msg_size=4 chunk_size=8 payload=00000000
 type=1 opcode=1 dtype=5 op=1 chunk=5 msg_size=4 chunk_size=8 payload=00000000
@@ -122,6 +122,13 @@ type=1 version=2 port=47123
 type=5 opcode=1 job=8 rank=0 root=2 auth=0x123456789abc
 type=1 opcode=8 flags=2 job=7 comm=65536 rank=1 seq=11 contributors=1 auth=0xffffffffffff port=47123
 type=6 opcode=1 job=8 rank=0 root=2 status=14
+# 50-54 the switch steering progress: a deadline set, its signal, a late
+# report's answer; an SSP done and its continue
+type=5 opcode=6 job=7 comm=65536 rank=1 msg_size=5000
+type=6 opcode=6 flags=1 job=7 comm=65536 rank=2 seq=4 chunk=2 msg_size=5000
+type=6 opcode=6 job=7 comm=65536 rank=1 seq=3 chunk=1 root=1
+type=5 opcode=7 job=7 comm=65536 rank=1 seq=9 root=2
+type=6 opcode=7 job=7 comm=65536 rank=3 seq=9 root=2 chunk=3
 EOF
 
 ts -r "$D/frames.pcap" -T fields -e frame.number -e _ws.col.Info >"$D/info"
@@ -167,7 +174,7 @@ expect "Info column of every message" "$D/info" <<'EOF'
 39	ACiS version 1 type 9 [acis_bad_type]
 40	ACK unknown(0) comm=0 seq=0 rank=0 len=100 [acis_bad_length]
 41	DATA unknown(15) float32 sum comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_opcode]
-42	CTRL unknown(6) [acis_bad_opcode]
+42	CTRL unknown(8) [acis_bad_opcode]
 43	DATA allreduce unknown(13) sum comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_dtype]
 44	DATA allreduce float32 band comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_op]
 45	DATA allreduce float32 sum comm=0 seq=0 rank=0 chunk=5/1 len=4 [acis_bad_chunk]
@@ -175,13 +182,18 @@ expect "Info column of every message" "$D/info" <<'EOF'
 47	CTRL JOIN job=8 rank=0 size=2
 48	DATA barrier comm=65536 seq=11 rank=1 [LAST]
 49	CTRL_ACK JOIN AUTH job=8 rank=0 comm=0
+50	CTRL DEADLINE comm=65536 rank=1 period=5000us
+51	CTRL_ACK DEADLINE OK comm=65536 rank=2 signal epoch=4 period=5000us [MULTICAST]
+52	CTRL_ACK DEADLINE OK comm=65536 rank=1 epoch=3 done (late)
+53	CTRL SSP comm=65536 rank=1 done=9 staleness=2 quorum=all
+54	CTRL_ACK SSP OK comm=65536 rank=3 continue=9
 EOF
 
 # The auth field: its value (tshark prints a 64-bit field in full), and
 # in the tree the 48 bits and what they are.
-ts -r "$D/frames.pcap" -Y "frame.number >= 47" -T fields -e frame.number \
+ts -r "$D/frames.pcap" -Y "frame.number >= 47 && frame.number <= 49" -T fields -e frame.number \
 	-e acis.auth -e acis.status >"$D/auth"
-ts -r "$D/frames.pcap" -Y "frame.number >= 47" -O acis |
+ts -r "$D/frames.pcap" -Y "frame.number >= 47 && frame.number <= 49" -O acis |
 	grep -o "Auth: .*" >>"$D/auth"
 expect "the auth field: a cookie, none, status AUTH" "$D/auth" <<'EOF'
 47	0x0000123456789abc	0
@@ -245,7 +257,7 @@ acis.dtype == 11|2
 acis.dtype == 12|7
 acis.op == 7|2
 acis.flags.packed == 1 && acis.rank == 0xffffffff|3
-acis.flags.multicast == 1|3,4
+acis.flags.multicast == 1|3,4,51
 acis.flags.retrans == 1|6
 acis.block == 3 && acis.block_chunk == 0|8
 acis.block == 2 && acis.block_chunk == 1|2

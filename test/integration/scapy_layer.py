@@ -175,6 +175,17 @@ FRAMES = [
      "ACiS RESULT alltoall uint8 comm=65536 seq=14 rank=1 block=1 chunk=2/3 [LAST] len=4 / Raw"),
     ("type=3 opcode=9 job=7 comm=65536 rank=0 seq=14 chunk=7",
      "ACiS ACK alltoall comm=65536 seq=14 rank=0 chunk=7"),
+    # DEADLINE and SSP (doc/sync.md), as the dissector shows them
+    ("type=5 opcode=6 job=7 comm=65536 rank=1 msg_size=5000",
+     "ACiS CTRL DEADLINE comm=65536 rank=1 period=5000us"),
+    ("type=6 opcode=6 flags=1 job=7 comm=65536 rank=2 seq=4 chunk=2 msg_size=5000",
+     "ACiS CTRL_ACK DEADLINE OK comm=65536 rank=2 signal epoch=4 period=5000us [MULTICAST]"),
+    ("type=6 opcode=6 job=7 comm=65536 rank=1 seq=3 chunk=1 root=1",
+     "ACiS CTRL_ACK DEADLINE OK comm=65536 rank=1 epoch=3 done (late)"),
+    ("type=5 opcode=7 job=7 comm=65536 rank=1 seq=9 root=2",
+     "ACiS CTRL SSP comm=65536 rank=1 done=9 staleness=2 quorum=all"),
+    ("type=6 opcode=7 job=7 comm=65536 rank=3 seq=9 root=2 chunk=3",
+     "ACiS CTRL_ACK SSP OK comm=65536 rank=3 continue=9"),
 ]
 
 # malformed (line, class of the layer on UDP, summary of the ACiS layer)
@@ -205,7 +216,7 @@ MALFORMED = [
      "ACiS RESULT gather uint8 comm=0 seq=0 rank=0 [PACKED] len=5 / 2 blocks of 3 bytes"),
     ("type=1 opcode=15 dtype=5 op=1 msg_size=4 chunk_size=8 payload=00000000", ACiS,
      "ACiS DATA unknown(15) float32 sum comm=0 seq=0 rank=0 chunk=0/1 len=4 / Raw"),
-    ("type=5 opcode=6", ACiS, "ACiS CTRL unknown(6)"),
+    ("type=5 opcode=8", ACiS, "ACiS CTRL unknown(8)"),
     ("type=1 opcode=1 dtype=13 op=1 msg_size=4 chunk_size=8 payload=00000000", ACiS,
      "ACiS DATA allreduce unknown(13) sum comm=0 seq=0 rank=0 chunk=0/1 len=4 / Raw"),
     ("type=1 opcode=1 dtype=5 op=1 msg_size=4 chunk_size=0 payload=00000000", ACiS,

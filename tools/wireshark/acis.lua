@@ -38,7 +38,7 @@ local algos = {
 }
 local ctrl_ops = {
 	[1] = "JOIN", [2] = "LEAVE", [3] = "SPLIT", [4] = "COMM_FREE",
-	[5] = "COMM_QUERY",
+	[5] = "COMM_QUERY", [6] = "DEADLINE", [7] = "SSP",
 }
 local dtypes = {
 	[1] = "int32", [2] = "int64", [3] = "uint32", [4] = "uint64",
@@ -71,6 +71,7 @@ local T_CTRL, T_CTRL_ACK, T_LOOKASIDE = 5, 6, 7
 local C_SCATTER, C_REDUCE_SCATTER, C_BARRIER, C_ALLTOALL = 4, 7, 8, 9
 local CTRL_JOIN, CTRL_LEAVE, CTRL_SPLIT = 1, 2, 3
 local CTRL_COMM_FREE, CTRL_COMM_QUERY = 4, 5
+local CTRL_DEADLINE, CTRL_SSP = 6, 7
 local F_MULTICAST, F_LAST, F_RETRANS, F_PACKED = 0x01, 0x02, 0x04, 0x08
 local S_TIMEOUT = 10
 
@@ -473,6 +474,29 @@ local function dissect_ctrl(tvb, tree, h)
 		tree:add(pf.query_size, tvb(20, 4))
 		return string.format(" job=%d comm=%d rank=%d size=%d", h.job,
 			h.comm, h.rank, h.root)
+	elseif op == CTRL_DEADLINE then
+		-- doc/sync.md: chunk 0 sets the period, 1 reports an epoch,
+		-- 2 (the switch's, MULTICAST) signals one
+		local s = string.format(" comm=%d rank=%d", h.comm, h.rank)
+		if h.chunk == 2 then
+			s = s .. string.format(" signal epoch=%d period=%sus",
+				h.seq, tostring(h.msg_size))
+		elseif h.chunk == 1 then
+			s = s .. string.format(" epoch=%d done", h.seq)
+			if reply and h.root == 1 then
+				s = s .. " (late)"
+			end
+		else
+			s = s .. string.format(" period=%sus", tostring(h.msg_size))
+		end
+		return s
+	elseif op == CTRL_SSP and not reply then
+		return string.format(" comm=%d rank=%d done=%d staleness=%d " ..
+			"quorum=%s", h.comm, h.rank, h.seq, h.root,
+			h.chunk == 0 and "all" or tostring(h.chunk))
+	elseif op == CTRL_SSP then
+		return string.format(" comm=%d rank=%d continue=%d", h.comm,
+			h.rank, h.seq)
 	end
 	return ""
 end

@@ -734,7 +734,9 @@ forged_ctrl(const struct cctx *x, const struct acis_endpoint *from)
 	const struct acis_endpoint *ep = NULL;
 
 	if (x->h.opcode == ACIS_CTRL_SPLIT ||
-	    x->h.opcode == ACIS_CTRL_COMM_FREE) {
+	    x->h.opcode == ACIS_CTRL_COMM_FREE ||
+	    x->h.opcode == ACIS_CTRL_DEADLINE ||
+	    x->h.opcode == ACIS_CTRL_SSP) {
 		const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct,
 							   x->h.comm);
 
@@ -748,6 +750,124 @@ forged_ctrl(const struct cctx *x, const struct acis_endpoint *from)
 	}
 	return ep != NULL &&
 	       acis_ep_sender(ep, from->ip, from->udp_port, from->auth) < 0;
+}
+
+/*
+ * DEADLINE and SSP (doc/sync.md): from a member of a communicator, about
+ * that communicator. Its state in the sync table, made at the first;
+ * NULL with the sender answered when it is no member, or no room.
+ */
+static struct acis_sync *
+sync_of(struct cctx *x, const struct acis_endpoint *from,
+	const struct acis_comm **cp)
+{
+	const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct, x->h.comm);
+	struct acis_sync *e;
+
+	if (c == NULL || c->job != x->h.job) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NO_COMM, &x->h);
+		return NULL;
+	}
+	if (x->h.rank >= c->size ||
+	    acis_ep_sender(acis_comm_ep(c, x->h.rank), from->ip,
+			   from->udp_port, from->auth) != 1) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NOT_MEMBER, &x->h);
+		return NULL;
+	}
+	e = acis_sync_get(g_sw.coll.sync, c->id, c->size);
+	if (e == NULL)
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_FULL, &x->h);
+	*cp = c;
+	return e;
+}
+
+/* DEADLINE: chunk 0 sets the communicator's period (msg_size, us; 0
+ * stops it), chunk 1 reports epoch seq done (root of the answer: 1 if
+ * late). */
+static void
+ctrl_deadline(struct cctx *x, const struct acis_endpoint *from)
+{
+	const struct acis_comm *c = NULL;
+	struct acis_sync *e = sync_of(x, from, &c);
+	struct acis_hdr h = x->h;
+	uint16_t status = ACIS_S_OK;
+
+	if (e == NULL)
+		return;
+	h.flags = 0;
+	if (h.chunk == 0) {
+		if (h.msg_size > ACIS_SYNC_PERIOD_MAX_US ||
+		    acis_sync_deadline_set(g_sw.coll.sync, e,
+					   (uint32_t)h.msg_size, g_sw.tsc_hz,
+					   rte_rdtsc()) != 0)
+			status = ACIS_S_BAD_ARGS;
+		else
+			x->st->deadlines_set++;
+	} else if (h.chunk == 1) {
+		h.root = (uint32_t)acis_sync_deadline_report(e, h.seq);
+	} else {
+		status = ACIS_S_BAD_ARGS;
+	}
+	answer(x, from, ACIS_T_CTRL_ACK, status, &h);
+}
+
+/* SSP: the sender finished iteration seq (staleness bound in root,
+ * quorum in chunk): "continue" (the CTRL_ACK, seq = the iteration) to
+ * every member that may go on now, the sender or not. */
+static void
+ctrl_ssp(struct cctx *x, const struct acis_endpoint *from)
+{
+	const struct acis_comm *c = NULL;
+	struct acis_sync *e = sync_of(x, from, &c);
+	struct acis_hdr h = x->h;
+	int i, n;
+
+	if (e == NULL)
+		return;
+	n = acis_sync_ssp_done(e, h.rank, h.seq, h.root, h.chunk);
+	if (n < 0) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_BAD_ARGS, &h);
+		return;
+	}
+	h.flags = 0;
+	for (i = 0; i < n; i++) {
+		const struct acis_endpoint *ep = acis_comm_ep(c, e->go[i]);
+
+		h.rank = e->go[i];
+		h.seq = e->go_iter[i];
+		/* one that finds no room asks again (libacis: every 100 ms)
+		 * and is answered then */
+		if (!answer_room(x, ep->port) ||
+		    answer(x, ep, ACIS_T_CTRL_ACK, ACIS_S_OK, &h) != 0)
+			x->st->answers_dropped++;
+	}
+}
+
+/* A deadline expired: its epoch's signal to every member. */
+static void
+deadline_signal(struct acis_sync *e, void *arg)
+{
+	struct cctx *x = arg;
+	const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct, e->ctx);
+	struct ctrl_src src = {.c = c};
+	struct acis_hdr h;
+
+	if (c == NULL || c->size != e->size)
+		return; /* gone: the housekeeping forgets it */
+	memset(&h, 0, sizeof(h));
+	h.version = ACIS_PROTO_VERSION;
+	h.type = ACIS_T_CTRL_ACK;
+	h.opcode = ACIS_CTRL_DEADLINE;
+	h.flags = ACIS_F_MULTICAST;
+	h.hdr_len = ACIS_HDR_LEN;
+	h.job = c->job;
+	h.comm = c->id;
+	h.seq = e->epoch;
+	h.chunk = 2;
+	h.root = ACIS_RANK_NONE;
+	h.msg_size = e->period_us;
+	ctrl_answer_all(x, &h, c->size, &src);
+	x->st->deadline_signals += c->size;
 }
 
 static void
@@ -783,6 +903,12 @@ handle_ctrl(struct cctx *x)
 		break;
 	case ACIS_CTRL_COMM_QUERY:
 		ctrl_query(x, &from);
+		break;
+	case ACIS_CTRL_DEADLINE:
+		ctrl_deadline(x, &from);
+		break;
+	case ACIS_CTRL_SSP:
+		ctrl_ssp(x, &from);
 		break;
 	}
 	rte_spinlock_unlock(&g_sw.coll.lock);
@@ -1779,6 +1905,7 @@ handle_host_feedback(struct cctx *x)
 			if (s->delivered < s->n_recv)
 				continue;
 			send_answer(x, c, s, s->src, NULL); /* the sender's ACK */
+			x->st->completed[ACIS_OPCODE_COLL(s->opcode)]++;
 			close_delivered(agg, s);
 			continue;
 		}
@@ -1942,6 +2069,13 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	x.st = &lc->shard->st;
 	if (acis_agg_pending(lc->shard->agg) != 0 || lc->shard->ctrl_n != 0)
 		fan_drain(&x);
+	/* deadlines (worker 0, with control): one compare a walk until one
+	 * is due */
+	if (lc->worker_index == 0 && now >= co->sync->next_tsc) {
+		rte_spinlock_lock(&g_sw.coll.lock);
+		acis_sync_deadline_due(co->sync, now, deadline_signal, &x);
+		rte_spinlock_unlock(&g_sw.coll.lock);
+	}
 	if (now < lc->next_sweep)
 		return 0;
 	/* Timers count the time this lcore runs: after a pause (descheduled,
