@@ -1913,6 +1913,128 @@ test_alltoall_routes_each_block_once_tagged_with_its_sender(void **state)
 	finish();
 }
 
+/* The switch steering progress (doc/sync.md): refusals name the
+ * problem; a deadline signals every member; an SSP barrier answers
+ * continue to the members it releases. */
+static void
+test_deadline_and_ssp_answer_members_and_refuse_the_rest(void **state)
+{
+	struct acis_hdr h;
+	const struct reply *r;
+	uint32_t world;
+	unsigned int p, signals;
+
+	(void)state;
+	start(LINGER);
+	world = join_all();
+	/* an unknown communicator, a sender that is not the rank it names,
+	 * a period out of range */
+	h = ctrl_hdr(ACIS_CTRL_DEADLINE, world + 1, 0, 0);
+	h.msg_size = 1000;
+	send_as(0, &h, NULL);
+	run();
+	drain();
+	assert_int_equal(only(0, ACIS_T_CTRL_ACK)->h.status, ACIS_S_NO_COMM);
+	h = ctrl_hdr(ACIS_CTRL_DEADLINE, world, 2, 0);
+	h.msg_size = 1000;
+	send_as(1, &h, NULL);
+	run();
+	drain();
+	assert_int_equal(only(1, ACIS_T_CTRL_ACK)->h.status,
+			 ACIS_S_NOT_MEMBER);
+	h = ctrl_hdr(ACIS_CTRL_DEADLINE, world, 1, 0);
+	h.msg_size = 50; /* below 100 us */
+	send_as(1, &h, NULL);
+	run();
+	drain();
+	assert_int_equal(only(1, ACIS_T_CTRL_ACK)->h.status, ACIS_S_BAD_ARGS);
+	/* a 100 us period: every member hears epoch 1's signal */
+	h.msg_size = 100;
+	send_as(1, &h, NULL);
+	run();
+	drain();
+	r = only(1, ACIS_T_CTRL_ACK);
+	assert_int_equal(r->h.status, ACIS_S_OK);
+	assert_int_equal(r->h.opcode, ACIS_CTRL_DEADLINE);
+	run_for(2);
+	drain();
+	signals = 0;
+	for (p = 0; p < WORLD; p++) {
+		unsigned int k;
+		uint32_t prev = 0;
+
+		assert_true(inbox[p].n >= 1);
+		for (k = 0; k < inbox[p].n; k++) {
+			const struct acis_hdr *s = &inbox[p].r[k].h;
+
+			assert_int_equal(s->type, ACIS_T_CTRL_ACK);
+			assert_int_equal(s->opcode, ACIS_CTRL_DEADLINE);
+			assert_true(s->flags & ACIS_F_MULTICAST);
+			assert_int_equal(s->chunk, 2);
+			assert_int_equal(s->comm, world);
+			assert_int_equal(s->rank, p);
+			/* epochs in order (a walk that came late names the
+			 * epoch where time stands) */
+			assert_true(s->seq > prev);
+			prev = s->seq;
+			signals++;
+		}
+	}
+	/* stopped: no more signals */
+	h.msg_size = 0;
+	send_as(1, &h, NULL);
+	run();
+	drain();
+	assert_int_equal(only(1, ACIS_T_CTRL_ACK)->h.status, ACIS_S_OK);
+	run_for(2);
+	expect_quiet();
+	/* a report of an epoch already signalled is late */
+	h = ctrl_hdr(ACIS_CTRL_DEADLINE, world, 2, 1);
+	h.chunk = 1;
+	send_as(2, &h, NULL);
+	run();
+	drain();
+	r = only(2, ACIS_T_CTRL_ACK);
+	assert_int_equal(r->h.status, ACIS_S_OK);
+	assert_int_equal(r->h.root, 1);
+	/* SSP, staleness 0: nobody goes on until the last member is done */
+	for (p = 0; p + 1 < WORLD; p++) {
+		h = ctrl_hdr(ACIS_CTRL_SSP, world, p, 1);
+		h.root = 0;
+		h.chunk = 0;
+		send_as(p, &h, NULL);
+		run_quiet();
+	}
+	h = ctrl_hdr(ACIS_CTRL_SSP, world, WORLD - 1, 1);
+	h.root = 0;
+	h.chunk = 0;
+	send_as(WORLD - 1, &h, NULL);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		r = only(p, ACIS_T_CTRL_ACK);
+		assert_int_equal(r->h.opcode, ACIS_CTRL_SSP);
+		assert_int_equal(r->h.status, ACIS_S_OK);
+		assert_int_equal(r->h.seq, 1);
+		assert_int_equal(r->h.rank, p);
+	}
+	/* iteration 0 is no iteration */
+	h = ctrl_hdr(ACIS_CTRL_SSP, world, 0, 0);
+	send_as(0, &h, NULL);
+	run();
+	drain();
+	assert_int_equal(only(0, ACIS_T_CTRL_ACK)->h.status, ACIS_S_BAD_ARGS);
+	{
+		struct acis_sync_totals t;
+
+		acis_sync_totals(g_sw.coll.sync, &t);
+		assert_int_equal(t.signals, signals);
+		assert_int_equal(t.late, 1);
+		assert_int_equal(t.continues, WORLD);
+	}
+	finish();
+}
+
 static void
 test_reduce_scatter_sends_each_rank_only_its_own_block(void **state)
 {
@@ -2983,6 +3105,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_allgather_of_small_blocks_sends_everyone_one_packed_result, teardown),
 		cmocka_unit_test_teardown(test_bcast_forwards_every_chunk_of_the_root_to_every_other_rank, teardown),
 		cmocka_unit_test_teardown(test_alltoall_routes_each_block_once_tagged_with_its_sender, teardown),
+		cmocka_unit_test_teardown(test_deadline_and_ssp_answer_members_and_refuse_the_rest, teardown),
 		cmocka_unit_test_teardown(test_reduce_scatter_sends_each_rank_only_its_own_block, teardown),
 		cmocka_unit_test_teardown(test_barrier_completes_only_when_the_last_rank_arrives, teardown),
 		cmocka_unit_test_teardown(test_data_claiming_another_ranks_identity_is_dropped_not_member, teardown),
