@@ -538,6 +538,48 @@ class Comm:
                         "detached", "acis_comm_detach")
         self._release(_lib.load().acis_comm_detach, "acis_comm_detach")
 
+    # ---- the switch steering progress (doc/sync.md) ----
+
+    def _sync(self, name, *args):
+        lib = _lib.load()
+        with self._ctx._lock:
+            rc = getattr(lib, name)(self._handle(), *args)
+            if rc != _lib.OK:
+                raise self._ctx._error(rc, name)
+
+    def deadline_set(self, period_us):
+        """Set the communicator's deadline: the switch signals every
+        member as each period of period_us (100 us to 1 h) expires; 0
+        stops it."""
+        self._sync("acis_deadline_set", int(period_us))
+
+    def deadline_wait(self, after=None):
+        """Wait for the signal of an epoch after `after` (default: the
+        latest seen); returns the latest epoch signalled."""
+        if after is None:
+            after = self.deadline_epoch()
+        epoch = ctypes.c_uint32()
+        self._sync("acis_deadline_wait", int(after), ctypes.byref(epoch))
+        return epoch.value
+
+    def deadline_epoch(self):
+        """The latest epoch signalled so far (0: none), without waiting."""
+        with self._ctx._lock:
+            return _lib.load().acis_deadline_epoch(self._handle())
+
+    def deadline_report(self, epoch):
+        """Tell the switch this member finished epoch; True if late."""
+        late = ctypes.c_int()
+        self._sync("acis_deadline_report", int(epoch), ctypes.byref(late))
+        return bool(late.value)
+
+    def ssp_done(self, iteration, staleness=0, quorum=0):
+        """Stale-synchronous barrier: this member finished iteration
+        (from 1); returns once at least quorum members (0: all) finished
+        iteration - staleness."""
+        self._sync("acis_ssp_done", int(iteration), int(staleness),
+                   int(quorum))
+
     # ---- the calls into C ----
 
     def _call(self, name, args, keep, result, nonblocking):

@@ -198,6 +198,24 @@ def main():
             some.free()
         world.barrier()
 
+        # the switch steering progress (doc/sync.md): an SSP loop with
+        # staleness 1, then a deadline rank 0 sets and every rank hears
+        for it in range(1, 21):
+            world.ssp_done(it, staleness=1)
+        check_true("20 iterations through the SSP barrier", True)
+        if rank == 0:
+            world.deadline_set(2000)
+        first = world.deadline_wait(0)
+        last = world.deadline_wait(first)
+        check_true(f"deadline signals in order ({first}, {last})",
+                   last > first >= 1)
+        check_true("a report of an epoch signalled already is late",
+                   world.deadline_report(first))
+        world.barrier()
+        if rank == 0:
+            world.deadline_set(0)
+        world.barrier()
+
         s = ctx.stats()
         check_true(f"stats: {s.msgs_sent} messages sent, {s.msgs_received} "
                    f"received", s.msgs_sent > 0 and s.msgs_received > 0)
