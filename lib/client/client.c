@@ -57,6 +57,12 @@ struct acis_comm {
 	uint32_t seq; /* next collective sequence number */
 	int is_world;
 	uint32_t dl_epoch; /* the latest deadline epoch signalled */
+	/* SSP: the iterations the quorum had finished, as the switch last
+	 * said (it only grows), and a done sent without waiting that the
+	 * switch has not answered yet (0: none) */
+	uint32_t ssp_reach;
+	uint32_t ssp_posted, ssp_s, ssp_q;
+	uint64_t ssp_posted_at;
 	struct acis_comm *next;
 };
 
@@ -102,6 +108,7 @@ struct acis_ctx {
 	uint32_t rcpt_max; /* receipts a message holds: RCPT_MAX or the MTU's */
 	acis_comm_t *world;
 	acis_comm_t *comms;
+	unsigned int ssp_posts; /* comms with an SSP done unanswered */
 	acis_req_t *active;
 	struct umsg *umq, **umq_tail;
 	uint64_t umq_bytes;
@@ -917,6 +924,20 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 			c->dl_epoch = h.seq;
 		return;
 	}
+	if (h.type == ACIS_T_CTRL_ACK && h.opcode == ACIS_CTRL_SSP &&
+	    h.status == ACIS_S_OK && h.job == ctx->cfg.job) {
+		/* every continue says how far the quorum is: what lets later
+		 * dones go without waiting (acis_ssp_done) */
+		acis_comm_t *c = find_comm(ctx, h.comm);
+
+		if (c != NULL) {
+			if (h.msg_size > c->ssp_reach && h.msg_size <= UINT32_MAX)
+				c->ssp_reach = (uint32_t)h.msg_size;
+			if (c->ssp_posted != 0 &&
+			    (int32_t)(h.seq - c->ssp_posted) >= 0)
+				c->ssp_posted = 0;
+		}
+	}
 	if (h.type == ACIS_T_CTRL_ACK) {
 		if (ctx->ctl.waiting && !ctx->ctl.got &&
 		    h.opcode == ctx->ctl.opcode && h.job == ctx->ctl.job &&
@@ -1116,6 +1137,8 @@ senders_missing(const acis_req_t *r, char *buf, size_t len)
 /* One round of progress on every active request; waits up to wait_ms for
  * a message unless want (the request the caller waits for, or NULL) or an
  * awaited control answer is already there. */
+static int ssp_repost(acis_ctx_t *ctx, uint64_t now);
+
 static int
 progress(acis_ctx_t *ctx, int wait_ms, const acis_req_t *want)
 {
@@ -1128,6 +1151,8 @@ progress(acis_ctx_t *ctx, int wait_ms, const acis_req_t *want)
 	if ((rc = receive(ctx, 0)) != ACIS_OK)
 		return rc;
 	now = acis_now_ns();
+	if (ctx->ssp_posts != 0 && (rc = ssp_repost(ctx, now)) != ACIS_OK)
+		return rc;
 	for (r = ctx->active; r != NULL; r = r->next) {
 		if (r->done)
 			continue;
@@ -2173,11 +2198,53 @@ acis_deadline_report(acis_comm_t *comm, uint32_t epoch, int *late)
 	return rc;
 }
 
+/* An SSP done sent without waiting for its answer (the member knew it
+ * may go on): sent again every CTRL_RESEND_MS until the switch answers,
+ * by whatever call of the context runs next, so a lost one never leaves
+ * the others waiting for this member. */
+static int
+ssp_post(acis_comm_t *c)
+{
+	struct acis_hdr h;
+	int rc;
+
+	sync_hdr(c, ACIS_CTRL_SSP, &h);
+	h.seq = c->ssp_posted;
+	h.root = c->ssp_s;
+	h.chunk = c->ssp_q;
+	c->ssp_posted_at = acis_now_ns();
+	if ((rc = queue_msg(c->ctx, &h, NULL, 0)) != ACIS_OK)
+		return rc;
+	return flush(c->ctx);
+}
+
+static int
+ssp_repost(acis_ctx_t *ctx, uint64_t now)
+{
+	acis_comm_t *c;
+	unsigned int n = 0;
+	int rc;
+
+	for (c = ctx->comms; c != NULL; c = c->next) {
+		if (c->ssp_posted == 0)
+			continue;
+		n++;
+		if (now - c->ssp_posted_at < CTRL_RESEND_MS * 1000000ull)
+			continue;
+		ctx->st.ctrl_retries++;
+		if ((rc = ssp_post(c)) != ACIS_OK)
+			return rc;
+	}
+	ctx->ssp_posts = n;
+	return ACIS_OK;
+}
+
 int
 acis_ssp_done(acis_comm_t *comm, uint32_t iteration, uint32_t staleness,
 	      uint32_t quorum)
 {
 	struct acis_hdr h, reply;
+	int rc;
 
 	if (comm == NULL)
 		return ACIS_ERR_INVAL;
@@ -2186,10 +2253,26 @@ acis_ssp_done(acis_comm_t *comm, uint32_t iteration, uint32_t staleness,
 			    "staleness %u, quorum %u: expected iterations from "
 			    "1, staleness up to 1000000, quorum up to %u (0: "
 			    "all)", iteration, staleness, quorum, comm->size);
+	if ((uint64_t)iteration <= (uint64_t)comm->ssp_reach + staleness) {
+		/* allowed on already: tell the switch, do not wait */
+		if ((int32_t)(iteration - comm->ssp_posted) > 0 ||
+		    comm->ssp_posted == 0) {
+			if (comm->ssp_posted == 0)
+				comm->ctx->ssp_posts++;
+			comm->ssp_posted = iteration;
+			comm->ssp_s = staleness;
+			comm->ssp_q = quorum;
+			return ssp_post(comm);
+		}
+		return ACIS_OK;
+	}
 	sync_hdr(comm, ACIS_CTRL_SSP, &h);
 	h.seq = iteration;
 	h.root = staleness;
 	h.chunk = quorum;
-	return ctrl_call(comm->ctx, &h, &reply);
+	rc = ctrl_call(comm->ctx, &h, &reply);
+	if (rc == ACIS_OK && reply.msg_size > comm->ssp_reach &&
+	    reply.msg_size <= UINT32_MAX)
+		comm->ssp_reach = (uint32_t)reply.msg_size;
+	return rc;
 }
-

@@ -56,6 +56,9 @@ struct acis_sync {
 	uint32_t *scratch;     /**< [size] */
 	uint32_t staleness;
 	uint32_t quorum;       /**< members that must be within reach */
+	uint32_t reach;        /**< iterations the quorum had finished at
+				    the last done: a member may go on to any
+				    iteration up to reach + staleness */
 	uint64_t dones, continues;
 	uint64_t waits;        /**< dones that had to wait */
 	uint32_t spread;       /**< most iterations the most advanced member

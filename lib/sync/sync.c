@@ -211,6 +211,7 @@ acis_sync_ssp_done(struct acis_sync *e, uint32_t rank, uint32_t iter,
 	memcpy(sorted, e->done, e->size * sizeof(*sorted));
 	qsort(sorted, e->size, sizeof(*sorted), cmp_desc);
 	reach = sorted[e->quorum - 1];
+	e->reach = reach;
 	if (sorted[0] - sorted[e->size - 1] > e->spread)
 		e->spread = sorted[0] - sorted[e->size - 1];
 	for (r = 0; r < e->size; r++) {

@@ -83,7 +83,10 @@ def main(argv):
     me = s.getsockname()[4]
     bad = struct.pack("<i", 0x41414141)
     sent = dict.fromkeys(kinds, 0)
-    for seq in range(first, first + n):
+    frames = []
+    # built first, sent after, the farthest collective first: a job that
+    # runs faster than this loop meets the forgeries for its own future
+    for seq in range(first + n - 1, first - 1, -1):
         for rank, (ip, port, hw) in enumerate(members):
             out = []
             if "result" in kinds:
@@ -106,9 +109,10 @@ def main(argv):
                 out.append(("leave", frame(me, sw_mac, ip, sw_ip, port,
                             ACIS_PORT, acis(T_CTRL, CTRL_LEAVE, job, 0, rank,
                                             0, 0, 0, b"", op=0, dtype=0))))
-            for kind, f in out:
-                s.send(f)
-                sent[kind] += 1
+            frames.extend(out)
+    for kind, f in frames:
+        s.send(f)
+        sent[kind] += 1
     print(" ".join("%s %d" % (k, v) for k, v in sent.items()))
 
 

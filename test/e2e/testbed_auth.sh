@@ -65,8 +65,9 @@ running() { [ "$(done_since)" -gt 100 ]; }
 
 # attack JOB AUTH KINDS DIR: job JOB runs 20,000 4-byte int32 allreduces,
 # calls failing after 2 s without progress, while h4 forges KINDS for the
-# 4,000 collectives from 500 past the one running (the forger knows that
-# too); the ranks' exit status. A job still running 3 minutes on is
+# 4,000 collectives from 1,500 past the one running (the forger knows that
+# too; it sends the farthest first, so a fast job still meets them); the
+# ranks' exit status. A job still running 3 minutes on is
 # stopped (failed).
 attack() {
 	local job=$1 auth=$2 kinds=$3 dir=$4 comm members first rc=0
@@ -79,7 +80,7 @@ attack() {
 	acis_wait_for 100 world_of_job "$job" || true
 	acis_wait_for 100 running || true
 	comm=$(world_of_job "$job" || echo 0)
-	first=$(( $(done_since) + 500 ))
+	first=$(( $(done_since) + 1500 ))
 	mapfile -t members < <(members_of "$comm")
 	echo "world $comm from collective $first: ${members[*]}"
 	ip netns exec "$PREFIX-h4" python3 "$FORGE" eth0 10.77.0.1 "$SW_MAC" \

@@ -207,6 +207,8 @@ test_ssp_lets_fast_members_run_ahead_by_the_bound(void **state)
 	assert_int_equal(e->done[2], 1);
 	/* ahead by at most the bound and one: 3 done against none */
 	assert_int_equal(e->spread, 3);
+	/* every member has finished 1: any may go on up to 1 + 2 */
+	assert_int_equal(e->reach, 1);
 }
 
 static void

@@ -830,6 +830,9 @@ ctrl_ssp(struct cctx *x, const struct acis_endpoint *from)
 		return;
 	}
 	h.flags = 0;
+	/* how far the quorum is: a member may go on up to reach + s without
+	 * waiting for an answer (libacis sends those dones and goes on) */
+	h.msg_size = e->reach;
 	for (i = 0; i < n; i++) {
 		const struct acis_endpoint *ep = acis_comm_ep(c, e->go[i]);
 
