@@ -98,7 +98,11 @@ attack() {
 # forged out of its job would wait out the timeout of every call left.)
 acis_log "ACIS_AUTH=off"
 rc=0
-attack 71 off result,data,nack "$DIR/off" || rc=$?
+# (contributions and NACKs in the members' names: each forged collective
+# completes with a wrong sum at once; forged answers to members would
+# also break it, by calls the forgery finished for one rank and its
+# peers then wait out, 2 s each: the test would take minutes)
+attack 71 off data,nack "$DIR/off" || rc=$?
 bad=$(cat "$DIR"/off/rank*.log | grep -c '^FAIL' || true)
 check "without cookies the forgeries break the job ($bad failed checks, exit $rc)" \
 	[ "$bad" -gt 0 ]
