@@ -1913,6 +1913,28 @@ test_alltoall_routes_each_block_once_tagged_with_its_sender(void **state)
 	finish();
 }
 
+/* Port p's one DEADLINE answer, beside any signals a slow walk sent
+ * with it (a period of 100 us passes between two walks of a loaded
+ * machine). */
+static const struct reply *
+answer_among_signals(unsigned int p)
+{
+	const struct reply *answer = NULL;
+	unsigned int k;
+
+	for (k = 0; k < inbox[p].n; k++) {
+		const struct reply *a = &inbox[p].r[k];
+
+		assert_int_equal(a->h.type, ACIS_T_CTRL_ACK);
+		if (a->h.flags & ACIS_F_MULTICAST)
+			continue;
+		assert_null(answer);
+		answer = a;
+	}
+	assert_non_null(answer);
+	return answer;
+}
+
 /* The switch steering progress (doc/sync.md): refusals name the
  * problem; a deadline signals every member; an SSP barrier answers
  * continue to the members it releases. */
@@ -1953,7 +1975,7 @@ test_deadline_and_ssp_answer_members_and_refuse_the_rest(void **state)
 	send_as(1, &h, NULL);
 	run();
 	drain();
-	r = only(1, ACIS_T_CTRL_ACK);
+	r = answer_among_signals(1);
 	assert_int_equal(r->h.status, ACIS_S_OK);
 	assert_int_equal(r->h.opcode, ACIS_CTRL_DEADLINE);
 	run_for(2);
@@ -1980,12 +2002,13 @@ test_deadline_and_ssp_answer_members_and_refuse_the_rest(void **state)
 			signals++;
 		}
 	}
-	/* stopped: no more signals */
+	/* stopped: no more signals (the walk that takes the stop may send
+	 * one more first, on a slow machine: the period is 100 us) */
 	h.msg_size = 0;
 	send_as(1, &h, NULL);
 	run();
 	drain();
-	assert_int_equal(only(1, ACIS_T_CTRL_ACK)->h.status, ACIS_S_OK);
+	assert_int_equal(answer_among_signals(1)->h.status, ACIS_S_OK);
 	run_for(2);
 	expect_quiet();
 	/* a report of an epoch already signalled is late */
@@ -2028,7 +2051,9 @@ test_deadline_and_ssp_answer_members_and_refuse_the_rest(void **state)
 		struct acis_sync_totals t;
 
 		acis_sync_totals(g_sw.coll.sync, &t);
-		assert_int_equal(t.signals, signals);
+		/* and any a slow walk sent beside the answers */
+		assert_true(t.signals >= signals &&
+			    t.signals <= signals + 2 * WORLD);
 		assert_int_equal(t.late, 1);
 		assert_int_equal(t.continues, WORLD);
 	}
