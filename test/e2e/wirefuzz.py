@@ -124,8 +124,10 @@ def main(argv):
     sent = 0
 
     def stop(sig, frame):
-        print("frames %d" % sent, flush=True)
-        sys.exit(0)
+        # straight to the file and out: nothing buffered or raised can
+        # lose the count (the test reads it from this line)
+        os.write(1, b"frames %d\n" % sent)
+        os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
     for i in range(n):
