@@ -743,9 +743,12 @@ umq_stash(acis_ctx_t *ctx, const struct acis_hdr *h, const uint8_t *p,
 	acis_comm_t *c = find_comm(ctx, h->comm);
 	struct umsg *u;
 
-	/* seq - c->seq as signed: ahead of us, within reason */
-	if (c == NULL || (int32_t)(h->seq - c->seq) < 0 ||
-	    (int32_t)(h->seq - c->seq) > (1 << 20) ||
+	/* seq - c->seq as signed: ahead of us, within reason. A
+	 * communicator not known yet is one whose JOIN or SPLIT answer came
+	 * in the same receive as this, ahead of it, and is not taken in yet
+	 * (its members started at once): kept too, the bytes bounded */
+	if ((c != NULL && ((int32_t)(h->seq - c->seq) < 0 ||
+			   (int32_t)(h->seq - c->seq) > (1 << 20))) ||
 	    ctx->umq_bytes + len > UMQ_MAX_BYTES)
 		return -1;
 	u = malloc(sizeof(*u) + len);
