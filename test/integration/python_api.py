@@ -57,6 +57,8 @@ JOB_MUTE = 13     # no answer to any data but barriers
 JOB_NACK = 14     # every chunk but barriers refused: mismatch
 JOB_FORGED = 15   # JOIN answered first without the rank's cookie
 JOB_PAIR = 16     # two ranks, the switch playing rank 1 in alltoall
+JOB_EAGER = 17    # two ranks: rank 1's bcast block comes before the JOIN's
+                  # answer, as it may in one receive with it
 UNKNOWN_COMM = 999
 
 
@@ -93,6 +95,13 @@ class FakeSwitch(threading.Thread):
                 self.reply(to, h, T_CTRL_ACK, status=S_RANK_TAKEN)
                 return
             self.sizes[job] = f["root"]
+            if job == JOB_EAGER:
+                # the world's first collective, a bcast from rank 1:
+                # its block to rank 0, ahead of the JOIN's answer
+                self.reply(to, h, T_RESULT, struct.pack("<2i", 7, -7),
+                           opcode=C_BCAST, comm=WORLD, rank=0, root=1,
+                           seq=0, chunk=0, msg_size=8, chunk_size=1416,
+                           dtype=acis.dtype_code(np.int32), flags=0x02)
             if job == JOB_FORGED:
                 # what another host could send in the switch's name
                 self.reply(to, h, T_CTRL_ACK, comm=WORLD, status=S_OK,
@@ -565,6 +574,17 @@ def test_alltoall_sends_each_block_to_its_rank():
         out = np.empty(2000, np.int32)
         assert w.ialltoall(x, out).wait() is out
         assert np.array_equal(out, want.reshape(-1))
+
+
+def test_a_block_before_its_communicators_answer_is_kept():
+    """The first collective's block may come in the same receive as
+    the JOIN's answer, ahead of it, before the world exists here: it is
+    kept with the results that came early, and the bcast finds it (a
+    block dropped then would wait for a resend the sender makes only
+    after its RTO)."""
+    with context(job=JOB_EAGER, size=2) as ctx:
+        got = ctx.world.bcast(np.zeros(2, np.int32), root=1)
+        assert list(got) == [7, -7], got
 
 
 def test_nonblocking_requests_wait_test_and_waitall():
