@@ -158,15 +158,7 @@ stop_one() {
 	[ -f "$state/$name.pid" ] || return 0
 	pid=$(cat "$state/$name.pid")
 	rm -f "$state/$name.pid"
-	kill -0 "$pid" 2>/dev/null || { acis_eal_files_remove "$prefix-$name"; return 0; }
-	kill -CONT "$pid" 2>/dev/null || true
-	kill -INT "$pid" 2>/dev/null || true
-	if ! acis_wait_for 100 bash -c "! kill -0 $pid 2>/dev/null"; then
-		acis_warn "switch $name ($pid) did not stop in 10 s: killed"
-		kill -KILL "$pid" 2>/dev/null || true
-		acis_wait_for 50 bash -c "! kill -0 $pid 2>/dev/null" || true
-	fi
-	acis_eal_files_remove "$prefix-$name"
+	acis_switch_stop_pid "$pid" "$prefix-$name"
 }
 
 stop() {

@@ -92,20 +92,28 @@ acis_switch_start() {
 # counters on the way out) and wait for it.
 acis_switch_stop() {
 	[ -n "${ACIS_SW_PID:-}" ] || return 0
-	# a switch paused with SIGSTOP (e2e.sh) hears SIGINT once continued
-	kill -CONT "$ACIS_SW_PID" 2>/dev/null || true
-	kill -INT "$ACIS_SW_PID" 2>/dev/null || true
-	wait "$ACIS_SW_PID" 2>/dev/null || true
-	# a switch this shell did not start is no child to wait for: see it
-	# go before its files do (a second switch may take the prefix next)
-	if ! acis_wait_for 100 bash -c "! kill -0 $ACIS_SW_PID 2>/dev/null"; then
-		acis_warn "acis-switch $ACIS_SW_PID did not stop in 10 s: killed"
-		kill -KILL "$ACIS_SW_PID" 2>/dev/null || true
-		acis_wait_for 50 bash -c "! kill -0 $ACIS_SW_PID 2>/dev/null" || true
-	fi
-	acis_eal_files_remove "${ACIS_SW_PREFIX:-}"
+	acis_switch_stop_pid "$ACIS_SW_PID" "${ACIS_SW_PREFIX:-}"
 	ACIS_SW_PID=
 	ACIS_SW_PREFIX=
+}
+
+# Stop the acis-switch of PID on EAL file prefix PREFIX (SIGINT, SIGKILL
+# after 10 s) and remove what it left of its files:
+#   acis_switch_stop_pid PID PREFIX
+acis_switch_stop_pid() {
+	local pid=$1 prefix=$2
+	# a switch paused with SIGSTOP (e2e.sh) hears SIGINT once continued
+	kill -CONT "$pid" 2>/dev/null || true
+	kill -INT "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	# a switch this shell did not start is no child to wait for: see it
+	# go before its files do (a second switch may take the prefix next)
+	if ! acis_wait_for 100 bash -c "! kill -0 $pid 2>/dev/null"; then
+		acis_warn "acis-switch $pid did not stop in 10 s: killed"
+		kill -KILL "$pid" 2>/dev/null || true
+		acis_wait_for 50 bash -c "! kill -0 $pid 2>/dev/null" || true
+	fi
+	acis_eal_files_remove "$prefix"
 }
 
 # End (SIGKILL) every process in the testbed's host namespaces: the ranks

@@ -852,35 +852,18 @@ MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	return MPI_SUCCESS;
 }
 
-int
-MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-	      void *recvbuf, int recvcount, MPI_Datatype recvtype,
-	      MPI_Comm comm)
-{
-	const enum acis_mpi_coll k = ACIS_MPI_ALLGATHER;
-	acis_comm_t *ac = take(comm, k);
-	size_t bytes;
-	uint64_t t0;
-	int rc;
+/* allgather and alltoall (k): blocks of the same bytes moved as bytes,
+ * by the switch (acis) or, when it cannot, the library (pmpi). */
+typedef int (*blocks_pmpi_fn)(const void *, int, MPI_Datatype, void *, int,
+			      MPI_Datatype, MPI_Comm);
+typedef int (*blocks_acis_fn)(const void *, void *, size_t, enum acis_dtype,
+			      acis_comm_t *);
 
-	if (ac == NULL || !blocks_check(k, sendbuf, sendcount, sendtype,
-					 recvcount, recvtype, &bytes))
-		return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf,
-				      recvcount, recvtype, comm);
-	t0 = now_ns();
-	rc = acis_allgather(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac);
-	if (rc != ACIS_OK)
-		return failed(comm, k, rc);
-	done(k, bytes, t0);
-	return MPI_SUCCESS;
-}
-
-int
-MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-	     void *recvbuf, int recvcount, MPI_Datatype recvtype,
-	     MPI_Comm comm)
+static int
+blocks_call(enum acis_mpi_coll k, blocks_pmpi_fn pmpi, blocks_acis_fn acis,
+	    const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	const enum acis_mpi_coll k = ACIS_MPI_ALLTOALL;
 	acis_comm_t *ac = take(comm, k);
 	size_t bytes;
 	uint64_t t0;
@@ -888,14 +871,34 @@ MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
 	if (ac == NULL || !blocks_check(k, sendbuf, sendcount, sendtype,
 					recvcount, recvtype, &bytes))
-		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf,
-				     recvcount, recvtype, comm);
+		return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+			    recvtype, comm);
 	t0 = now_ns();
-	rc = acis_alltoall(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac);
+	rc = acis(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac);
 	if (rc != ACIS_OK)
 		return failed(comm, k, rc);
 	done(k, bytes, t0);
 	return MPI_SUCCESS;
+}
+
+int
+MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	      MPI_Comm comm)
+{
+	return blocks_call(ACIS_MPI_ALLGATHER, PMPI_Allgather, acis_allgather,
+			   sendbuf, sendcount, sendtype, recvbuf, recvcount,
+			   recvtype, comm);
+}
+
+int
+MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	     MPI_Comm comm)
+{
+	return blocks_call(ACIS_MPI_ALLTOALL, PMPI_Alltoall, acis_alltoall,
+			   sendbuf, sendcount, sendtype, recvbuf, recvcount,
+			   recvtype, comm);
 }
 
 int
@@ -1324,34 +1327,18 @@ MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	return nb_start(k, q, bytes, request);
 }
 
-int
-MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-	       void *recvbuf, int recvcount, MPI_Datatype recvtype,
-	       MPI_Comm comm, MPI_Request *request)
-{
-	const enum acis_mpi_coll k = ACIS_MPI_ALLGATHER;
-	acis_comm_t *ac = take(comm, k);
-	acis_req_t *q = NULL;
-	size_t bytes;
-	int rc;
+/* The same, non-blocking. */
+typedef int (*iblocks_pmpi_fn)(const void *, int, MPI_Datatype, void *, int,
+			       MPI_Datatype, MPI_Comm, MPI_Request *);
+typedef int (*iblocks_acis_fn)(const void *, void *, size_t, enum acis_dtype,
+			       acis_comm_t *, acis_req_t **);
 
-	if (ac == NULL || !blocks_check(k, sendbuf, sendcount, sendtype,
-					 recvcount, recvtype, &bytes))
-		return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf,
-				       recvcount, recvtype, comm, request);
-	rc = acis_iallgather(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac,
-			     &q);
-	if (rc != ACIS_OK)
-		return failed(comm, k, rc);
-	return nb_start(k, q, bytes, request);
-}
-
-int
-MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-	      void *recvbuf, int recvcount, MPI_Datatype recvtype,
-	      MPI_Comm comm, MPI_Request *request)
+static int
+iblocks_call(enum acis_mpi_coll k, iblocks_pmpi_fn pmpi, iblocks_acis_fn acis,
+	     const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	     MPI_Comm comm, MPI_Request *request)
 {
-	const enum acis_mpi_coll k = ACIS_MPI_ALLTOALL;
 	acis_comm_t *ac = take(comm, k);
 	acis_req_t *q = NULL;
 	size_t bytes;
@@ -1359,13 +1346,32 @@ MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
 	if (ac == NULL || !blocks_check(k, sendbuf, sendcount, sendtype,
 					recvcount, recvtype, &bytes))
-		return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf,
-				      recvcount, recvtype, comm, request);
-	rc = acis_ialltoall(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac,
-			    &q);
+		return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+			    recvtype, comm, request);
+	rc = acis(in_place(sendbuf), recvbuf, bytes, ACIS_UINT8, ac, &q);
 	if (rc != ACIS_OK)
 		return failed(comm, k, rc);
 	return nb_start(k, q, bytes, request);
+}
+
+int
+MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	       void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	return iblocks_call(ACIS_MPI_ALLGATHER, PMPI_Iallgather,
+			    acis_iallgather, sendbuf, sendcount, sendtype,
+			    recvbuf, recvcount, recvtype, comm, request);
+}
+
+int
+MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	      MPI_Comm comm, MPI_Request *request)
+{
+	return iblocks_call(ACIS_MPI_ALLTOALL, PMPI_Ialltoall, acis_ialltoall,
+			    sendbuf, sendcount, sendtype, recvbuf, recvcount,
+			    recvtype, comm, request);
 }
 
 int
