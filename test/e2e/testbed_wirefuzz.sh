@@ -56,7 +56,9 @@ fuzz_stop() { # frames the fuzzer sent
 	kill -TERM "$fuzzer" 2>/dev/null || true
 	wait "$fuzzer" 2>/dev/null || true
 	fuzzer=
-	grep -o 'frames [0-9]*' "$DIR/fuzz.log" | grep -o '[0-9]*' || echo 0
+	# the last count it wrote (it writes one every half second too)
+	{ grep -o 'frames [0-9]*' "$DIR/fuzz.log" || echo 'frames 0'; } |
+		tail -n 1 | grep -o '[0-9]*'
 }
 # a warm-up: a run of 30 rounds, timed, beside 3 s of fuzz (the switch's
 # pool and rings touched as deep as a fuzz goes), then the figures the

@@ -12,7 +12,8 @@ one or more of: bits flipped anywhere past Ethernet, header fields set
 to random or edge values, the frame cut short or padded, the UDP or IP
 checksum wrong or absent, one or two VLAN tags, a fragment flag, IP
 options. Frames are seeded: the same SEED sends the same frames. Stops after
-FRAMES frames, SECONDS seconds or SIGTERM; prints how many it sent.
+FRAMES frames, SECONDS seconds or SIGTERM; prints how many it sent (and
+the count so far every half second).
 """
 import os
 import random
@@ -112,6 +113,7 @@ def main(argv):
     iface, sw_ip, sw_mac = argv[1], socket.inet_aton(argv[2]), mac(argv[3])
     job, comm, n = int(argv[4]), int(argv[5]), int(argv[6])
     end = time.monotonic() + float(argv[7])
+    next_report = time.monotonic() + 0.5
     seed = int(argv[8])
     members = []
     for m in argv[9:]:
@@ -131,8 +133,14 @@ def main(argv):
 
     signal.signal(signal.SIGTERM, stop)
     for i in range(n):
-        if i % 256 == 0 and time.monotonic() > end:
-            break
+        if i % 256 == 0:
+            now = time.monotonic()
+            if now > end:
+                break
+            if now >= next_report:
+                # the count so far, should the end not come by SIGTERM
+                os.write(1, b"frames %d\n" % sent)
+                next_report = now + 0.5
         rank = rnd.randrange(len(members) + 1)
         if rank < len(members):
             src_ip, sport = members[rank]
@@ -150,7 +158,7 @@ def main(argv):
             sent += 1
         except OSError:
             pass
-    print("frames %d" % sent)
+    os.write(1, b"frames %d\n" % sent)
 
 
 if __name__ == "__main__":
