@@ -22,6 +22,10 @@
  *                    before the counts says how many rounds on the world
  *                    passed after the last one, and the most in a row
  *                    after any)
+ *                   [--fold EXPR]  (the world's reductions fold in a
+ *                    fabric's tree: the reference folds as the tree
+ *                    does, e.g. "((0,1),(2,3))" for two leaves of two
+ *                    members each; acis-fabric fold prints it)
  *                   [--attach FILE]  (after joining, wait for FILE to
  *                    hold "ID RANKS" of a communicator made through
  *                    management, e.g. "65538 0,2", and run on it too)
@@ -148,14 +152,155 @@ fill(unsigned int dt, uint32_t rank, uint64_t first, size_t n, uint8_t *buf)
 		value(dt, rank, first + i, buf + i * ds);
 }
 
-/* Rank-order reduction of elements [first, first+n) of every rank. */
+/*
+ * A fabric's fold order (--fold): a group is a switch of the tree, its
+ * units its own members (ranks) and its child switches (groups), folded
+ * in the order of their lowest rank; a child's partial reaches its
+ * parent finished, as the wire carries it (doc/fabric.md).
+ */
+#define FOLD_NODES 4096
+
+struct fold_node {
+	int rank;          /* >= 0: a member; -1: a group */
+	int kid, next;     /* first unit, next sibling (-1: none) */
+	uint32_t low;      /* lowest rank below */
+};
+
+static struct fold_node fold_pool[FOLD_NODES];
+static int fold_n, fold_root = -1;
+static uint32_t fold_ranks; /* ranks the expression names */
+static int fold_active;     /* the world's collectives are running */
+
+static int
+fold_parse(const char **p)
+{
+	int me, last = -1;
+
+	while (**p == ' ')
+		(*p)++;
+	if (fold_n == FOLD_NODES)
+		return -1;
+	me = fold_n++;
+	fold_pool[me].kid = fold_pool[me].next = -1;
+	if (**p != '(') {
+		char *end;
+		unsigned long r = strtoul(*p, &end, 10);
+
+		if (end == *p || r > 65535)
+			return -1;
+		*p = end;
+		fold_pool[me].rank = (int)r;
+		fold_pool[me].low = (uint32_t)r;
+		fold_ranks++;
+		return me;
+	}
+	(*p)++;
+	fold_pool[me].rank = -1;
+	fold_pool[me].low = UINT32_MAX;
+	for (;;) {
+		int k = fold_parse(p), *pp;
+
+		if (k < 0)
+			return -1;
+		/* keep the units sorted by their lowest rank */
+		for (pp = &fold_pool[me].kid;
+		     *pp >= 0 && fold_pool[*pp].low < fold_pool[k].low;
+		     pp = &fold_pool[*pp].next)
+			;
+		fold_pool[k].next = *pp;
+		*pp = k;
+		if (fold_pool[k].low < fold_pool[me].low)
+			fold_pool[me].low = fold_pool[k].low;
+		last = k;
+		while (**p == ' ')
+			(*p)++;
+		if (**p == ')') {
+			(*p)++;
+			return last < 0 ? -1 : me;
+		}
+		if (**p != ',')
+			return -1;
+		(*p)++;
+	}
+}
+
+/* Parse --fold: 0, or -1 with the expression not a tree of ranks
+ * 0..n-1, each once. */
+static int
+fold_load(const char *text)
+{
+	const char *p = text;
+	uint8_t *seen;
+	uint32_t i;
+	int k, ok = 1;
+
+	fold_root = fold_parse(&p);
+	while (*p == ' ')
+		p++;
+	if (fold_root < 0 || *p != '\0' || fold_pool[fold_root].rank >= 0)
+		return -1;
+	seen = calloc(fold_ranks, 1);
+	if (seen == NULL)
+		return -1;
+	for (k = 0; k < fold_n; k++) {
+		int r = fold_pool[k].rank;
+
+		if (r < 0)
+			continue;
+		if ((uint32_t)r >= fold_ranks || seen[r])
+			ok = 0;
+		else
+			seen[r] = 1;
+	}
+	for (i = 0; i < fold_ranks; i++)
+		ok &= seen[i];
+	free(seen);
+	return ok ? 0 : -1;
+}
+
+/* Node k's value of elements [first, first+n), as the wire has it. */
+static void
+fold_value(int k, unsigned int dt, unsigned int op, uint64_t first, size_t n,
+	   uint8_t *out)
+{
+	unsigned int ds = acis_dtype_size(dt), as = acis_acc_size(dt);
+	uint8_t *acc, *tmp;
+	int u;
+
+	if (fold_pool[k].rank >= 0) {
+		fill(dt, (uint32_t)fold_pool[k].rank, first, n, out);
+		return;
+	}
+	acc = malloc(n * as + 8);
+	tmp = malloc(n * ds + 8);
+	for (u = fold_pool[k].kid; u >= 0; u = fold_pool[u].next) {
+		fold_value(u, dt, op, first, n, tmp);
+		if (u == fold_pool[k].kid)
+			acis_reduce_init_scalar(dt, acc, tmp, n);
+		else
+			acis_reduce_fold_scalar(dt, op, acc, tmp, n);
+	}
+	acis_reduce_finish_scalar(dt, out, acc, n);
+	free(acc);
+	free(tmp);
+}
+
+/* Rank-order reduction of elements [first, first+n) of every rank (on
+ * the world with --fold, the fabric's tree order). */
 static void
 reference_reduce(unsigned int dt, unsigned int op, uint32_t P, uint64_t first,
 		 size_t n, uint8_t *out)
 {
 	unsigned int ds = acis_dtype_size(dt), as = acis_acc_size(dt);
-	uint8_t *acc = malloc(n * as + 8), *tmp = malloc(n * ds + 8);
+	uint8_t *acc, *tmp;
 	uint32_t r;
+
+	if (fold_active && fold_root >= 0 && P == fold_ranks) {
+		fold_value(fold_root, dt, op, first, n, out);
+		return;
+	}
+	acc = malloc(n * as + 8);
+	tmp = malloc(n * ds + 8);
 
 	for (r = 0; r < P; r++) {
 		fill(dt, r, first, n, tmp);
@@ -546,6 +691,7 @@ main(int argc, char **argv)
 		{"attach", required_argument, NULL, 'A'},
 		{"repeat", required_argument, NULL, 'R'},
 		{"keep-going", no_argument, NULL, 'K'},
+		{"fold", required_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0},
 	};
 	struct acis_config cfg;
@@ -611,6 +757,15 @@ main(int argc, char **argv)
 		case 'K':
 			keep_going = 1;
 			break;
+		case 'F':
+			if (fold_load(optarg) != 0) {
+				fprintf(stderr, "acis-coll-check: --fold: "
+					"expected a tree of the ranks 0..P-1, "
+					"each once, like ((0,1),(2,3)); found "
+					"'%s'\n", optarg);
+				return 2;
+			}
+			break;
 		default:
 			fprintf(stderr, "usage: see the comment in acis-coll-check.c\n");
 			return 2;
@@ -627,7 +782,9 @@ main(int argc, char **argv)
 	do {
 		unsigned int f0 = failed;
 
+		fold_active = 1;
 		run_all(ctx, acis_comm_world(ctx), &o, "world");
+		fold_active = 0;
 		passes_since_fail = failed != f0 ? 0 : passes_since_fail + 1;
 		if (failed != 0 && passes_since_fail > best_after_fail)
 			best_after_fail = passes_since_fail;

@@ -26,6 +26,7 @@ usage(FILE *f)
 	fprintf(f, "usage: acis-fabric check FILE\n"
 		   "       acis-fabric routes FILE\n"
 		   "       acis-fabric tree FILE HOST... | all\n"
+		   "       acis-fabric fold FILE HOST... | all\n"
 		   "       acis-fabric list FILE\n"
 		   "       acis-fabric pipeline FILE SWITCH\n");
 }
@@ -81,16 +82,18 @@ routes(const struct acis_fabric *f)
 	}
 }
 
-static int
-tree(const struct acis_fabric *f, int argc, char **argv)
+/* The hosts named (or all), in order: rank i is m[i]. NULL on a bad
+ * name (said) or no memory. */
+static uint16_t *
+members(const struct acis_fabric *f, int argc, char **argv, unsigned int *np)
 {
-	uint16_t *m = malloc((f->n_hosts + (unsigned int)argc) * sizeof(*m));
-	struct acis_fabric_tree t;
+	uint16_t *m = malloc((f->n_hosts * (unsigned int)argc + 1) *
+			     sizeof(*m));
 	unsigned int n = 0, a;
 	int i;
 
 	if (m == NULL)
-		return 1;
+		return NULL;
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "all") == 0) {
 			for (a = 0; a < f->n_hosts; a++)
@@ -103,10 +106,23 @@ tree(const struct acis_fabric *f, int argc, char **argv)
 			fprintf(stderr, "acis-fabric: no host '%s' in the "
 				"topology\n", argv[i]);
 			free(m);
-			return 1;
+			return NULL;
 		}
 		m[n++] = (uint16_t)h;
 	}
+	*np = n;
+	return m;
+}
+
+static int
+tree(const struct acis_fabric *f, int argc, char **argv)
+{
+	struct acis_fabric_tree t;
+	unsigned int n = 0, a;
+	uint16_t *m = members(f, argc, argv, &n);
+
+	if (m == NULL)
+		return 1;
 	if (acis_fabric_tree(f, m, n, &t) != 0) {
 		fprintf(stderr, "acis-fabric: no tree for these hosts\n");
 		free(m);
@@ -129,6 +145,103 @@ tree(const struct acis_fabric *f, int argc, char **argv)
 	acis_fabric_tree_free(&t);
 	free(m);
 	return 0;
+}
+
+/* The lowest rank at or below switch s of tree t (UINT32_MAX: none). */
+static uint32_t
+lowest(const struct acis_fabric *f, const struct acis_fabric_tree *t,
+       const uint16_t *m, unsigned int n, unsigned int s)
+{
+	uint32_t low = UINT32_MAX, r;
+	unsigned int c;
+
+	for (r = 0; r < n; r++)
+		if (f->hosts[m[r]].sw == s && r < low)
+			low = r;
+	for (c = 0; c < f->n_switches; c++)
+		if (t->in[c] && t->up[c] != ACIS_FABRIC_NONE &&
+		    f->sw[c].ports[t->up[c]].peer == s) {
+			uint32_t l = lowest(f, t, m, n, c);
+
+			if (l < low)
+				low = l;
+		}
+	return low;
+}
+
+struct unit {
+	uint32_t low;
+	int sw; /* -1: a member, rank low */
+};
+
+static int
+unit_cmp(const void *a, const void *b)
+{
+	const struct unit *x = a, *y = b;
+
+	return x->low < y->low ? -1 : x->low > y->low;
+}
+
+/* Switch s's fold: its units (members, child switches) by lowest rank,
+ * as acis-coll-check --fold reads it. */
+static int
+fold_of(const struct acis_fabric *f, const struct acis_fabric_tree *t,
+	const uint16_t *m, unsigned int n, unsigned int s)
+{
+	struct unit *u = malloc((n + f->n_switches) * sizeof(*u));
+	unsigned int k = 0, c, i;
+	uint32_t r;
+
+	if (u == NULL)
+		return -1;
+	for (r = 0; r < n; r++)
+		if (f->hosts[m[r]].sw == s)
+			u[k++] = (struct unit){r, -1};
+	for (c = 0; c < f->n_switches; c++)
+		if (t->in[c] && t->up[c] != ACIS_FABRIC_NONE &&
+		    f->sw[c].ports[t->up[c]].peer == s) {
+			uint32_t l = lowest(f, t, m, n, c);
+
+			if (l != UINT32_MAX)
+				u[k++] = (struct unit){l, (int)c};
+		}
+	qsort(u, k, sizeof(*u), unit_cmp);
+	putchar('(');
+	for (i = 0; i < k; i++) {
+		if (i != 0)
+			putchar(',');
+		if (u[i].sw < 0)
+			printf("%u", u[i].low);
+		else if (fold_of(f, t, m, n, (unsigned int)u[i].sw) != 0)
+			break;
+	}
+	putchar(')');
+	free(u);
+	return i == k ? 0 : -1;
+}
+
+/* The order a communicator of these hosts (rank i on the i-th) folds
+ * in the tree (doc/fabric.md). */
+static int
+fold(const struct acis_fabric *f, int argc, char **argv)
+{
+	struct acis_fabric_tree t;
+	unsigned int n = 0;
+	uint16_t *m = members(f, argc, argv, &n);
+	int rc;
+
+	if (m == NULL)
+		return 1;
+	if (acis_fabric_tree(f, m, n, &t) != 0) {
+		fprintf(stderr, "acis-fabric: no tree for these hosts\n");
+		free(m);
+		return 1;
+	}
+	rc = fold_of(f, &t, m, n, t.root);
+	putchar('\n');
+	acis_fabric_tree_free(&t);
+	free(m);
+	return rc != 0;
 }
 
 /* A switch's address and MAC: the file's, or numbered from its index
@@ -193,7 +306,8 @@ list(const struct acis_fabric *f)
  * host port is AF_PACKET on interface pN of the switch's namespace, a
  * link is a net_memif pair whose server is the switch of lower index,
  * its socket SERVER-pM.sock in $ACIS_MEMIF_DIR. Links outside the
- * flooding tree neither flood nor learn.
+ * flooding tree neither flood nor learn; a link of the tree names the
+ * switch at its other end (peer), which communicators fold through.
  */
 static int
 pipeline(const struct acis_fabric *f, const char *file, const char *name)
@@ -244,9 +358,21 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name)
 			       server ? w->name : f->sw[q->peer].name,
 			       server ? p : q->peer_port);
 		}
-		if (!f->flood[(unsigned int)k * ACIS_FABRIC_MAX_PORTS + p])
+		if (!f->flood[(unsigned int)k * ACIS_FABRIC_MAX_PORTS + p]) {
 			printf("flood = off\n");
+		} else if (q->kind == ACIS_FABRIC_TO_SWITCH) {
+			/* a tree link: the switch there folds with this one */
+			char pip[16], pmac[18];
+
+			if (switch_ip(f, q->peer, pip, sizeof(pip)) != 0)
+				return 1;
+			switch_mac(f, q->peer, pmac, sizeof(pmac));
+			printf("peer = %s %s\n", pip, pmac);
+		}
 	}
+	/* communicators fold in the tree ($ACIS_FOLD=off: the unicast
+	 * baseline, every member's frames to the root) */
+	printf("\n[collective]\nfold = ${ACIS_FOLD:-on}\n");
 	/* each link's shaping, on this end's TX */
 	for (p = 0; p < w->n_ports; p++) {
 		char buf[ACIS_FABRIC_SHAPE_LEN], *tok, *save = NULL;
@@ -282,10 +408,12 @@ main(int argc, char **argv)
 			 strcmp(argv[1], "routes") != 0 &&
 			 strcmp(argv[1], "list") != 0 &&
 			 strcmp(argv[1], "pipeline") != 0 &&
-			 strcmp(argv[1], "tree") != 0) ||
-	    (strcmp(argv[1], "tree") == 0 && argc < 4) ||
+			 strcmp(argv[1], "tree") != 0 &&
+			 strcmp(argv[1], "fold") != 0) ||
+	    ((strcmp(argv[1], "tree") == 0 || strcmp(argv[1], "fold") == 0) &&
+	     argc < 4) ||
 	    (strcmp(argv[1], "pipeline") == 0 && argc != 4) ||
-	    (strcmp(argv[1], "tree") != 0 &&
+	    (strcmp(argv[1], "tree") != 0 && strcmp(argv[1], "fold") != 0 &&
 	     strcmp(argv[1], "pipeline") != 0 && argc != 3)) {
 		usage(stderr);
 		return 2;
@@ -303,6 +431,8 @@ main(int argc, char **argv)
 		rc = list(f);
 	else if (strcmp(argv[1], "pipeline") == 0)
 		rc = pipeline(f, argv[2], argv[3]);
+	else if (strcmp(argv[1], "fold") == 0)
+		rc = fold(f, argc - 3, argv + 3);
 	else
 		rc = tree(f, argc - 3, argv + 3);
 	acis_fabric_free(f);

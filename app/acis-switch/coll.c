@@ -58,6 +58,12 @@ retire(void *obj, void (*destroy)(void *), void *arg)
 		retire_overflow++; /* leak rather than free under a reader */
 }
 
+void
+acis_coll_retire(void *obj, void (*destroy)(void *))
+{
+	retire(obj, destroy, &g_sw.coll);
+}
+
 /* A contribution's mbuf that held a slot's accumulator (acis_agg_lend),
  * back when the slot closes; the members' result frames that still carry
  * it as their payload segment hold their own references. */
@@ -114,7 +120,8 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 	memset(&dqp, 0, sizeof(dqp));
 	dqp.name = "acis_retire";
 	dqp.flags = RTE_RCU_QSBR_DQ_MT_UNSAFE; /* under the control lock */
-	dqp.size = 4 * (pl->max_comms + pl->max_jobs) + 64;
+	dqp.size = 4 * (pl->max_comms + pl->max_jobs) + 64 +
+		   2 * pl->max_comms; /* and trees */
 	dqp.esize = sizeof(struct retired);
 	dqp.trigger_reclaim_limit = 0;
 	dqp.max_reclaim_size = dqp.size;
@@ -124,6 +131,20 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 	if (co->dq == NULL) {
 		snprintf(err, len, "cannot create the RCU defer queue");
 		return -ENOMEM;
+	}
+	/* a fabric: ports whose peer folds with this switch */
+	for (i = 0; pl->fold && i < pl->n_ports && i < 64; i++)
+		if (pl->ports[i].has_peer)
+			co->links |= 1ull << i;
+	if (co->links != 0) {
+		co->trees = acis_tree_table_create(2 * pl->max_comms);
+		co->tctl = calloc(1, sizeof(*co->tctl));
+		if (co->trees == NULL || co->tctl == NULL) {
+			snprintf(err, len, "out of memory for the fabric's "
+				 "trees");
+			return -ENOMEM;
+		}
+		g_sw.ccfg.transit = 1;
 	}
 	for (i = 0; i < g_sw.n_lcores; i++) {
 		struct acis_lcore_ctx *lc = g_sw.lcores[i];
@@ -159,6 +180,19 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 		}
 		acis_agg_on_release(sh->agg, release_mbuf);
 		acis_agg_set_lend_max(sh->agg, g_sw.lend_max);
+		if (co->links != 0) {
+			sh->tagg = acis_agg_create(pl->slots, pl->max_ranks,
+						   co->acc_bytes);
+			if (sh->tagg == NULL) {
+				snprintf(err, len, "%s: cannot allocate %u "
+					 "tree slots for lcore %u (lower "
+					 "[collective] slots or max_ranks)",
+					 pl->path, pl->slots, lc->lcore_id);
+				return -ENOMEM;
+			}
+			acis_agg_on_release(sh->tagg, release_mbuf);
+			acis_agg_set_lend_max(sh->tagg, g_sw.lend_max);
+		}
 		co->shards[lc->worker_index] = sh;
 		lc->shard = sh;
 	}
@@ -193,12 +227,27 @@ acis_coll_fini(void)
 			sh->ctrl_head = (sh->ctrl_head + 1) % ACIS_CTRL_FANS;
 		}
 		acis_agg_free(co->shards[i]->agg);
+		acis_agg_free(co->shards[i]->tagg);
 		rte_free(co->shards[i]->act);
 		rte_free(co->shards[i]);
 		co->shards[i] = NULL;
 	}
 	rte_free(co->qsbr);
 	co->qsbr = NULL;
+	if (co->tctl != NULL) {
+		for (i = 0; i < ACIS_TREE_INSTALLS; i++) {
+			acis_tree_free(co->tctl->in[i].t);
+			free(co->tctl->in[i].eps);
+		}
+		for (i = 0; i < ACIS_TREE_ASSEMBLIES; i++) {
+			free(co->tctl->as[i].seen);
+			free(co->tctl->as[i].eps);
+		}
+		free(co->tctl);
+		co->tctl = NULL;
+	}
+	acis_tree_table_free(co->trees);
+	co->trees = NULL;
 	acis_sw_sync_fini();
 }
 
@@ -304,6 +353,25 @@ acis_coll_weigh(uint32_t job)
 
 /* ---- telemetry ---- */
 
+/* Slots the trees held below their root take now, every worker. */
+static uint64_t
+tree_slots_in_use(void)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(g_sw.coll.shards); i++) {
+		const struct acis_coll_shard *sh = g_sw.coll.shards[i];
+		struct acis_agg_stats a;
+
+		if (sh == NULL || sh->tagg == NULL)
+			continue;
+		acis_agg_get_stats(sh->tagg, &a);
+		n += a.in_use;
+	}
+	return n;
+}
+
 static int
 tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -376,6 +444,20 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 				  acis_coll_fanouts_pending());
 	rte_tel_data_add_dict_u64(d, "answers_sent_late", s.answers_sent_late);
 	rte_tel_data_add_dict_u64(d, "answers_dropped", s.answers_dropped);
+	rte_tel_data_add_dict_u64(d, "trees",
+				  g_sw.coll.trees != NULL ?
+				  acis_tree_count(g_sw.coll.trees) : 0);
+	rte_tel_data_add_dict_u64(d, "tree_slots_in_use", tree_slots_in_use());
+	rte_tel_data_add_dict_u64(d, "partials_in", s.partials_in);
+	rte_tel_data_add_dict_u64(d, "partials_up", s.partials_up);
+	rte_tel_data_add_dict_u64(d, "results_down", s.results_down);
+	rte_tel_data_add_dict_u64(d, "results_from_parent",
+				  s.results_from_parent);
+	rte_tel_data_add_dict_u64(d, "tree_passed", s.tree_passed);
+	rte_tel_data_add_dict_u64(d, "tree_late", s.tree_late);
+	rte_tel_data_add_dict_u64(d, "installs_sent", s.installs_sent);
+	rte_tel_data_add_dict_u64(d, "installs_taken", s.installs_taken);
+	rte_tel_data_add_dict_u64(d, "installs_refused", s.installs_refused);
 	rte_tel_data_add_dict_u64(d, "deadlines_set", s.deadlines_set);
 	rte_tel_data_add_dict_u64(d, "deadline_signals", s.deadline_signals);
 	/* the whole pool's, read without stopping the lcores (approximate
@@ -391,6 +473,56 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 		snprintf(name, sizeof(name), "completed_%s", acis_coll_name(i));
 		rte_tel_data_add_dict_u64(d, name, s.completed[i]);
 	}
+	return 0;
+}
+
+static void
+ip_str(uint32_t ip, char *buf, size_t len)
+{
+	const uint8_t *b = (const uint8_t *)&ip;
+
+	snprintf(buf, len, "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
+}
+
+/* One tree: "root=IP job=J size=P covered=N units=U up=pN children=
+ * pN:IP:LEADER+COUNT,..." */
+static void
+tree_cb(const struct acis_tree *t, void *arg)
+{
+	struct rte_tel_data *d = arg;
+	char name[48], val[RTE_TEL_MAX_STRING_LEN], ip[16], cip[16];
+	size_t o;
+	uint32_t k;
+
+	ip_str(t->root_ip, ip, sizeof(ip));
+	snprintf(name, sizeof(name), "%s/%u", ip, t->ctx);
+	o = (size_t)snprintf(val, sizeof(val),
+			     "%s job=%u size=%u covered=%u units=%u up=%s%u "
+			     "children=", t->is_root ? "root" : "below",
+			     t->job, t->size, t->covered, acis_tree_units(t),
+			     t->is_root ? "-" : "p", t->is_root ? 0 :
+			     t->up.port);
+	for (k = 0; k < t->n_children && o + 40 < sizeof(val); k++) {
+		ip_str(t->child[k].ep.ip, cip, sizeof(cip));
+		o += (size_t)snprintf(val + o, sizeof(val) - o,
+				      "%sp%u:%s:%u+%u", k ? "," : "",
+				      t->child[k].port, cip, t->child[k].leader,
+				      t->child[k].count);
+	}
+	if (t->n_children == 0 && o + 5 < sizeof(val))
+		snprintf(val + o, sizeof(val) - o, "none");
+	rte_tel_data_add_dict_string(d, name, val);
+}
+
+static int
+tel_trees(struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	if (g_sw.coll.trees == NULL)
+		return 0;
+	rte_spinlock_lock(&g_sw.coll.lock);
+	acis_tree_foreach(g_sw.coll.trees, tree_cb, d);
+	rte_spinlock_unlock(&g_sw.coll.lock);
 	return 0;
 }
 
@@ -446,11 +578,16 @@ comm_cb(const struct acis_comm *c, void *arg)
 	rte_tel_data_add_dict_string(d, name, val);
 }
 
+/* /acis/comms, or /acis/comms,trees: a fabric's trees at this switch
+ * (doc/fabric.md) -- the telemetry library takes only so many commands */
 static int
 tel_comms(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	RTE_SET_USED(cmd);
-	RTE_SET_USED(params);
+	if (params != NULL && strcmp(params, "trees") == 0)
+		return tel_trees(d);
+	if (params != NULL && *params != '\0')
+		return -EINVAL;
 	rte_tel_data_start_dict(d);
 	rte_spinlock_lock(&g_sw.coll.lock);
 	acis_ct_foreach(g_sw.coll.ct, comm_cb, d);
@@ -636,7 +773,7 @@ acis_coll_telemetry_register(void)
 	rc |= rte_telemetry_register_cmd("/acis/jobs", tel_jobs,
 		"Jobs: size, ranks joined, world communicator. No parameters");
 	rc |= rte_telemetry_register_cmd("/acis/comms", tel_comms,
-		"Communicators: job, size, parent, partner set. No parameters");
+		"Communicators: job, size, parent, partners. Parameters: none, or 'trees' (a fabric's trees here)");
 	rc |= rte_telemetry_register_cmd("/acis/comm", tel_comm,
 		"One communicator: members and partner sets. Parameters: CTX[:RANK]");
 	rc |= rte_telemetry_register_cmd("/acis/comm_create", tel_comm_create,

@@ -16,6 +16,7 @@
 #include "acis_comm.h"
 #include "acis_sync.h"
 #include "acis_proto.h"
+#include "acis_tree.h"
 
 struct acis_coll_stats {
 	uint64_t data;          /**< DATA messages taken */
@@ -69,6 +70,22 @@ struct acis_coll_stats {
 				    BUSY) with the worker's share of held
 				    contributions taken: the host sends
 				    them again */
+	/* a fabric's trees (doc/fabric.md) */
+	uint64_t partials_in;   /**< partials folded from child switches */
+	uint64_t partials_up;   /**< partials sent to the parent switch
+				    (again on a member's retransmission) */
+	uint64_t results_down;  /**< results sent to child switches */
+	uint64_t results_from_parent; /**< results taken from the parent and
+				    sent on to members and children */
+	uint64_t tree_passed;   /**< members' DATA passed on to the root
+				    unfolded (their slot here had closed:
+				    the root answers them itself) */
+	uint64_t tree_late;     /**< results from the parent for a slot no
+				    longer waiting (answered already) */
+	uint64_t installs_sent; /**< INSTALL frames sent to child switches */
+	uint64_t installs_taken; /**< trees installed by a parent */
+	uint64_t installs_refused; /**< INSTALLs refused, or children given
+				    up on (their ranks then fold here) */
 	uint64_t deadlines_set; /**< DEADLINE periods set or stopped */
 	uint64_t deadline_signals; /**< deadline signals sent (a member each) */
 } __rte_cache_aligned;
@@ -108,6 +125,9 @@ struct acis_ctrl_fan {
 
 struct acis_coll_shard {
 	struct acis_agg *agg;
+	/* slots of the trees this switch holds below their root, keyed by
+	 * the root's context ids (NULL without fabric links) */
+	struct acis_agg *tagg;
 	struct acis_coll_activity *act; /* [act_mask + 1] */
 	uint32_t act_mask;
 	struct acis_coll_stats st;
@@ -115,6 +135,42 @@ struct acis_coll_shard {
 	uint32_t ctrl_head, ctrl_n;
 	struct acis_ctrl_fan ctrl_fan[ACIS_CTRL_FANS];
 } __rte_cache_aligned;
+
+/* A tree being installed (doc/fabric.md): built, published once every
+ * child switch answered its INSTALL (or was given up on). At the root
+ * the members' JOIN answers wait for it; below, the parent's answer. */
+struct acis_tree_install {
+	uint8_t used;
+	uint8_t below;           /**< installed by a parent */
+	struct acis_tree *t;
+	struct acis_endpoint *eps; /**< [t->size] the ranks' endpoints */
+	uint32_t acked, failed;  /**< children, a bit per child index */
+	uint32_t tries;
+	uint64_t next_tsc;       /**< when unanswered INSTALLs go again */
+	struct acis_hdr h;       /**< root: the JOIN answer; below: the
+				      INSTALL, for its answer */
+	struct acis_endpoint parent;
+};
+
+/* An INSTALL arriving in several frames. */
+struct acis_tree_assembly {
+	uint8_t used;
+	uint32_t root_ip, ctx, job, size, total, got;
+	uint8_t root_mac[6];
+	uint64_t since;
+	uint64_t *seen;            /**< [total / 64 + 1] entries taken */
+	struct acis_endpoint *eps; /**< [size] */
+};
+
+#define ACIS_TREE_INSTALLS 64
+#define ACIS_TREE_ASSEMBLIES 16
+
+struct acis_tree_ctl {
+	struct acis_tree_install in[ACIS_TREE_INSTALLS];
+	struct acis_tree_assembly as[ACIS_TREE_ASSEMBLIES];
+	uint64_t next_check;     /**< when root trees are checked for their
+				      communicators */
+};
 
 struct acis_coll_state {
 	struct acis_comm_table *ct;
@@ -134,7 +190,28 @@ struct acis_coll_state {
 	struct acis_coll_shard *shards[64];
 	/** deadlines and SSP barriers (sync.h), under the lock */
 	struct acis_sync_table *sync;
+	/** communicators' trees (doc/fabric.md): this switch's as root
+	 * and those a parent installed; NULL when no port has a peer or
+	 * [collective] fold = off. Written under the lock. */
+	struct acis_tree_table *trees;
+	uint64_t links;        /**< ports whose peer folds (bit per port) */
+	struct acis_tree_ctl *tctl; /**< installs under way (node_collective.c) */
 };
+
+/* Whether the collective of opcode folds in a fabric's tree: the
+ * reductions and barrier (the others cross the fabric unfolded). */
+static inline int
+acis_coll_folds(uint8_t opcode)
+{
+	unsigned int coll = ACIS_OPCODE_COLL(opcode);
+
+	return coll == ACIS_C_ALLREDUCE || coll == ACIS_C_REDUCE ||
+	       coll == ACIS_C_REDUCE_SCATTER || coll == ACIS_C_BARRIER;
+}
+
+/* Destroy obj with destroy(obj) once no worker can hold it (QSBR RCU);
+ * under the control lock. */
+void acis_coll_retire(void *obj, void (*destroy)(void *));
 
 /* A job refused to every rank (no room for its world) answers their
  * repeated JOINs this long, then goes (libacis asks again every 100 ms). */

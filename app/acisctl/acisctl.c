@@ -33,6 +33,7 @@ static const struct {
 	{"jobs", "/acis/jobs", "jobs: size, ranks joined, world communicator"},
 	{"comms", "/acis/comms", "communicators: job, size, parent, partners"},
 	{"comm", "/acis/comm", "one communicator (PARAMS: CTX[:RANK])"},
+	{"trees", "/acis/comms,trees", "a fabric's trees at this switch: root or below, ranks, children"},
 	{"comm-create", "/acis/comm_create", "make one (PARAMS: JOB:RANKS, e.g. 7:0-3)"},
 	{"comm-free", "/acis/comm_free", "free one at once (PARAMS: CTX)"},
 	{"job-free", "/acis/job_free", "remove a job and its communicators, e.g. of a dead host (PARAMS: JOB)"},

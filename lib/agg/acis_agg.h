@@ -71,6 +71,13 @@ struct acis_slot {
 	uint32_t pend_prev;  /**< pending list links (pool indexes) */
 	uint32_t pend_next;
 	uint32_t src;        /**< forwarding: the rank that sent the block */
+	uint32_t owner;      /**< caller's: whose communicator key.ctx names
+			      * (a fabric switch keeps its trees' slots
+			      * apart: the root's address) */
+	uint8_t sent_up;     /**< caller's: its partial went up the tree,
+			      * its result is awaited */
+	uint8_t wire;        /**< caller's: acc holds the finished result
+			      * as the wire carries it (from the tree) */
 	uint32_t n_recv;     /**< forwarding: receivers that must confirm */
 	uint32_t delivered;  /**< members that confirmed receiving its answer */
 	uint64_t *bitmap;    /**< [ceil(max_ranks/64)] contributors */

@@ -298,6 +298,9 @@ acis_agg_open(struct acis_agg *a, const struct acis_slot_key *key,
 	s->fan_next = 0;
 	s->pending = 0;
 	s->forwarding = 0;
+	s->owner = 0;
+	s->sent_up = 0;
+	s->wire = 0;
 	s->by_retrans = 0;
 	s->failed = 0;
 	s->resend_tsc = 0;

@@ -85,6 +85,10 @@ struct acis_port_cfg {
 	uint8_t flood;            /**< floods and learning use the port (off:
 				       a fabric link outside the flooding
 				       tree, doc/fabric.md) */
+	uint8_t has_peer;         /**< peer = IP MAC: a fabric link to the
+				       switch at that address */
+	uint8_t peer_mac[6];
+	uint32_t peer_ip;         /**< network order */
 	struct acis_fault_cfg fault; /**< from [fault NAME] */
 	int line;                 /**< line of the section header */
 	int dev_line;             /**< line of "dev =" */
@@ -184,6 +188,10 @@ struct acis_pipeline {
 	uint32_t max_jobs_per_host; /**< jobs one host may have begun; 0: any */
 	uint32_t join_timeout_ms;   /**< a job not complete by then is removed */
 	uint8_t fair_share;         /**< jobs share a short slot table equally */
+	uint8_t fold;               /**< fold = on: communicators whose members
+				       sit behind fabric links fold in the
+				       tree (doc/fabric.md); off: the
+				       switches behind forward */
 	uint8_t auth_required;      /**< auth = required: JOINs without a
 					 cookie are refused (AUTH) */
 	/** weights = JOB:W ...: those jobs' weights in the fair share

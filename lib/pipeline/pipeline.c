@@ -337,8 +337,10 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 	rc = check_keys(c, s, "slots max_ranks max_comms max_jobs "
 			      "max_jobs_per_host join_timeout_ms max_members "
 			      "deadline_ms linger_ms control_from "
-			      "control_ports fair_share auth weights");
+			      "control_ports fair_share auth weights fold");
 	if (rc != 0)
+		return rc;
+	if ((rc = get_bool(c, s, "fold", &p->fold)) != 0)
 		return rc;
 	if ((rc = get_uint(c, s, "slots", 16, 1u << 22, &p->slots)) != 0 ||
 	    (rc = get_uint(c, s, "max_ranks", 2, 65536, &p->max_ranks)) != 0 ||
@@ -931,7 +933,7 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 				    "at line %d)", s->arg, p->ports[i].line);
 	if (p->n_ports == ACIS_MAX_PORTS)
 		return fail(c, s->line, "more than %d ports", ACIS_MAX_PORTS);
-	rc = check_keys(c, s, "dev rxd txd mtu promisc xdp_steer rx_checksum flood");
+	rc = check_keys(c, s, "dev rxd txd mtu promisc xdp_steer rx_checksum flood peer");
 	if (rc != 0)
 		return rc;
 	pc = &p->ports[p->n_ports];
@@ -986,6 +988,20 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 		return rc;
 	if ((rc = get_bool(c, s, "flood", &pc->flood)) != 0)
 		return rc;
+	if ((rc = get_once(c, s, "peer", &e)) != 0)
+		return rc;
+	if (e != NULL) {
+		char ip[32], mac[32], more[2];
+
+		if (sscanf(e->value, "%31s %31s %1s", ip, mac, more) != 2 ||
+		    acis_parse_ipv4(ip, &pc->peer_ip) != 0 ||
+		    pc->peer_ip == 0 || acis_parse_mac(mac, pc->peer_mac) != 0 ||
+		    (pc->peer_mac[0] & 1))
+			return fail(c, e->line, "peer: expected the switch at "
+				    "the link's other end as 'a.b.c.d "
+				    "xx:xx:xx:xx:xx:xx', found '%s'", e->value);
+		pc->has_peer = 1;
+	}
 	if (pc->xdp_steer && (!acis_pipeline_port_af_xdp(pc) ||
 			      strstr(pc->dev, "iface=") == NULL)) {
 		e = acis_conf_get(s, "xdp_steer", NULL);
@@ -1120,6 +1136,7 @@ set_defaults(struct acis_pipeline *p)
 	p->age = 300;
 	p->table_size = 4096;
 	p->slots = 1024;
+	p->fold = 1;
 	p->max_ranks = 65536;
 	p->max_comms = 1024;
 	p->max_jobs = 64;

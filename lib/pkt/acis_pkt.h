@@ -72,7 +72,9 @@ extern "C" {
 	X(ACIS_MISMATCH, "acis_mismatch", "contribution disagrees with the others of its chunk") \
 	X(ACIS_DUPLICATE, "acis_duplicate", "contribution already counted (never added twice)") \
 	X(ACIS_BUSY, "acis_busy", "no free aggregation slot: refused with NACK BUSY, sender retries") \
-	X(ACIS_UNEXPECTED, "acis_unexpected", "message type a switch does not take (RESULT, CTRL_ACK)") \
+	X(ACIS_UNEXPECTED, "acis_unexpected", "message type a switch does not take (RESULT, CTRL_ACK) outside a fabric's trees") \
+	X(ACIS_TREE_BYPASS, "acis_tree_bypass", "a member's DATA that came past the switch its communicator's tree folds through: only a lost answer is sent from here") \
+	X(ACIS_NO_TREE, "acis_no_tree", "a DATA passing through for a communicator's tree the switch no longer holds") \
 	X(ACIS_NO_SLOT, "acis_no_slot", "host ACK or NACK naming no open aggregation slot (receipts for a slot closed lately are late_receipts, not drops)") \
 	X(L2_SAME_PORT, "l2_same_port", "destination is on the ingress port") \
 	X(L2_UNKNOWN_DST, "l2_unknown_dst", "unknown unicast and flooding is off") \
@@ -144,6 +146,10 @@ struct acis_classify_cfg {
 	/** ... and UDP datagrams passing through to these hosts */
 	uint32_t la_ips[ACIS_MAX_LA_PORTS]; /* network order */
 	uint8_t n_la_ips;
+	/** ACiS datagrams passing through (to another switch's address,
+	 * not our MAC) are taken too, checked as strictly as those to the
+	 * switch: a fabric switch folds its trees' traffic (doc/fabric.md) */
+	uint8_t transit;
 };
 
 /**
@@ -226,7 +232,7 @@ acis_pass_key_of(const struct acis_classify_cfg *cfg)
 	k.mac = acis_mac48(m);
 	k.ip = cfg->ip;
 	k.max_frame = cfg->max_frame;
-	k.la = (cfg->n_la_ports | cfg->n_la_ips) != 0;
+	k.la = (cfg->n_la_ports | cfg->n_la_ips | cfg->transit) != 0;
 	return k;
 }
 

@@ -333,6 +333,21 @@ is_transit_la(const struct acis_classify_cfg *cfg, const uint8_t *f,
 	return 0;
 }
 
+/* A passing ACiS datagram a fabric switch takes (cfg->transit): UDP to
+ * the ACiS port, unfragmented. Loose here, strict after. */
+static int
+is_transit_acis(const struct acis_classify_cfg *cfg, const uint8_t *f,
+		uint32_t len, uint32_t off)
+{
+	const uint8_t *ip = f + off;
+	uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
+
+	return cfg->transit && (ip[0] >> 4) == 4 && ihl >= 20 &&
+	       ip[9] == ACIS_IPPROTO_UDP && (rd16(ip + 6) & 0x3fff) == 0 &&
+	       len >= off + ihl + ACIS_UDP_HLEN &&
+	       rd16(ip + ihl + 2) == cfg->udp_port;
+}
+
 /* Strict checks for IPv4 that the switch itself consumes. */
 static enum acis_class
 classify_local_ipv4(const struct acis_classify_cfg *cfg, const uint8_t *f,
@@ -382,7 +397,9 @@ classify_local_ipv4(const struct acis_classify_cfg *cfg, const uint8_t *f,
 		pi->payload_off = (uint16_t)(pi->l4_off + ACIS_UDP_HLEN);
 		pi->payload_len = (uint16_t)(ulen - ACIS_UDP_HLEN);
 	}
-	if (pi->dport == cfg->udp_port && pi->dst_ip == cfg->ip)
+	if (pi->dport == cfg->udp_port &&
+	    (pi->dst_ip == cfg->ip ||
+	     (cfg->transit && !is_la_port(cfg, pi->dport))))
 		return ACIS_CLASS_ACIS;
 	if (is_la_port(cfg, pi->dport) || pi->dst_ip != cfg->ip)
 		return ACIS_CLASS_LOOKASIDE; /* a port, or a passing dst_ip */
@@ -458,7 +475,8 @@ acis_pkt_classify_hw(const struct acis_classify_cfg *cfg, const uint8_t *f,
 	if (pi->dst_ip != cfg->ip) {
 		if (to_our_mac)
 			return drop(reason, ACIS_DROP_NOT_ROUTED);
-		if (is_transit_la(cfg, f, len, off))
+		if (is_transit_la(cfg, f, len, off) ||
+		    is_transit_acis(cfg, f, len, off))
 			return classify_local_ipv4(cfg, f, len, hw, pi, reason);
 		return ACIS_CLASS_FORWARD;
 	}

@@ -144,6 +144,13 @@ enum acis_ctrl {
 	ACIS_CTRL_SSP = 7,        /**< SSP barrier: done with iteration seq,
 				       staleness in root, quorum in chunk (0:
 				       all); the CTRL_ACK is "continue" */
+	ACIS_CTRL_INSTALL = 8,    /**< switch to switch: a communicator's
+				       tree (doc/fabric.md): comm, job, root =
+				       size, msg_size = entries in all (0:
+				       remove the tree), chunk = this frame's
+				       first, rank = the root switch's IPv4
+				       address, auth = its MAC, payload =
+				       entries (acis_tree.h) */
 	ACIS_CTRL_MAX
 };
 
@@ -152,6 +159,10 @@ enum acis_ctrl {
 #define ACIS_F_LAST 0x02      /**< last chunk of the message */
 #define ACIS_F_RETRANS 0x04   /**< a retransmission */
 #define ACIS_F_PACKED 0x08    /**< result holds every rank's block */
+#define ACIS_F_PARTIAL 0x10   /**< switch to switch in a fabric's tree: a
+				   DATA folding `contributors` ranks from
+				   `rank` on, or the RESULT sent back down
+				   for them (doc/fabric.md) */
 
 /** Datatypes. The 8 and 16-bit integers are MPI's char, signed char and
  * int8_t (int8), unsigned char and uint8_t (uint8), short and int16_t

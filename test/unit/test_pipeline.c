@@ -528,7 +528,7 @@ test_unknown_port_key_is_an_error_listing_expected_keys(void **state)
 	(void)state;
 	expect_error(SWITCH PORT_P0 "rx = 4\n", 6,
 		     "unknown key 'rx' in [port p0] (expected one of: dev "
-		     "rxd txd mtu promisc xdp_steer rx_checksum flood)");
+		     "rxd txd mtu promisc xdp_steer rx_checksum flood peer)");
 }
 
 static void
@@ -1081,6 +1081,24 @@ test_fault_and_control_sections(void **state)
 	assert_int_equal(pl.ports[0].flood, 0);
 	expect_error(SWITCH PORT_P0 "flood = blocked\n", 6,
 		     "flood: expected on or off, found 'blocked'");
+	/* a fabric link's peer, and folding in the tree */
+	assert_int_equal(pl.ports[0].has_peer, 0);
+	assert_int_equal(pl.fold, 1);
+	load_ok(SWITCH PORT_P0 "peer = 10.77.0.202 02:ac:15:01:00:02\n"
+		"[collective]\nfold = off\n");
+	assert_int_equal(pl.ports[0].has_peer, 1);
+	assert_int_equal(pl.ports[0].peer_ip, htonl(0x0a4d00ca));
+	assert_int_equal(pl.ports[0].peer_mac[5], 2);
+	assert_int_equal(pl.fold, 0);
+	expect_error(SWITCH PORT_P0 "peer = 10.77.0.202\n", 6,
+		     "peer: expected the switch at the link's other end as "
+		     "'a.b.c.d xx:xx:xx:xx:xx:xx', found '10.77.0.202'");
+	expect_error(SWITCH PORT_P0 "peer = 10.77.0.202 03:00:00:00:00:01\n",
+		     6, "peer: expected the switch at the link's other end as "
+		     "'a.b.c.d xx:xx:xx:xx:xx:xx', found '10.77.0.202 "
+		     "03:00:00:00:00:01'");
+	expect_error(SWITCH PORT_P0 "[collective]\nfold = maybe\n", 7,
+		     "fold: expected on or off, found 'maybe'");
 	expect_error(SWITCH PORT_P0 "rx_checksum = hw\n", 6,
 		     "rx_checksum: expected on or off, found 'hw'");
 	load_ok(SWITCH "[port x]\ndev = net_af_xdp0,iface=eth1\nxdp_steer = on\n");

@@ -1599,6 +1599,40 @@ test_classify_la_dst_ip_selects_passing_udp_to_that_host(void **state)
 			 ACIS_CLASS_FORWARD);
 }
 
+/* A fabric switch (transit): ACiS datagrams passing through to another
+ * switch's address are taken, checked as strictly as its own; other
+ * passing UDP is not, nor is anything without transit. */
+static void
+test_classify_transit_takes_passing_acis(void **state)
+{
+	struct acis_classify_cfg c = sw_cfg();
+	uint32_t len;
+
+	(void)state;
+	spec.dmac = OTHER_MAC;
+	spec.dip = OTHER_IP;
+	spec.dport = ACIS_PORT;
+	len = build_udp(f);
+	assert_int_equal(acis_pkt_classify(&c, f, len, &pi, &reason),
+			 ACIS_CLASS_FORWARD);
+	c.transit = 1;
+	assert_int_equal(acis_pkt_classify(&c, f, len, &pi, &reason),
+			 ACIS_CLASS_ACIS);
+	assert_int_equal(pi.dst_ip, OTHER_IP);
+	assert_int_equal(pi.dport, ACIS_PORT);
+	spec.dport = 5000;
+	len = build_udp(f);
+	assert_int_equal(acis_pkt_classify(&c, f, len, &pi, &reason),
+			 ACIS_CLASS_FORWARD);
+	/* a bad UDP checksum on a datagram taken: dropped, as the switch's */
+	spec.dport = ACIS_PORT;
+	len = build_udp(f);
+	f[len - 1] ^= 0x55;
+	assert_int_equal(acis_pkt_classify(&c, f, len, &pi, &reason),
+			 ACIS_CLASS_DROP);
+	assert_int_equal(reason, ACIS_DROP_UDP_BAD_CSUM);
+}
+
 static void
 test_udp4_headers_build_a_datagram_the_classifier_takes(void **state)
 {
@@ -1675,15 +1709,16 @@ static void
 test_classify_inline_path_agrees_with_full(void **state)
 {
 	static const uint8_t other[6] = {0x02, 0xee, 0, 0, 0, 7};
-	struct acis_classify_cfg cfgs[3];
+	struct acis_classify_cfg cfgs[4];
 	uint8_t f[MAX_FRAME + 8];
 	unsigned int i, inline_taken = 0, k;
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 
 	(void)state;
-	cfgs[0] = cfgs[1] = cfgs[2] = sw_cfg();
+	cfgs[0] = cfgs[1] = cfgs[2] = cfgs[3] = sw_cfg();
 	cfgs[1].la_ports[cfgs[1].n_la_ports++] = 9000;
 	cfgs[2].la_ips[cfgs[2].n_la_ips++] = ip4(10, 77, 0, 9);
+	cfgs[3].transit = 1;
 	for (i = 0; i < 60000; i++) {
 		struct acis_pkt_info a, b;
 		uint8_t ra = 0xff, rb = 0xee;
@@ -1705,12 +1740,12 @@ test_classify_inline_path_agrees_with_full(void **state)
 			len = (uint32_t)((x >> 44) % (len + 1));
 		if ((x >> 50) % 9 == 0)
 			len = MAX_FRAME + 1;
-		ca = acis_pkt_classify(&cfgs[i % 3], f, len, &a, &ra);
-		assert_int_equal(ca, acis_pkt_classify_full(&cfgs[i % 3], f,
+		ca = acis_pkt_classify(&cfgs[i % 4], f, len, &a, &ra);
+		assert_int_equal(ca, acis_pkt_classify_full(&cfgs[i % 4], f,
 							    len, &b, &rb));
 		assert_int_equal(ra, rb);
 		assert_true(acis_pkt_info_same(&a, &b));
-		inline_taken += acis_pkt_passing(&cfgs[i % 3], f, len);
+		inline_taken += acis_pkt_passing(&cfgs[i % 4], f, len);
 	}
 	assert_true(inline_taken > 10000);
 }
@@ -1725,6 +1760,7 @@ main(void)
 		T(test_classify_la_port_to_the_switch_is_lookaside),
 		T(test_classify_la_port_passing_through_is_lookaside_and_checked),
 		T(test_udp4_finish_returns_to_sender_with_valid_checksums),
+		T(test_classify_transit_takes_passing_acis),
 		T(test_udp4_headers_build_a_datagram_the_classifier_takes),
 		T(test_classify_la_dst_ip_selects_passing_udp_to_that_host),
 		T(test_classify_forwards_udp_to_another_host),

@@ -71,6 +71,18 @@ struct cctx {
 	uint64_t now;  /* the TSC, read once a burst */
 	uint8_t nombuf; /* the pool ran dry in this call: fan-outs wait */
 	uint8_t late;   /* sending what earlier walks left (answers_sent_late) */
+	/* A fabric's tree (doc/fabric.md): the communicator's tree at this
+	 * switch, or NULL; the slot table of its scope (the shard's own, or
+	 * its trees' below their root); the address frames go from (the
+	 * switch's, or below the root the root's, so members see the switch
+	 * they joined); whether answers go to members themselves rather
+	 * than through the tree; whether the DATA is a member's own that
+	 * came past the child switch its tree folds through. */
+	const struct acis_tree *t;
+	struct acis_agg *agg;
+	uint32_t src_ip;
+	uint8_t direct;
+	uint8_t bypass;
 };
 
 /* What a slot's fan-out (acis_slot.fan) still owes, from fan_next on. */
@@ -133,6 +145,7 @@ idle_for(const struct acis_coll_shard *sh, const struct acis_slot *s,
 struct ack_batch {
 	const struct acis_comm *c;
 	uint32_t r;
+	uint32_t src_ip; /* from the cctx's, when the batch opened */
 	uint16_t n, max;
 	struct acis_hdr h; /* the first ACK's header */
 	uint32_t keys[ACK_KEYS_MAX];
@@ -146,6 +159,64 @@ drop(struct cctx *x, struct rte_mbuf *m, enum acis_drop_reason r)
 {
 	acis_set_drop(m, r);
 	rte_node_enqueue_x1(x->graph, x->node, ACIS_NEXT_DROP, m);
+}
+
+/* The tree a communicator of this switch's own folds through, for a
+ * collective of opcode; NULL when it does not (no fabric, no children,
+ * or a collective that crosses the fabric unfolded). One lookup. */
+static inline const struct acis_tree *
+root_tree(uint32_t ctx, uint8_t opcode)
+{
+	if (likely(g_sw.coll.trees == NULL) || !acis_coll_folds(opcode))
+		return NULL;
+	return acis_tree_find(g_sw.coll.trees, g_sw.ccfg.ip, ctx);
+}
+
+/* Messages of the switch's own communicators, from its own address. */
+static inline void
+scope_own(struct cctx *x)
+{
+	x->t = NULL;
+	x->agg = x->lc->shard->agg;
+	x->src_ip = g_sw.ccfg.ip;
+	x->direct = 0;
+	x->bypass = 0;
+}
+
+/* Messages of tree t, held below its root. */
+static inline void
+scope_below(struct cctx *x, const struct acis_tree *t)
+{
+	x->t = t;
+	x->agg = x->lc->shard->tagg;
+	x->src_ip = t->root_ip;
+	x->direct = 0;
+	x->bypass = 0;
+}
+
+/* Enter the scope of slot s of table agg; its communicator, or NULL if
+ * gone. */
+static const struct acis_comm *
+slot_scope(struct cctx *x, struct acis_agg *agg, const struct acis_slot *s)
+{
+	const struct acis_comm *c;
+	const struct acis_tree *t;
+
+	if (agg == x->lc->shard->agg) {
+		scope_own(x);
+		c = acis_ct_lookup(g_sw.coll.ct, s->key.ctx);
+		if (c != NULL)
+			x->t = root_tree(s->key.ctx, s->opcode);
+		return c;
+	}
+	t = acis_tree_find(g_sw.coll.trees, s->owner, s->key.ctx);
+	if (t == NULL) {
+		scope_own(x);
+		x->agg = agg;
+		return NULL;
+	}
+	scope_below(x, t);
+	return &t->comm_view;
 }
 
 /*
@@ -171,7 +242,7 @@ frame_to(struct cctx *x, const struct acis_endpoint *ep,
 	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(ACIS_UDP4_PAYLOAD_OFF +
 							ACIS_HDR_LEN + len));
 	/* no UDP checksum (IPv4 allows it) */
-	acis_udp4_headers(f, ep->mac, g_sw.ccfg.mac, g_sw.ccfg.ip, ep->ip,
+	acis_udp4_headers(f, ep->mac, g_sw.ccfg.mac, x->src_ip, ep->ip,
 			  g_sw.ccfg.udp_port, ntohs(ep->udp_port),
 			  (uint16_t)(ACIS_HDR_LEN + len + tail));
 	acis_hdr_encode(h, f + ACIS_UDP4_PAYLOAD_OFF);
@@ -226,6 +297,7 @@ ack_send(struct cctx *x, struct ack_batch *b)
 {
 	struct acis_hdr h = b->h;
 	uint16_t len = 0;
+	uint32_t src;
 
 	if (b->n == 0)
 		return;
@@ -236,10 +308,13 @@ ack_send(struct cctx *x, struct ack_batch *b)
 		len = (uint16_t)(4 * b->n);
 	}
 	h.payload_len = len;
+	src = x->src_ip;
+	x->src_ip = b->src_ip;
 	if (emit(x, acis_comm_ep(b->c, b->r), &h, b->keys, len) != NULL) {
 		x->st->acks++;
 		x->st->ack_chunks += b->n;
 	}
+	x->src_ip = src;
 	b->n = 0;
 }
 
@@ -253,7 +328,8 @@ ack_defer(struct cctx *x, const struct acis_comm *c, uint32_t r,
 	unsigned int i;
 
 	for (i = 0; i < x->n_ack; i++)
-		if (b[i].c == c && b[i].r == r && b[i].h.seq == h->seq)
+		if (b[i].c == c && b[i].r == r && b[i].h.seq == h->seq &&
+		    b[i].src_ip == x->src_ip)
 			break;
 	if (i == x->n_ack) {
 		if (x->n_ack == ACK_BATCHES) {
@@ -264,6 +340,7 @@ ack_defer(struct cctx *x, const struct acis_comm *c, uint32_t r,
 		}
 		b[i].c = c;
 		b[i].r = r;
+		b[i].src_ip = x->src_ip;
 		b[i].h = *h;
 		b[i].n = 0;
 		b[i].max = (uint16_t)RTE_MAX(1u, RTE_MIN(max, ACK_KEYS_MAX));
@@ -555,6 +632,10 @@ ctrl_drain(struct cctx *x)
 	}
 }
 
+static struct acis_tree_install *install_find(uint32_t root_ip, uint32_t ctx);
+static int tree_root_start(struct cctx *x, const struct acis_job *j,
+			   const struct acis_hdr *h);
+
 static void
 ctrl_join(struct cctx *x, const struct acis_endpoint *from)
 {
@@ -594,10 +675,13 @@ ctrl_join(struct cctx *x, const struct acis_endpoint *from)
 	}
 	h.comm = j->world;
 	if (o == ACIS_CT_REPEAT) {
-		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
+		/* (while its tree is installed, the answers wait) */
+		if (install_find(g_sw.ccfg.ip, j->world) == NULL)
+			answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_OK, &h);
 		return;
 	}
-	ctrl_answer_all(x, &h, j->size, &src);
+	if (!tree_root_start(x, j, &h))
+		ctrl_answer_all(x, &h, j->size, &src);
 }
 
 /* Members of comm c: is the sender rank h.rank of it? */
@@ -873,6 +957,584 @@ deadline_signal(struct acis_sync *e, void *arg)
 	x->st->deadline_signals += c->size;
 }
 
+/* ------------------------------------------------------------------ */
+/* Trees: installing (doc/fabric.md)                                    */
+/* ------------------------------------------------------------------ */
+
+/* Unanswered INSTALLs go again this often, this many times; then the
+ * child is given up on and its ranks fold where it hangs, as members
+ * (the child, without the tree, forwards their DATA). */
+#define INSTALL_RESEND_MS 50
+#define INSTALL_TRIES 20
+/* An INSTALL whose frames stop coming is forgotten after this long. */
+#define ASSEMBLY_KEEP_S 5
+
+static void
+tree_destroy(void *p)
+{
+	acis_tree_free(p);
+}
+
+/* Child ch's address: the peer its link's port names. */
+static void
+child_ep(struct acis_tree_child *ch)
+{
+	const struct acis_port_cfg *pc = &g_sw.pl->ports[ch->port];
+
+	memset(&ch->ep, 0, sizeof(ch->ep));
+	ch->ep.valid = 1;
+	ch->ep.ip = pc->peer_ip;
+	memcpy(ch->ep.mac, pc->peer_mac, 6);
+	ch->ep.port = ch->port;
+	ch->ep.udp_port = htons(g_sw.ccfg.udp_port);
+}
+
+/* One INSTALL frame of tree t to child k: entries first..first+n-1 of
+ * its ranks (n 0: "remove the tree"). Control goes with a UDP checksum.
+ * 0, or -1 when no mbuf was free. */
+static int
+install_frame(struct cctx *x, const struct acis_tree *t, uint32_t k,
+	      uint32_t first, uint32_t n, const struct acis_endpoint *eps)
+{
+	const struct acis_tree_child *ch = &t->child[k];
+	uint16_t len = (uint16_t)(n * ACIS_TREE_ENTRY_LEN), v;
+	struct acis_endpoint ep = ch->ep;
+	struct acis_hdr h;
+	uint8_t *p, *ip;
+	uint32_t j;
+
+	memcpy(ep.auth, t->root_mac, 6); /* the root's MAC rides in auth */
+	memset(&h, 0, sizeof(h));
+	h.version = ACIS_PROTO_VERSION;
+	h.type = ACIS_T_CTRL;
+	h.opcode = ACIS_CTRL_INSTALL;
+	h.hdr_len = ACIS_HDR_LEN;
+	h.job = t->job;
+	h.comm = t->ctx;
+	h.root = t->size;
+	h.msg_size = n == 0 ? 0 : ch->count;
+	h.chunk = first;
+	h.rank = ntohl(t->root_ip);
+	h.payload_len = len;
+	p = emit(x, &ep, &h, NULL, len);
+	if (p == NULL)
+		return -1;
+	for (j = 0; j < n; j++)
+		acis_tree_entry_put(p + j * ACIS_TREE_ENTRY_LEN,
+				    ch->ranks[first + j],
+				    &eps[ch->ranks[first + j]]);
+	ip = p - ACIS_HDR_LEN - ACIS_UDP4_PAYLOAD_OFF + ACIS_ETH_HLEN;
+	v = acis_udp4_csum(ip, ip + ACIS_IPV4_MIN_HLEN,
+			   ACIS_UDP_HLEN + ACIS_HDR_LEN + len);
+	ip[ACIS_IPV4_MIN_HLEN + 6] = (uint8_t)(v >> 8);
+	ip[ACIS_IPV4_MIN_HLEN + 7] = (uint8_t)v;
+	x->st->installs_sent++;
+	return 0;
+}
+
+/* The INSTALL of tree t to child k: its ranks, as many frames as the
+ * MTU needs. */
+static void
+install_send(struct cctx *x, const struct acis_tree *t, uint32_t k,
+	     const struct acis_endpoint *eps)
+{
+	uint32_t per = g_sw.coll.max_payload / ACIS_TREE_ENTRY_LEN, i, n;
+	uint32_t count = t->child[k].count;
+
+	for (i = 0; i < count; i += n) {
+		n = RTE_MIN(per, count - i);
+		if (install_frame(x, t, k, i, n, eps) != 0)
+			return; /* the next try sends it */
+	}
+}
+
+/* Tell tree t's children to remove it (best effort: a lost one leaves
+ * a tree that a later INSTALL of the same key replaces). */
+static void
+uninstall_children(struct cctx *x, const struct acis_tree *t)
+{
+	uint32_t k;
+
+	for (k = 0; k < t->n_children; k++)
+		install_frame(x, t, k, 0, 0, NULL);
+}
+
+/* Retire tree t (already unpublished), telling its children. */
+static void
+tree_retire(struct cctx *x, struct acis_tree *t)
+{
+	uint32_t src = x->src_ip;
+
+	x->src_ip = g_sw.ccfg.ip;
+	uninstall_children(x, t);
+	x->src_ip = src;
+	acis_coll_retire(t, tree_destroy);
+}
+
+static struct acis_tree_install *
+install_find(uint32_t root_ip, uint32_t ctx)
+{
+	struct acis_tree_ctl *tc = g_sw.coll.tctl;
+	unsigned int i;
+
+	for (i = 0; tc != NULL && i < ACIS_TREE_INSTALLS; i++)
+		if (tc->in[i].used && tc->in[i].t->ctx == ctx &&
+		    tc->in[i].t->root_ip == root_ip)
+			return &tc->in[i];
+	return NULL;
+}
+
+static struct acis_tree_install *
+install_new(void)
+{
+	struct acis_tree_ctl *tc = g_sw.coll.tctl;
+	unsigned int i;
+
+	for (i = 0; i < ACIS_TREE_INSTALLS; i++)
+		if (!tc->in[i].used) {
+			memset(&tc->in[i], 0, sizeof(tc->in[i]));
+			tc->in[i].used = 1;
+			return &tc->in[i];
+		}
+	return NULL;
+}
+
+static void
+install_end(struct acis_tree_install *in)
+{
+	acis_tree_free(in->t);
+	free(in->eps);
+	memset(in, 0, sizeof(*in));
+}
+
+/* Start installing t: its INSTALLs go to every child. */
+static void
+install_start(struct cctx *x, struct acis_tree_install *in,
+	      struct acis_tree *t)
+{
+	uint32_t k;
+
+	in->t = t;
+	in->next_tsc = x->now + g_sw.tsc_hz / 1000 * INSTALL_RESEND_MS;
+	for (k = 0; k < t->n_children; k++) {
+		child_ep(&t->child[k]);
+		install_send(x, t, k, in->eps);
+	}
+}
+
+/*
+ * Every child of in's tree answered, or was given up on: the tree is
+ * published (without the children given up on: their ranks fold here),
+ * and what waited for it goes: at the root, the members' JOIN answers;
+ * below, the answer to the parent.
+ */
+static void
+install_settle(struct cctx *x, struct acis_tree_install *in)
+{
+	struct acis_tree *t = in->t;
+	uint32_t all = t->n_children >= 32 ? UINT32_MAX :
+					      (1u << t->n_children) - 1;
+	uint16_t status = ACIS_S_OK;
+
+	if (((in->acked | in->failed) & all) != all)
+		return;
+	if (in->failed != 0) {
+		uint64_t links = g_sw.coll.links;
+		uint16_t *port = malloc((size_t)t->size * sizeof(*port));
+		struct acis_tree *n = NULL;
+		uint32_t r, k;
+
+		for (k = 0; k < t->n_children; k++)
+			if (in->failed >> k & 1) {
+				links &= ~(1ull << t->child[k].port);
+				x->st->installs_refused++;
+			}
+		if (in->below)
+			links &= ~(1ull << t->up.port);
+		if (port != NULL) {
+			for (r = 0; r < t->size; r++)
+				port[r] = t->child_of[r] == ACIS_TREE_ABSENT ?
+						  ACIS_TREE_NO_PORT :
+						  in->eps[r].port;
+			n = acis_tree_build(t->ctx, t->job, t->size, port,
+					    links, in->below ? in->eps : NULL);
+			free(port);
+		}
+		if (n != NULL) {
+			n->root_ip = t->root_ip;
+			memcpy(n->root_mac, t->root_mac, 6);
+			n->up = t->up;
+			for (k = 0; k < n->n_children; k++)
+				child_ep(&n->child[k]);
+		}
+		acis_tree_free(t);
+		t = in->t = n;
+	}
+	if (t == NULL) {
+		status = ACIS_S_FULL;
+	} else if (in->below || t->n_children != 0) {
+		if (acis_tree_add(g_sw.coll.trees, t) != 0) {
+			uninstall_children(x, t);
+			status = ACIS_S_FULL;
+		} else {
+			in->t = NULL; /* the table's now */
+			x->st->installs_taken += in->below;
+		}
+	}
+	if (in->below) {
+		answer(x, &in->parent, ACIS_T_CTRL_ACK, status, &in->h);
+	} else {
+		const struct acis_job *j = acis_ct_job(g_sw.coll.ct,
+						       in->h.job);
+		struct ctrl_src src = {.j = j};
+
+		if (j != NULL && j->world == in->h.comm)
+			ctrl_answer_all(x, &in->h, j->size, &src);
+	}
+	install_end(in);
+}
+
+/*
+ * At the root, when a job's world is made: if members sit behind fabric
+ * links, the world's tree is built and installed, and the JOIN answers
+ * (template h) wait until it is (1); else 0, answer now.
+ */
+static int
+tree_root_start(struct cctx *x, const struct acis_job *j,
+		const struct acis_hdr *h)
+{
+	const struct acis_comm *c;
+	struct acis_tree_install *in;
+	struct acis_tree *t;
+	uint16_t *port;
+	uint32_t r;
+	int any = 0;
+
+	if (g_sw.coll.trees == NULL ||
+	    (c = acis_ct_lookup(g_sw.coll.ct, j->world)) == NULL)
+		return 0;
+	for (r = 0; r < c->size && !any; r++)
+		any = acis_comm_ep(c, r)->port < 64 &&
+		      (g_sw.coll.links >> acis_comm_ep(c, r)->port & 1);
+	if (!any)
+		return 0;
+	in = install_new();
+	if (in == NULL) {
+		x->st->installs_refused++; /* no room: it runs unfolded */
+		return 0;
+	}
+	port = malloc((size_t)c->size * sizeof(*port));
+	in->eps = malloc((size_t)c->size * sizeof(*in->eps));
+	if (port == NULL || in->eps == NULL) {
+		free(port);
+		install_end(in);
+		return 0;
+	}
+	for (r = 0; r < c->size; r++) {
+		in->eps[r] = *acis_comm_ep(c, r);
+		port[r] = in->eps[r].port;
+	}
+	t = acis_tree_build(c->id, c->job, c->size, port, g_sw.coll.links,
+			    NULL);
+	free(port);
+	if (t == NULL) {
+		install_end(in);
+		return 0;
+	}
+	t->root_ip = g_sw.ccfg.ip;
+	memcpy(t->root_mac, g_sw.ccfg.mac, 6);
+	in->h = *h;
+	install_start(x, in, t);
+	return 1;
+}
+
+/* A child's answer to an INSTALL (a CTRL_ACK; rank = the root). */
+static void
+install_answered(struct cctx *x)
+{
+	const struct acis_hdr *h = &x->h;
+	struct acis_tree_install *in = install_find(htonl(h->rank), h->comm);
+	uint32_t k;
+
+	if (in == NULL)
+		return; /* settled already: a repeat */
+	for (k = 0; k < in->t->n_children; k++)
+		if (in->t->child[k].ep.ip == x->pi->src_ip &&
+		    in->t->child[k].port == acis_meta(x->m)->in_port)
+			break;
+	if (k == in->t->n_children)
+		return;
+	if (h->status == ACIS_S_OK)
+		in->acked |= 1u << k;
+	else
+		in->failed |= 1u << k;
+	install_settle(x, in);
+}
+
+static void
+assembly_end(struct acis_tree_assembly *a)
+{
+	free(a->seen);
+	free(a->eps);
+	memset(a, 0, sizeof(*a));
+}
+
+/* The INSTALL being received for (root_ip, h's comm), made if new; NULL
+ * when there is no room. */
+static struct acis_tree_assembly *
+assembly_of(uint32_t root_ip, const struct acis_hdr *h, const uint8_t *mac,
+	    uint64_t now)
+{
+	struct acis_tree_ctl *tc = g_sw.coll.tctl;
+	struct acis_tree_assembly *a = NULL;
+	unsigned int i;
+
+	for (i = 0; i < ACIS_TREE_ASSEMBLIES; i++) {
+		if (tc->as[i].used && tc->as[i].root_ip == root_ip &&
+		    tc->as[i].ctx == h->comm)
+			return &tc->as[i];
+		if (!tc->as[i].used && a == NULL)
+			a = &tc->as[i];
+	}
+	if (a == NULL)
+		return NULL;
+	a->seen = calloc(h->msg_size / 64 + 1, sizeof(uint64_t));
+	a->eps = calloc(h->root, sizeof(*a->eps));
+	if (a->seen == NULL || a->eps == NULL) {
+		assembly_end(a);
+		return NULL;
+	}
+	a->used = 1;
+	a->root_ip = root_ip;
+	a->ctx = h->comm;
+	a->job = h->job;
+	a->size = h->root;
+	a->total = (uint32_t)h->msg_size;
+	memcpy(a->root_mac, mac, 6);
+	a->since = now;
+	return a;
+}
+
+/* Below the root: every entry of an INSTALL is in. Each rank is found
+ * behind a port (the L2 table learned it from the rank's JOIN); the
+ * links with ranks behind them are children, sent the INSTALL in turn;
+ * once they answer, so does this switch. */
+static void
+install_below(struct cctx *x, struct acis_tree_assembly *a,
+	      const struct acis_endpoint *from)
+{
+	uint16_t up = from->port, *port;
+	uint32_t r, now = acis_now_sec();
+	struct acis_tree_install *in;
+	struct acis_tree *t = NULL;
+	uint16_t status = ACIS_S_OK;
+
+	port = malloc((size_t)a->size * sizeof(*port));
+	if (port == NULL) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_FULL, &x->h);
+		return;
+	}
+	for (r = 0; r < a->size && status == ACIS_S_OK; r++) {
+		int p;
+
+		port[r] = ACIS_TREE_NO_PORT;
+		if (!a->eps[r].valid)
+			continue;
+		p = acis_l2_lookup(g_sw.l2, a->eps[r].mac, now);
+		if (p < 0 || p == up)
+			status = ACIS_S_BAD_ARGS; /* not behind this switch */
+		else
+			port[r] = a->eps[r].port = (uint16_t)p;
+	}
+	if (status == ACIS_S_OK)
+		t = acis_tree_build(a->ctx, a->job, a->size, port,
+				    g_sw.coll.links & ~(1ull << up), a->eps);
+	free(port);
+	if (t == NULL) {
+		x->st->installs_refused++;
+		answer(x, from, ACIS_T_CTRL_ACK,
+		       status == ACIS_S_OK ? ACIS_S_FULL : status, &x->h);
+		return;
+	}
+	t->root_ip = a->root_ip;
+	memcpy(t->root_mac, a->root_mac, 6);
+	t->up.valid = 1;
+	t->up.ip = a->root_ip;
+	memcpy(t->up.mac, a->root_mac, 6); /* partials look like any DATA */
+	t->up.port = up;
+	t->up.udp_port = htons(g_sw.ccfg.udp_port);
+	if (t->n_children == 0) {
+		if (acis_tree_add(g_sw.coll.trees, t) != 0) {
+			acis_tree_free(t);
+			status = ACIS_S_FULL;
+			x->st->installs_refused++;
+		} else {
+			x->st->installs_taken++;
+		}
+		answer(x, from, ACIS_T_CTRL_ACK, status, &x->h);
+		return;
+	}
+	in = install_new();
+	if (in == NULL) {
+		acis_tree_free(t);
+		x->st->installs_refused++;
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_FULL, &x->h);
+		return;
+	}
+	in->below = 1;
+	in->eps = a->eps;
+	a->eps = NULL;
+	in->h = x->h;
+	in->parent = *from;
+	install_start(x, in, t);
+}
+
+/* A parent's CTRL INSTALL: one frame of a tree's entries, or (no
+ * entries) the tree's removal. */
+static void
+ctrl_install(struct cctx *x)
+{
+	const struct acis_hdr *h = &x->h;
+	uint32_t root_ip = htonl(h->rank), n, i;
+	struct acis_tree_assembly *a;
+	struct acis_endpoint from;
+	struct acis_tree *t;
+
+	sender_ep(x, &from);
+	memset(from.auth, 0, sizeof(from.auth));
+	if (g_sw.coll.trees == NULL) {
+		/* fold = off, or no fabric link: the parent lets this
+		 * switch forward */
+		answer(x, &from, ACIS_T_CTRL_ACK, ACIS_S_BAD_ARGS, h);
+		return;
+	}
+	if (h->msg_size == 0) {
+		t = (struct acis_tree *)(uintptr_t)acis_tree_find(
+			g_sw.coll.trees, root_ip, h->comm);
+		if (t != NULL && !t->is_root && t->up.port == from.port &&
+		    acis_tree_remove(g_sw.coll.trees, root_ip, h->comm) != NULL)
+			tree_retire(x, t);
+		return;
+	}
+	n = h->payload_len / ACIS_TREE_ENTRY_LEN;
+	if (root_ip == 0 || h->root == 0 || h->root > g_sw.pl->max_ranks ||
+	    h->msg_size > h->root || n == 0 ||
+	    h->payload_len % ACIS_TREE_ENTRY_LEN != 0 ||
+	    h->chunk >= h->msg_size || h->msg_size - h->chunk < n ||
+	    from.port >= 64) {
+		x->st->installs_refused++;
+		answer(x, &from, ACIS_T_CTRL_ACK, ACIS_S_BAD_ARGS, h);
+		return;
+	}
+	if (acis_tree_find(g_sw.coll.trees, root_ip, h->comm) != NULL) {
+		/* a repeat: the answer was lost */
+		answer(x, &from, ACIS_T_CTRL_ACK, ACIS_S_OK, h);
+		return;
+	}
+	if (install_find(root_ip, h->comm) != NULL)
+		return; /* its children are still answering */
+	a = assembly_of(root_ip, h, msg_auth(x), x->now);
+	if (a == NULL) {
+		x->st->installs_refused++;
+		answer(x, &from, ACIS_T_CTRL_ACK, ACIS_S_FULL, h);
+		return;
+	}
+	if (a->size != h->root || a->total != h->msg_size ||
+	    a->job != h->job) {
+		assembly_end(a);
+		x->st->installs_refused++;
+		answer(x, &from, ACIS_T_CTRL_ACK, ACIS_S_BAD_ARGS, h);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t idx = h->chunk + i;
+		struct acis_endpoint ep;
+		uint32_t r = acis_tree_entry_get(
+			x->payload + i * ACIS_TREE_ENTRY_LEN, &ep);
+
+		if (r >= a->size) {
+			assembly_end(a);
+			x->st->installs_refused++;
+			answer(x, &from, ACIS_T_CTRL_ACK, ACIS_S_BAD_ARGS, h);
+			return;
+		}
+		if (a->seen[idx >> 6] >> (idx & 63) & 1)
+			continue;
+		a->seen[idx >> 6] |= 1ull << (idx & 63);
+		a->got++;
+		a->eps[r] = ep;
+	}
+	if (a->got < a->total)
+		return;
+	install_below(x, a, &from);
+	assembly_end(a);
+}
+
+struct gone {
+	uint32_t n;
+	uint32_t ctx[64];
+};
+
+static void
+root_tree_gone(const struct acis_tree *t, void *arg)
+{
+	struct gone *g = arg;
+	const struct acis_comm *c;
+
+	if (!t->is_root || g->n == RTE_DIM(g->ctx))
+		return;
+	c = acis_ct_lookup(g_sw.coll.ct, t->ctx);
+	if (c == NULL || c->job != t->job)
+		g->ctx[g->n++] = t->ctx;
+}
+
+/* Worker 0's timers of the fabric's trees, under the control lock:
+ * unanswered INSTALLs again (children given up on after their tries),
+ * INSTALLs whose frames stopped, and the trees of this switch's
+ * communicators that are gone (freed, or their job ended): removed,
+ * their children told. */
+static void
+tree_timers(struct cctx *x, uint64_t now)
+{
+	struct acis_tree_ctl *tc = g_sw.coll.tctl;
+	uint64_t ms = g_sw.tsc_hz / 1000;
+	struct gone g = {0};
+	unsigned int i;
+	uint32_t k;
+
+	tc->next_check = now + 10 * ms;
+	for (i = 0; i < ACIS_TREE_INSTALLS; i++) {
+		struct acis_tree_install *in = &tc->in[i];
+		uint32_t all;
+
+		if (!in->used || now < in->next_tsc)
+			continue;
+		all = in->t->n_children >= 32 ? UINT32_MAX :
+			(1u << in->t->n_children) - 1;
+		if (++in->tries >= INSTALL_TRIES) {
+			in->failed |= all & ~in->acked;
+			install_settle(x, in);
+			continue;
+		}
+		for (k = 0; k < in->t->n_children; k++)
+			if (!((in->acked | in->failed) >> k & 1))
+				install_send(x, in->t, k, in->eps);
+		in->next_tsc = now + INSTALL_RESEND_MS * ms;
+	}
+	for (i = 0; i < ACIS_TREE_ASSEMBLIES; i++)
+		if (tc->as[i].used &&
+		    now - tc->as[i].since > ASSEMBLY_KEEP_S * g_sw.tsc_hz)
+			assembly_end(&tc->as[i]);
+	acis_tree_foreach(g_sw.coll.trees, root_tree_gone, &g);
+	for (i = 0; i < g.n; i++) {
+		struct acis_tree *t = acis_tree_remove(g_sw.coll.trees,
+						       g_sw.ccfg.ip, g.ctx[i]);
+
+		if (t != NULL)
+			tree_retire(x, t);
+	}
+}
+
 static void
 handle_ctrl(struct cctx *x)
 {
@@ -881,6 +1543,13 @@ handle_ctrl(struct cctx *x)
 	sender_ep(x, &from);
 	x->st->ctrl++;
 	rte_spinlock_lock(&g_sw.coll.lock);
+	if (x->h.opcode == ACIS_CTRL_INSTALL) {
+		/* switch to switch: no member, no cookie */
+		ctrl_install(x);
+		rte_spinlock_unlock(&g_sw.coll.lock);
+		acis_frame_free(x->m);
+		return;
+	}
 	if (unlikely(forged_ctrl(x, &from))) {
 		rte_spinlock_unlock(&g_sw.coll.lock);
 		drop(x, x->m, ACIS_DROP_ACIS_BAD_AUTH);
@@ -949,6 +1618,99 @@ slot_hdr(const struct acis_slot *s, struct acis_hdr *h)
 	h->contributors = (uint16_t)RTE_MIN(s->arrived, (uint32_t)UINT16_MAX);
 }
 
+/* The payload a folded slot's partial and results carry (a barrier's:
+ * none). */
+static inline uint16_t
+tree_len(const struct acis_slot *s)
+{
+	return ACIS_OPCODE_COLL(s->opcode) == ACIS_C_BARRIER ? 0 :
+								s->payload_len;
+}
+
+/* Write slot s's finished result (len bytes) at dst: from *first when a
+ * frame of this fan-out has it, else finished from the accumulator (or
+ * as it is, when it came finished from the parent: s->wire). */
+static inline void
+tree_fill(const struct acis_slot *s, uint8_t *dst, uint16_t len,
+	  const uint8_t **first)
+{
+	if (len == 0)
+		return;
+	if (first != NULL && *first != NULL) {
+		memcpy(dst, *first, len);
+		return;
+	}
+	if (s->wire)
+		memcpy(dst, s->acc, len);
+	else
+		acis_reduce_finish(s->dtype, dst, s->acc,
+				   len / acis_dtype_size(s->dtype));
+	if (first != NULL)
+		*first = dst;
+}
+
+/*
+ * Below the root: slot s has every contribution of this switch's
+ * subtree; one DATA goes up, flagged PARTIAL, from this switch's address
+ * to the root's, standing for every rank of the subtree (rank = the
+ * lowest, contributors = how many). again: a member repeated its DATA
+ * (its answer is late): the partial goes again, flagged RETRANS.
+ */
+static void
+tree_send_up(struct cctx *x, struct acis_slot *s, int again)
+{
+	const struct acis_tree *t = x->t;
+	uint16_t len = tree_len(s);
+	struct acis_hdr h;
+	uint8_t *dst;
+
+	slot_hdr(s, &h);
+	h.type = ACIS_T_DATA;
+	h.flags = ACIS_F_PARTIAL | (again ? ACIS_F_RETRANS : 0);
+	h.rank = t->first;
+	h.chunk = s->key.chunk;
+	h.payload_len = len;
+	h.contributors = (uint16_t)RTE_MIN(t->covered, (uint32_t)UINT16_MAX);
+	x->src_ip = g_sw.ccfg.ip;
+	dst = emit(x, &t->up, &h, NULL, len);
+	x->src_ip = t->root_ip;
+	if (dst == NULL)
+		return; /* a member's retransmission sends it again */
+	tree_fill(s, dst, len, NULL);
+	s->sent_up = 1;
+	x->st->partials_up++;
+}
+
+/* Slot s's result to child k of the tree: one RESULT, flagged PARTIAL,
+ * from the root's address, that the child sends on to its members and
+ * children. 1, or -1 when no mbuf was free. */
+static int
+tree_send_down(struct cctx *x, struct acis_slot *s, uint32_t k,
+	       const uint8_t **first)
+{
+	const struct acis_tree_child *ch = &x->t->child[k];
+	uint16_t len = tree_len(s);
+	struct acis_hdr h;
+	uint8_t *dst;
+	uint32_t src = x->src_ip;
+
+	slot_hdr(s, &h);
+	h.type = ACIS_T_RESULT;
+	h.flags = ACIS_F_PARTIAL;
+	h.rank = ch->leader;
+	h.chunk = s->key.chunk;
+	h.payload_len = len;
+	h.contributors = (uint16_t)RTE_MIN(ch->count, (uint32_t)UINT16_MAX);
+	x->src_ip = x->t->root_ip;
+	dst = emit(x, &ch->ep, &h, NULL, len);
+	x->src_ip = src;
+	if (dst == NULL)
+		return -1;
+	tree_fill(s, dst, len, first);
+	x->st->results_down++;
+	return 1;
+}
+
 /*
  * Send rank r what it is owed for the completed slot s: a RESULT, an ACK,
  * or nothing. The same function answers at completion, and again when a
@@ -971,6 +1733,18 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	struct acis_hdr h;
 	uint8_t *dst;
 
+	if (x->t != NULL && !x->direct) {
+		/* through the tree: a child's ranks get one result, sent
+		 * to the child for its leader; ranks outside this
+		 * switch's subtree nothing */
+		uint32_t k = x->t->child_of[r];
+
+		if (k == ACIS_TREE_ABSENT)
+			return 0;
+		if (k != ACIS_TREE_LOCAL)
+			return r == x->t->child[k].leader ?
+				       tree_send_down(x, s, k, first) : 0;
+	}
 	slot_hdr(s, &h);
 	switch (coll) {
 	case ACIS_C_ALLREDUCE:
@@ -1056,6 +1830,8 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	}
 	if (!result)
 		return 0;
+	if (s->wire)
+		reduced = 0; /* finished by the root already */
 	h.type = ACIS_T_RESULT;
 	h.rank = blk;
 	h.chunk = chunk;
@@ -1126,6 +1902,7 @@ fanout_end(struct cctx *x, struct acis_slot *s)
 /* What the memory of closed slots keeps about one (acis_agg_remember). */
 #define CLOSED_FORWARDED 0x01 /* a forwarded block: its sender was ACKed */
 #define CLOSED_LINGERED 0x02  /* freed before every member confirmed */
+#define CLOSED_TREE 0x04      /* below a tree's root: the result went on */
 
 /* Every member has what it is owed: free the slot, and remember its key so
  * a late copy of one of its messages is not taken for a new one. */
@@ -1187,7 +1964,7 @@ lend(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m,
      const uint8_t *src)
 {
 	if (!acis_frame_plain(m) ||
-	    !acis_agg_lend(x->lc->shard->agg, s, m, (uint8_t *)(uintptr_t)src))
+	    !acis_agg_lend(x->agg, s, m, (uint8_t *)(uintptr_t)src))
 		return 0;
 	m->data_off += (uint16_t)(src - rte_pktmbuf_mtod(m, const uint8_t *));
 	m->data_len = s->payload_len;
@@ -1218,7 +1995,39 @@ fold_in(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m,
 	return kept;
 }
 
-/* Fold held contributions whose turn has come (rank order). */
+/* The contribution due after rank r's: rank order, or in a fabric's
+ * tree the next unit in tree order (a child's partial stands for every
+ * rank behind it). */
+static inline uint32_t
+next_unit(const struct cctx *x, uint32_t r)
+{
+	return x->t != NULL ? x->t->next[r] : r + 1;
+}
+
+/* Contributions slot s completes with: P, or the ranks of this switch's
+ * subtree. */
+static inline uint32_t
+expected(const struct cctx *x, const struct acis_slot *s)
+{
+	return x->t != NULL ? x->t->covered : s->size;
+}
+
+/* Mark every rank behind child k as contributed (its partial): 1, or 0
+ * if its partial was in already. */
+static int
+tree_mark(struct acis_slot *s, const struct acis_tree_child *ch)
+{
+	uint32_t i;
+
+	if (acis_slot_has(s, ch->leader))
+		return 0;
+	for (i = 0; i < ch->count; i++)
+		acis_slot_mark(s, ch->ranks[i]);
+	return 1;
+}
+
+/* Fold held contributions whose turn has come (rank order, or tree
+ * order). */
 static void
 fold_held(struct cctx *x, struct acis_slot *s)
 {
@@ -1227,7 +2036,7 @@ fold_held(struct cctx *x, struct acis_slot *s)
 	while (m != NULL && acis_meta(m)->hold_rank == s->next_rank) {
 		struct rte_mbuf *next = acis_meta(m)->hold_next;
 
-		s->next_rank++;
+		s->next_rank = next_unit(x, s->next_rank);
 		s->n_held--;
 		x->st->held--;
 		if (!fold_in(x, s, m, payload_of(m)))
@@ -1258,13 +2067,25 @@ static void
 send_back(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	  uint32_t r)
 {
+	const struct acis_endpoint *ep = acis_comm_ep(c, r);
 	struct acis_hdr h;
+	uint32_t k = x->t != NULL ? x->t->child_of[r] : ACIS_TREE_LOCAL;
 
-	acis_slot_unmark(s, r);
 	slot_hdr(s, &h);
 	h.rank = r;
 	h.chunk = s->key.chunk; /* the wire chunk of a reduction */
-	answer(x, acis_comm_ep(c, r), ACIS_T_NACK, ACIS_S_BUSY, &h);
+	if (k < ACIS_TREE_ABSENT) {
+		/* a child's partial: the child sends it again when its
+		 * members repeat theirs (the NACK tells it nothing more) */
+		uint32_t i;
+
+		for (i = 0; i < x->t->child[k].count; i++)
+			acis_slot_unmark(s, x->t->child[k].ranks[i]);
+		x->st->held_refused++;
+		return;
+	}
+	acis_slot_unmark(s, r);
+	answer(x, ep, ACIS_T_NACK, ACIS_S_BUSY, &h);
 	x->st->held_refused++;
 }
 
@@ -1326,20 +2147,27 @@ agrees(const struct acis_slot *s, const struct acis_hdr *h)
 }
 
 static struct acis_slot *
-open_slot(struct cctx *x, const struct acis_comm *c, uint32_t key)
+open_slot(struct cctx *x, const struct acis_comm *c, uint32_t key,
+	  const struct acis_endpoint *from)
 {
 	const struct acis_hdr *h = &x->h;
 	struct acis_slot_key k = {h->comm, h->seq, key};
-	struct acis_slot *s = acis_agg_open_weighted(x->lc->shard->agg, &k,
+	struct acis_slot *s = acis_agg_open_weighted(x->agg, &k,
 						     c->size, c->jobp->index,
 						     c->jobp->weight);
 	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
 
 	if (s == NULL) {
-		answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK, ACIS_S_BUSY,
-		       h);
+		if (!(h->flags & ACIS_F_PARTIAL)) /* (a child retries with
+						     its members) */
+			answer(x, from, ACIS_T_NACK, ACIS_S_BUSY, h);
 		drop(x, x->m, ACIS_DROP_ACIS_BUSY);
 		return NULL;
+	}
+	if (x->t != NULL) {
+		s->next_rank = x->t->first;
+		if (!x->t->is_root)
+			s->owner = x->t->root_ip;
 	}
 	s->opcode = h->opcode;
 	s->dtype = h->dtype;
@@ -1474,6 +2302,7 @@ fan_run(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 	uint32_t missing[MISSING_MAX], n_missing = UINT32_MAX, r;
 	uint32_t end = s->size, one;
 	const uint8_t *first = NULL;
+	uint8_t direct = x->direct;
 	int rc = 0;
 
 	/* a block with one receiver owes that member alone */
@@ -1484,6 +2313,10 @@ fan_run(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 		end = one + 1;
 	}
 	x->fanout = s->fan == FAN_COMPLETE && fanout_ok(s);
+	/* the switch's own resends go to the members themselves, past the
+	 * tree: end-to-end recovery (doc/fabric.md) */
+	if (s->fan == FAN_RESEND)
+		x->direct = 1;
 	for (r = s->fan_next; r < end; r++) {
 		if (!fan_owes(c, s, r))
 			continue;
@@ -1505,7 +2338,25 @@ fan_run(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 	}
 	s->fan_next = r;
 	fanout_end(x, s);
+	x->direct = direct;
 	return r >= end;
+}
+
+/* Slot s's fan-out has reached every member it owes. Below the root, a
+ * completion's is the slot's last act: its members and children have
+ * the result, and a member that lost it gets it from the root itself
+ * (its DATA passes on there: tree_pass_up). */
+static void
+fan_finished(struct cctx *x, struct acis_slot *s)
+{
+	uint8_t mode = s->fan;
+
+	s->fan = FAN_NONE;
+	acis_agg_unpend(x->agg, s);
+	if (mode == FAN_COMPLETE && s->owner != 0) {
+		acis_agg_remember(x->agg, &s->key, CLOSED_TREE, x->now);
+		acis_agg_close(x->agg, s, ACIS_SLOT_DELIVERED);
+	}
 }
 
 /* Start answering every member slot s owes under mode (a mode already
@@ -1515,13 +2366,12 @@ static void
 fan_start(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	  uint8_t mode)
 {
-	struct acis_agg *agg = x->lc->shard->agg;
+	struct acis_agg *agg = x->agg;
 
 	s->fan = mode;
 	s->fan_next = 0;
 	if (fan_run(x, c, s)) {
-		s->fan = FAN_NONE;
-		acis_agg_unpend(agg, s);
+		fan_finished(x, s);
 		return;
 	}
 	if (!s->pending)
@@ -1535,24 +2385,34 @@ fan_start(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 static void
 fan_drain(struct cctx *x)
 {
-	struct acis_agg *agg = x->lc->shard->agg;
-	uint32_t n = acis_agg_pending(agg);
+	struct acis_coll_shard *sh = x->lc->shard;
+	struct acis_agg *tables[2] = {sh->agg, sh->tagg};
+	unsigned int i;
 
 	x->late = 1;
-	while (n-- != 0 && x->lc->answer_budget > 0 && !x->nombuf) {
-		struct acis_slot *s = acis_agg_pend_first(agg);
-		const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct,
-							   s->key.ctx);
+	for (i = 0; i < 2 && tables[i] != NULL; i++) {
+		struct acis_agg *agg = tables[i];
+		uint32_t n = acis_agg_pending(agg);
 
-		if (c == NULL || fan_run(x, c, s)) {
-			/* done, or the communicator is gone (the sweep
-			 * frees the slot) */
-			s->fan = FAN_NONE;
-			acis_agg_unpend(agg, s);
-			continue;
+		while (n-- != 0 && x->lc->answer_budget > 0 && !x->nombuf) {
+			struct acis_slot *s = acis_agg_pend_first(agg);
+			const struct acis_comm *c = slot_scope(x, agg, s);
+
+			if (c == NULL) {
+				/* the communicator is gone (the sweep
+				 * frees the slot) */
+				s->fan = FAN_NONE;
+				acis_agg_unpend(agg, s);
+				continue;
+			}
+			if (fan_run(x, c, s)) {
+				fan_finished(x, s);
+				continue;
+			}
+			acis_agg_pend(agg, s);
 		}
-		acis_agg_pend(agg, s);
 	}
+	scope_own(x);
 	if (x->lc->shard->ctrl_n != 0)
 		ctrl_drain(x);
 	ack_flush(x);
@@ -1604,7 +2464,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
 		return;
 	}
-	s = open_slot(x, c, key);
+	s = open_slot(x, c, key, acis_comm_ep(c, h->rank));
 	if (s == NULL)
 		return;
 	/* the block stays in its own frame (lend), or in a copy */
@@ -1624,7 +2484,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 	fan_start(x, c, s, FAN_FORWARD);
 	if (s->n_recv == 0) { /* a communicator of one */
 		send_answer(x, c, s, s->src, NULL);
-		close_delivered(x->lc->shard->agg, s);
+		close_delivered(x->agg, s);
 	}
 	if (!kept)
 		acis_frame_free(x->m);
@@ -1632,36 +2492,43 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 
 static void
 handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
-	    uint32_t key, int packed)
+	    uint32_t key, int packed, const struct acis_endpoint *from)
 {
 	const struct acis_hdr *h = &x->h;
 	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
+	int partial = (h->flags & ACIS_F_PARTIAL) != 0;
 
 	if (s == NULL) {
-		s = open_slot(x, c, key);
+		s = open_slot(x, c, key, from);
 		if (s == NULL)
 			return;
 	} else if (!agrees(s, h)) {
-		answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK,
-		       ACIS_S_MISMATCH, h);
+		answer(x, from, ACIS_T_NACK, ACIS_S_MISMATCH, h);
 		drop(x, x->m, ACIS_DROP_ACIS_MISMATCH);
 		return;
 	}
-	if (!acis_slot_mark(s, h->rank)) {
+	if (!(partial ? tree_mark(s, &x->t->child[x->t->child_of[h->rank]]) :
+			acis_slot_mark(s, h->rank))) {
 		/* a repeat while others are still missing: tell the sender
-		 * we have it, so it backs off instead of repeating */
-		answer(x, acis_comm_ep(c, h->rank), ACIS_T_NACK,
-		       ACIS_S_PENDING, h);
+		 * we have it, so it backs off instead of repeating; below
+		 * a tree's root, whose partial went up and whose result
+		 * is late, the partial goes again */
+		if (s->sent_up)
+			tree_send_up(x, s, 1);
+		if (!partial)
+			answer(x, from, ACIS_T_NACK, ACIS_S_PENDING, h);
 		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
 		return;
 	}
+	if (partial)
+		x->st->partials_in++;
 	if (!s->order_free && h->rank != s->next_rank &&
 	    unlikely(!hold_room(x, c, s, h->rank))) {
 		/* early, and no room to hold it: it comes again */
 		send_back(x, c, s, h->rank);
 		drop(x, x->m, ACIS_DROP_ACIS_BUSY);
 		if (s->arrived == 0) /* it opened the slot */
-			acis_agg_close(x->lc->shard->agg, s,
+			acis_agg_close(x->agg, s,
 				       ACIS_SLOT_ABORTED);
 		return;
 	}
@@ -1679,15 +2546,19 @@ handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 		if (!fold_in(x, s, x->m, x->payload))
 			acis_frame_free(x->m);
 	} else if (h->rank == s->next_rank) {
-		s->next_rank++;
+		s->next_rank = next_unit(x, h->rank);
 		if (!fold_in(x, s, x->m, x->payload))
 			acis_frame_free(x->m);
 		fold_held(x, s);
 	} else {
 		hold(x, s, x->m, h->rank);
 	}
-	if (s->arrived == s->size && s->n_held == 0)
-		complete(x, c, s);
+	if (s->arrived == expected(x, s) && s->n_held == 0) {
+		if (x->t != NULL && !x->t->is_root)
+			tree_send_up(x, s, 0);
+		else
+			complete(x, c, s);
+	}
 }
 
 /*
@@ -1707,7 +2578,7 @@ late_copy(struct cctx *x, const struct acis_endpoint *ep,
 	uint8_t flags;
 	struct acis_hdr a;
 
-	if (!acis_agg_recall(x->lc->shard->agg, k, rte_rdtsc(),
+	if (!acis_agg_recall(x->agg, k, rte_rdtsc(),
 			     g_sw.coll.deadline_tsc + g_sw.coll.linger_tsc,
 			     &flags))
 		return 0;
@@ -1722,31 +2593,150 @@ late_copy(struct cctx *x, const struct acis_endpoint *ep,
 	return 1;
 }
 
+/*
+ * The sender of a DATA of a communicator with a tree here: a child
+ * switch's partial (its leader rank, from the child's address on its
+ * link, standing for the child's ranks), or a member (its endpoint and
+ * cookie), noting a member behind a child that came past it (x->bypass).
+ * 1 with *ep the sender, else dropped and 0.
+ */
+static int
+tree_sender(struct cctx *x, const struct acis_comm *c,
+	    const struct acis_endpoint **ep)
+{
+	const struct acis_tree *t = x->t;
+	const struct acis_hdr *h = &x->h;
+	uint32_t k = t->child_of[h->rank];
+
+	if (h->flags & ACIS_F_PARTIAL) {
+		const struct acis_tree_child *ch;
+
+		if (k >= ACIS_TREE_ABSENT) {
+			drop(x, x->m, ACIS_DROP_ACIS_NOT_MEMBER);
+			return 0;
+		}
+		ch = &t->child[k];
+		if (ch->leader != h->rank ||
+		    acis_meta(x->m)->in_port != ch->port ||
+		    x->pi->src_ip != ch->ep.ip ||
+		    h->contributors != RTE_MIN(ch->count,
+					       (uint32_t)UINT16_MAX)) {
+			drop(x, x->m, ACIS_DROP_ACIS_NOT_MEMBER);
+			return 0;
+		}
+		*ep = &ch->ep;
+		return 1;
+	}
+	if (k == ACIS_TREE_ABSENT) {
+		drop(x, x->m, ACIS_DROP_ACIS_NOT_MEMBER);
+		return 0;
+	}
+	*ep = acis_comm_ep(c, h->rank);
+	if (!from_member(x, *ep))
+		return 0;
+	x->bypass = k != ACIS_TREE_LOCAL;
+	return 1;
+}
+
+/* Below a tree's root: a member's DATA goes on to the root as it came
+ * (addressed to the root already), out of the link up. */
+static void
+tree_pass_up(struct cctx *x)
+{
+	x->st->tree_passed++;
+	rte_node_enqueue_x1(x->graph, x->node,
+			    ACIS_NEXT_TX_BASE + x->t->up.port, x->m);
+}
+
+/*
+ * Below a tree's root: the result of a slot whose partial went up, from
+ * the parent (a RESULT flagged PARTIAL, from the root's address, on the
+ * link up). It goes on to this switch's members and children, and the
+ * slot's part is done.
+ */
+static void
+handle_tree_result(struct cctx *x)
+{
+	const struct acis_hdr *h = &x->h;
+	const struct acis_tree *t = NULL;
+	struct acis_slot_key k = {h->comm, h->seq, h->chunk};
+	struct acis_slot *s;
+
+	if (g_sw.coll.trees != NULL && (h->flags & ACIS_F_PARTIAL))
+		t = acis_tree_find(g_sw.coll.trees, x->pi->src_ip, h->comm);
+	if (t == NULL || t->is_root || t->job != h->job ||
+	    acis_meta(x->m)->in_port != t->up.port) {
+		drop(x, x->m, ACIS_DROP_ACIS_UNEXPECTED);
+		return;
+	}
+	scope_below(x, t);
+	s = acis_agg_find(x->agg, &k);
+	if (s == NULL || !s->sent_up || s->done || s->failed) {
+		/* answered already: a resend crossed the first */
+		x->st->tree_late++;
+		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
+		return;
+	}
+	if (h->opcode != s->opcode || h->dtype != s->dtype ||
+	    h->op != s->op || h->payload_len != tree_len(s)) {
+		drop(x, x->m, ACIS_DROP_ACIS_MISMATCH);
+		return;
+	}
+	if (h->payload_len != 0)
+		memcpy(s->acc, x->payload, h->payload_len);
+	s->wire = 1;
+	x->st->results_from_parent++;
+	complete(x, &t->comm_view, s); /* (the slot may be closed after) */
+	acis_frame_free(x->m);
+}
+
 static void
 handle_data(struct cctx *x)
 {
 	const struct acis_hdr *h = &x->h;
 	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
-	const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct, h->comm);
+	const struct acis_comm *c;
 	const struct acis_endpoint *ep;
 	struct acis_slot_key k;
 	struct acis_slot *s;
 	uint64_t cpr;
+	uint8_t fl;
 	int packed;
 
 	x->st->data++;
-	if (unlikely(c == NULL || c->job != h->job)) {
-		no_comm(x);
-		return;
+	if (unlikely(x->pi->dst_ip != g_sw.ccfg.ip)) {
+		/* passing through, for a tree held here below its root
+		 * (the parse stage looked) */
+		const struct acis_tree *t = acis_tree_find(
+			g_sw.coll.trees, x->pi->dst_ip, h->comm);
+
+		if (t == NULL || t->job != h->job) {
+			drop(x, x->m, ACIS_DROP_ACIS_NO_TREE);
+			return;
+		}
+		scope_below(x, t);
+		c = &t->comm_view;
+	} else {
+		c = acis_ct_lookup(g_sw.coll.ct, h->comm);
+		if (unlikely(c == NULL || c->job != h->job)) {
+			no_comm(x);
+			return;
+		}
+		x->t = root_tree(h->comm, h->opcode);
 	}
 	if (unlikely(h->rank >= c->size ||
 		     (h->root != ACIS_RANK_NONE && h->root >= c->size))) {
 		drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
 		return;
 	}
-	ep = acis_comm_ep(c, h->rank);
-	if (unlikely(!from_member(x, ep)))
-		return;
+	if (x->t != NULL) {
+		if (unlikely(!tree_sender(x, c, &ep)))
+			return;
+	} else {
+		ep = acis_comm_ep(c, h->rank);
+		if (unlikely(!from_member(x, ep)))
+			return;
+	}
 	if (unlikely((coll == ACIS_C_REDUCE || coll == ACIS_C_BCAST ||
 		      coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) &&
 		     h->root == ACIS_RANK_NONE)) {
@@ -1780,7 +2770,16 @@ handle_data(struct cctx *x)
 		k.chunk = (uint32_t)(((uint64_t)h->rank * c->size + to) * cpr +
 				     h->chunk % cpr);
 	}
-	s = acis_agg_find(x->lc->shard->agg, &k);
+	s = acis_agg_find(x->agg, &k);
+	if (x->t != NULL && !x->t->is_root && (s == NULL || x->bypass) &&
+	    (x->bypass || acis_agg_recall(x->agg, &k, x->now,
+					  g_sw.coll.deadline_tsc +
+					  g_sw.coll.linger_tsc, &fl))) {
+		/* below the root, after this switch's part was done: a
+		 * member that lost its result; the root answers it */
+		tree_pass_up(x);
+		return;
+	}
 	if (unlikely(s == NULL && late_copy(x, ep, &k)))
 		return;
 	if (unlikely(s != NULL && s->failed)) {
@@ -1790,17 +2789,39 @@ handle_data(struct cctx *x)
 		uint32_t n = missing_ranks(s, missing);
 
 		x->st->timeouts_resent++;
-		nack_timeout(x, c, s, h->rank, missing, n);
+		if (h->flags & ACIS_F_PARTIAL) {
+			/* to every rank behind the child */
+			const struct acis_tree_child *ch =
+				&x->t->child[x->t->child_of[h->rank]];
+			uint32_t i;
+
+			for (i = 0; i < ch->count; i++)
+				nack_timeout(x, c, s, ch->ranks[i], missing, n);
+		} else {
+			nack_timeout(x, c, s, h->rank, missing, n);
+		}
 		acis_frame_free(x->m);
 		return;
 	}
 	if (s != NULL && s->done && !s->forwarding) {
 		/* A retransmission: its answer was lost. Send it again from
-		 * the kept result; the contribution itself is not re-added. */
+		 * the kept result; the contribution itself is not re-added.
+		 * (A member behind a child switch, come past it, is
+		 * answered itself; a child's repeated partial, through the
+		 * child.) */
 		x->st->retrans_answered++;
+		x->direct = x->bypass;
 		if (acis_slot_has(s, h->rank))
 			send_answer(x, c, s, h->rank, NULL);
+		x->direct = 0;
 		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
+		return;
+	}
+	if (unlikely(x->bypass)) {
+		/* at the root, a member behind a child, past it, for a
+		 * slot not done: its contribution comes in the child's
+		 * partial */
+		drop(x, x->m, ACIS_DROP_ACIS_TREE_BYPASS);
 		return;
 	}
 	switch (coll) {
@@ -1817,7 +2838,7 @@ handle_data(struct cctx *x)
 		}
 		/* fall through */
 	default:
-		handle_slot(x, c, s, k.chunk, packed);
+		handle_slot(x, c, s, k.chunk, packed, ep);
 	}
 }
 
@@ -1839,7 +2860,7 @@ handle_host_feedback(struct cctx *x)
 {
 	const struct acis_hdr *h = &x->h;
 	const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct, h->comm);
-	struct acis_agg *agg = x->lc->shard->agg;
+	struct acis_agg *agg = x->agg;
 	const struct acis_endpoint *ep;
 	struct acis_slot_key k = {h->comm, h->seq, h->chunk};
 	struct acis_slot *s;
@@ -1966,9 +2987,24 @@ coll_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			x.h.comm = acis_ct_world(g_sw.coll.ct, x.h.job);
 			x.st->world_alias += x.h.comm != ACIS_CTX_NONE;
 		}
+		scope_own(&x);
 		switch (x.h.type) {
 		case ACIS_T_DATA:
 			handle_data(&x);
+			break;
+		case ACIS_T_RESULT:
+			handle_tree_result(&x);
+			break;
+		case ACIS_T_CTRL_ACK:
+			if (x.h.opcode == ACIS_CTRL_INSTALL &&
+			    g_sw.coll.trees != NULL) {
+				rte_spinlock_lock(&g_sw.coll.lock);
+				install_answered(&x);
+				rte_spinlock_unlock(&g_sw.coll.lock);
+				acis_frame_free(x.m);
+			} else {
+				drop(&x, x.m, ACIS_DROP_ACIS_UNEXPECTED);
+			}
 			break;
 		case ACIS_T_ACK:
 		case ACIS_T_NACK:
@@ -2053,6 +3089,9 @@ shift_clock(struct acis_slot *s, uint64_t shift, uint64_t before)
  *    sends to it.
  * A source node, so it runs even when no packet arrives.
  */
+static void sweep_table(struct cctx *x, struct acis_agg *agg, uint64_t now,
+			uint64_t shift, uint64_t before);
+
 static uint16_t
 sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	      uint16_t cnt)
@@ -2062,16 +3101,25 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	const struct acis_coll_state *co = &g_sw.coll;
 	uint64_t interval = g_sw.tsc_hz / 100;
 	uint64_t now = rte_rdtsc(), late, shift, before;
-	struct acis_agg *agg;
-	uint32_t i, n_slots;
 
 	RTE_SET_USED(objs);
 	RTE_SET_USED(cnt);
 	if (lc->shard == NULL)
 		return 0;
 	x.st = &lc->shard->st;
-	if (acis_agg_pending(lc->shard->agg) != 0 || lc->shard->ctrl_n != 0)
+	x.now = now;
+	scope_own(&x);
+	if (acis_agg_pending(lc->shard->agg) != 0 || lc->shard->ctrl_n != 0 ||
+	    (lc->shard->tagg != NULL && acis_agg_pending(lc->shard->tagg) != 0))
 		fan_drain(&x);
+	/* a fabric's installs (worker 0, with control) */
+	if (lc->worker_index == 0 && co->tctl != NULL &&
+	    now >= co->tctl->next_check) {
+		rte_spinlock_lock(&g_sw.coll.lock);
+		tree_timers(&x, now);
+		rte_spinlock_unlock(&g_sw.coll.lock);
+		scope_own(&x);
+	}
 	/* deadlines (worker 0, with control): one compare a walk until one
 	 * is due */
 	if (lc->worker_index == 0 && now >= co->sync->next_tsc) {
@@ -2089,8 +3137,22 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	late = now - lc->next_sweep;
 	shift = late > 4 * interval ? late : 0;
 	lc->next_sweep = now + interval;
-	agg = lc->shard->agg;
-	n_slots = g_sw.pl->slots;
+	sweep_table(&x, lc->shard->agg, now, shift, before);
+	if (lc->shard->tagg != NULL)
+		sweep_table(&x, lc->shard->tagg, now, shift, before);
+	ack_flush(&x);
+	return 0;
+}
+
+/* The sweep of one slot table (the shard's own, or its trees'). */
+static void
+sweep_table(struct cctx *x, struct acis_agg *agg, uint64_t now,
+	    uint64_t shift, uint64_t before)
+{
+	const struct acis_coll_state *co = &g_sw.coll;
+	struct acis_lcore_ctx *lc = x->lc;
+	uint32_t i, n_slots = g_sw.pl->slots;
+
 	for (i = 0; i < n_slots; i++) {
 		struct acis_slot *s = acis_agg_slot(agg, i);
 		const struct acis_comm *c;
@@ -2104,32 +3166,34 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 				acis_agg_close(agg, s, ACIS_SLOT_EXPIRED);
 			continue;
 		}
-		c = acis_ct_lookup(co->ct, s->key.ctx);
+		c = slot_scope(x, agg, s);
+		if (s->done && s->owner != 0)
+			continue; /* below a root: its fan-out closes it */
 		if (s->done && !s->forwarding) {
 			if (c == NULL || now - s->done_tsc > co->linger_tsc) {
 				acis_agg_remember(agg, &s->key, CLOSED_LINGERED,
 						  now);
 				acis_agg_close(agg, s, ACIS_SLOT_LINGERED);
 			} else if (now >= s->resend_tsc)
-				resend_unconfirmed(&x, c, s, now);
+				resend_unconfirmed(x, c, s, now);
 			continue;
 		}
 		if (s->by_retrans && !s->forwarding &&
 		    now - s->opened_tsc > co->linger_tsc) {
-			release_held(x.st, s);
+			release_held(x->st, s);
 			acis_agg_close(agg, s, ACIS_SLOT_STALE);
 			continue;
 		}
 		if (idle_for(lc->shard, s, now) > co->deadline_tsc ||
 		    c == NULL) {
-			release_held(x.st, s);
+			release_held(x->st, s);
 			if (c == NULL) {
 				acis_agg_close(agg, s, ACIS_SLOT_EXPIRED);
 				continue;
 			}
 			/* every rank that did contribute hears it, naming
 			 * the ranks that did not */
-			fan_start(&x, c, s, FAN_TIMEOUT);
+			fan_start(x, c, s, FAN_TIMEOUT);
 			/* kept only to say so again: its bytes go now */
 			acis_agg_unlend(agg, s);
 			s->failed = 1;
@@ -2137,10 +3201,9 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			continue;
 		}
 		if (s->forwarding && now >= s->resend_tsc)
-			resend_unconfirmed(&x, c, s, now);
+			resend_unconfirmed(x, c, s, now);
 	}
-	ack_flush(&x);
-	return 0;
+	scope_own(x);
 }
 
 static struct rte_node_register sweep_node = {

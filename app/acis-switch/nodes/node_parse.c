@@ -53,7 +53,8 @@ acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
 	if (n_workers == 1 || pi->payload_len < 32)
 		return 0;
 	type = a[ACIS_HOFF_TYPE];
-	if (type != ACIS_T_DATA && type != ACIS_T_ACK && type != ACIS_T_NACK)
+	if (type != ACIS_T_DATA && type != ACIS_T_ACK && type != ACIS_T_NACK &&
+	    type != ACIS_T_RESULT) /* (a fabric tree's, to its slot) */
 		return 0;
 	comm = acis_rd32(a + ACIS_HOFF_COMM);
 	if (unlikely(comm == ACIS_CTX_WORLD))
@@ -64,6 +65,25 @@ acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
 	    0x9e3779b97f4a7c15ull;
 	h ^= h >> 32;
 	return (uint16_t)(((h & 0xffffffffu) * n_workers) >> 32);
+}
+
+/*
+ * An ACiS datagram passing through a fabric switch (ccfg.transit): a
+ * DATA of a collective that folds, for a communicator whose tree this
+ * switch holds below the root it is addressed to, is folded here; every
+ * other passes on (L2).
+ */
+static enum acis_class
+transit(const struct acis_mbuf_meta *meta, const uint8_t *eth)
+{
+	const uint8_t *a = eth + meta->pi.payload_off;
+
+	if (meta->pi.payload_len < ACIS_HDR_LEN ||
+	    a[ACIS_HOFF_TYPE] != ACIS_T_DATA || !acis_coll_folds(a[2]) ||
+	    acis_tree_find(g_sw.coll.trees, meta->pi.dst_ip,
+			   acis_rd32(a + ACIS_HOFF_COMM)) == NULL)
+		return ACIS_CLASS_FORWARD;
+	return ACIS_CLASS_ACIS;
 }
 
 /* Whether a control message may come from this sender and port
@@ -216,6 +236,9 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 							       port),
 						  &meta->pi, &meta->drop_reason);
 			meta->in_port = port;
+			if (unlikely(cls == ACIS_CLASS_ACIS &&
+				     meta->pi.dst_ip != g_sw.ccfg.ip))
+				cls = transit(meta, eth);
 			if (unlikely(g_la.fpga_ports & (1u << port)) &&
 			    (cls = fpga_frame(meta, eth,
 					      rte_pktmbuf_data_len(m), port,
