@@ -131,22 +131,35 @@ TOPO=$ACIS_ROOT/topologies/leaf-spine.ini
 "$FABRIC" start -p "$FAB_PREFIX"
 "$FABRIC" status -p "$FAB_PREFIX"
 "$ACIS_BUILD/tools/acis-fabric" tree "$TOPO" all
-acis_log "allreduce and bcast of 1 MiB, 4 hosts on 2 leaves, through the spine"
+FOLD=$("$ACIS_BUILD/tools/acis-fabric" fold "$TOPO" all)
+acis_log "allreduce of 1 MiB, 4 hosts on 2 leaves, folded in the tree $FOLD"
 COLL_DIR=$(mktemp -d /tmp/acis-demo-coll.XXXXXX)
 if ! ACIS_SWITCH_IP=10.77.0.202 acis_run_ranks "$FAB_PREFIX" 4 43 "$COLL_DIR" \
-	--sizes 1048576 --colls allreduce,bcast --dtypes float32; then
+	--sizes 1048576 --colls allreduce --dtypes float32 --fold "$FOLD"; then
+	cat "$COLL_DIR"/rank*.log
+	exit 1
+fi
+tail -n 1 "$COLL_DIR/rank0.log"
+echo "(each link's traffic both ways: one partial a chunk up, one result down)"
+"$FABRIC" links -p "$FAB_PREFIX"
+fabric_counters() {
+	local sw
+	for sw in leaf0 leaf1 spine0; do
+		printf '%-7s ' "$sw:"
+		"$ACIS_BUILD/app/acisctl/acisctl" -f "$FAB_PREFIX-$sw" --raw /acis/collectives |
+			python3 -c 'import json,sys; s=json.load(sys.stdin)["/acis/collectives"]; print("partials folded in %(partials_in)d, sent up %(partials_up)d; results sent down %(results_down)d, taken from the parent %(results_from_parent)d; members answered %(results_sent)d" % s)'
+	done
+}
+fabric_counters
+acis_log "bcast of 1 MiB: unfolded, through the spine and back to each member"
+if ! ACIS_SWITCH_IP=10.77.0.202 acis_run_ranks "$FAB_PREFIX" 4 44 "$COLL_DIR" \
+	--sizes 1048576 --colls bcast --dtypes float32; then
 	cat "$COLL_DIR"/rank*.log
 	exit 1
 fi
 tail -n 1 "$COLL_DIR/rank0.log"
 rm -rf "$COLL_DIR"
-echo "(each link's traffic both ways: every rank's megabyte up to the spine, its result down)"
 "$FABRIC" links -p "$FAB_PREFIX"
-for sw in leaf0 leaf1 spine0; do
-	printf '%-7s ' "$sw:"
-	"$ACIS_BUILD/app/acisctl/acisctl" -f "$FAB_PREFIX-$sw" --raw /acis/stages |
-		python3 -c 'import json,sys; s=json.load(sys.stdin)["/acis/stages"]; print("rx %(rx)d, forwarded %(l2_forward)d, collective stage %(collective)d" % s)'
-done
 "$FABRIC" down -p "$FAB_PREFIX"
 
 acis_log "demo done; tearing the testbed down"

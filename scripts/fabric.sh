@@ -27,7 +27,8 @@
 # counters), down ends them and removes the namespaces and files.
 #
 # Environment: ACIS_BUILD (the build folder), ACIS_SW_IDLE_SLEEP (each
-# switch's --idle-sleep, default 50 us), ACIS_MTU, ACIS_MBUFS as in the
+# switch's --idle-sleep, default 50 us), ACIS_MTU, ACIS_MBUFS and
+# ACIS_FOLD (off: no folding in the tree, the unicast baseline) as in the
 # generated pipelines.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"

@@ -142,13 +142,17 @@ struct acis_coll_shard {
 struct acis_tree_install {
 	uint8_t used;
 	uint8_t below;           /**< installed by a parent */
+	uint8_t split;           /**< the root's, of a communicator made by
+				      split: the split's answers wait for
+				      every new communicator's tree */
+	uint32_t parent_ctx;     /**< split: the communicator split */
 	struct acis_tree *t;
 	struct acis_endpoint *eps; /**< [t->size] the ranks' endpoints */
 	uint32_t acked, failed;  /**< children, a bit per child index */
 	uint32_t tries;
 	uint64_t next_tsc;       /**< when unanswered INSTALLs go again */
-	struct acis_hdr h;       /**< root: the JOIN answer; below: the
-				      INSTALL, for its answer */
+	struct acis_hdr h;       /**< root: the JOIN or SPLIT answer;
+				      below: the INSTALL, for its answer */
 	struct acis_endpoint parent;
 };
 

@@ -13,7 +13,9 @@
 # allreduce float32 of each of SIZES (default 4,65536,1048576), ITER
 # timed calls (default 200) after 20 warm-up ones: mean latency and bus
 # bandwidth, and the bytes every fabric link carried (both directions,
-# summed over links, from each switch's port counters) per call. Writes
+# summed over links, from each switch's port counters) per call -- folded
+# in the tree, and again as the unicast baseline ([collective] fold =
+# off: every member's frames to the root and back). Writes
 # DIR/fabric.csv and table.txt. Needs root. Not a test: nothing here
 # judges.
 set -euo pipefail
@@ -62,13 +64,17 @@ link_bytes() {
 	echo "$sum"
 }
 
-echo "levels,topology,size,avg_us,busbw_GBps,link_bytes_per_call" >"$OUT/fabric.csv"
+echo "levels,topology,mode,size,avg_us,busbw_GBps,link_bytes_per_call" >"$OUT/fabric.csv"
 job=1
-for t in one:1 leaf-spine:2 three-level:3; do
-	name=${t%:*} levels=${t#*:}
+for t in one:1:tree leaf-spine:2:tree leaf-spine:2:unicast three-level:3:tree \
+	 three-level:3:unicast; do
+	name=${t%%:*} levels=${t#*:} mode=${t##*:}
+	levels=${levels%:*}
 	TOPO=$ACIS_ROOT/topologies/$name.ini
 	"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
-	"$FABRIC" start -p "$PREFIX" >/dev/null
+	fold=on
+	[ "$mode" = tree ] || fold=off
+	ACIS_FOLD=$fold "$FABRIC" start -p "$PREFIX" >/dev/null
 	root=$("$FAB" tree "$TOPO" all | sed -n 's/^root \([^,]*\),.*/\1/p')
 	ip=$("$FAB" list "$TOPO" | awk -v s="$root" '$1 == "switch" && $2 == s {print $3}')
 	for size in ${SIZES//,/ }; do
@@ -88,7 +94,7 @@ for t in one:1 leaf-spine:2 three-level:3; do
 		read -r us bus < <(awk -F, -v s="$size" '$2 == s && $10 != "" { print $10, $16; exit }' "$OUT/bench0.out") ||
 			{ echo "fabric: acis-bench gave no result for $name $size (bench.log)" >&2; exit 1; }
 		per=$(( (after - before) / (ITER + WARMUP) ))
-		echo "$levels,$name,$size,$us,$bus,$per" | tee -a "$OUT/fabric.csv"
+		echo "$levels,$name,$mode,$size,$us,$bus,$per" | tee -a "$OUT/fabric.csv"
 	done
 	"$FABRIC" down -p "$PREFIX" >/dev/null
 done
@@ -97,14 +103,20 @@ done
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 base = {r["size"]: float(r["avg_us"]) for r in rows if r["levels"] == "1"}
-out = ["# allreduce float32, 4 ranks, through the root switch of each fabric",
-       "| levels | topology | bytes | latency us | vs 1 level | bus bandwidth GB/s | fabric link bytes a call |",
-       "|---|---|---|---|---|---|---|"]
+uni = {(r["topology"], r["size"]): int(r["link_bytes_per_call"])
+       for r in rows if r["mode"] == "unicast"}
+out = ["# allreduce float32, 4 ranks, through the root switch of each fabric;",
+       "# tree: folded in the tree; unicast: [collective] fold = off",
+       "| levels | topology | mode | bytes | latency us | vs 1 level | bus bandwidth GB/s | fabric link bytes a call | vs unicast |",
+       "|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
     us = float(r["avg_us"])
-    out.append("| %s | %s | %s | %.1f | %+.1f us | %s | %s |" % (
-        r["levels"], r["topology"], r["size"], us, us - base[r["size"]],
-        r["busbw_GBps"], r["link_bytes_per_call"]))
+    b = int(r["link_bytes_per_call"])
+    u = uni.get((r["topology"], r["size"]))
+    out.append("| %s | %s | %s | %s | %.1f | %+.1f us | %s | %s | %s |" % (
+        r["levels"], r["topology"], r["mode"], r["size"], us,
+        us - base[r["size"]], r["busbw_GBps"], b,
+        "%.2f" % (b / u) if u else "-"))
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 PY

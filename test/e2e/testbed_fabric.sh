@@ -8,7 +8,8 @@
 #   reference folded in the tree's order (acis-fabric fold), through the
 #   root of the fabric's aggregation tree (acis-fabric tree FILE all);
 #   the leaves fold their members' contributions into one partial a
-#   chunk and each link carries one copy each way; the fat tree's cycles never loop a
+#   chunk and each link carries one copy each way, and a bcast's block
+#   crosses a link once; the fat tree's cycles never loop a
 #   flood, and its links outside the flooding tree carry nothing; loss
 #   on a fabric link is recovered; a spine killed mid-collective makes
 #   every member's call fail, none hang.
@@ -103,6 +104,14 @@ b1=$(port_counter leaf0 p2 tx_bytes)
 r1=$(port_counter leaf0 p2 rx_bytes)
 check "leaf-spine: one 1 MiB allreduce put $(( (b1 - b0) / 1024 )) KiB up and $(( (r1 - r0) / 1024 )) KiB down leaf0's link (one copy each way)" \
 	python3 -c "import sys; sys.exit(not (1048576 <= $b1 - $b0 < 1.5 * 1048576 and 1048576 <= $r1 - $r0 < 1.5 * 1048576))"
+# A bcast is replicated down the tree: rank 0's 1 MiB crosses leaf1's
+# link once for its two members.
+r0=$(port_counter leaf1 p2 rx_bytes)
+run_job "leaf-spine, 4 hosts, one 1 MiB bcast from rank 0" 4 16 \
+	--sizes 1048576 --dtypes float32 --colls bcast
+r1=$(port_counter leaf1 p2 rx_bytes)
+check "leaf-spine: the 1 MiB bcast put $(( (r1 - r0) / 1024 )) KiB down leaf1's link (one copy for two members)" \
+	python3 -c "import sys; sys.exit(not (1048576 <= $r1 - $r0 < 1.5 * 1048576))"
 check "leaf-spine: the root holds no slot afterwards" \
 	acis_wait_for 50 acis_slots_back "$PREFIX-spine0" 0
 

@@ -172,6 +172,29 @@ root_tree(uint32_t ctx, uint8_t opcode)
 	return acis_tree_find(g_sw.coll.trees, g_sw.ccfg.ip, ctx);
 }
 
+/* Whether a forwarded block of opcode is replicated down a fabric's
+ * tree (one copy a link): bcast and allgather, whose blocks go to many
+ * members. */
+static inline int
+replicates(uint8_t opcode)
+{
+	unsigned int coll = ACIS_OPCODE_COLL(opcode);
+
+	return coll == ACIS_C_BCAST || coll == ACIS_C_ALLGATHER;
+}
+
+/* The tree a slot of the switch's own communicators answers through:
+ * a folding collective's, or a replicated block's. */
+static inline const struct acis_tree *
+slot_tree(const struct acis_slot *s)
+{
+	if (likely(g_sw.coll.trees == NULL) ||
+	    !(acis_coll_folds(s->opcode) ||
+	      (s->forwarding && replicates(s->opcode))))
+		return NULL;
+	return acis_tree_find(g_sw.coll.trees, g_sw.ccfg.ip, s->key.ctx);
+}
+
 /* Messages of the switch's own communicators, from its own address. */
 static inline void
 scope_own(struct cctx *x)
@@ -206,7 +229,7 @@ slot_scope(struct cctx *x, struct acis_agg *agg, const struct acis_slot *s)
 		scope_own(x);
 		c = acis_ct_lookup(g_sw.coll.ct, s->key.ctx);
 		if (c != NULL)
-			x->t = root_tree(s->key.ctx, s->opcode);
+			x->t = slot_tree(s);
 		return c;
 	}
 	t = acis_tree_find(g_sw.coll.trees, s->owner, s->key.ctx);
@@ -635,6 +658,9 @@ ctrl_drain(struct cctx *x)
 static struct acis_tree_install *install_find(uint32_t root_ip, uint32_t ctx);
 static int tree_root_start(struct cctx *x, const struct acis_job *j,
 			   const struct acis_hdr *h);
+static int tree_split_start(struct cctx *x, const struct acis_comm *c,
+			    const struct acis_hdr *h);
+static int split_waiting(uint32_t parent, uint32_t seq);
 
 static void
 ctrl_join(struct cctx *x, const struct acis_endpoint *from)
@@ -737,11 +763,15 @@ ctrl_split(struct cctx *x, const struct acis_endpoint *from)
 	/* msg_size = the new context id, chunk = the new rank, root = the
 	 * new size */
 	if (o == ACIS_CT_REPEAT) {
-		ctrl_dest_of(&src, h.rank, &d);
-		ctrl_send(x, &h, 1, h.rank, &d);
+		/* (while its trees are installed, the answers wait) */
+		if (!split_waiting(c->id, h.seq)) {
+			ctrl_dest_of(&src, h.rank, &d);
+			ctrl_send(x, &h, 1, h.rank, &d);
+		}
 		return;
 	}
-	ctrl_answer_all(x, &h, c->size, &src);
+	if (!tree_split_start(x, c, &h))
+		ctrl_answer_all(x, &h, c->size, &src);
 }
 
 static void
@@ -1183,6 +1213,22 @@ install_settle(struct cctx *x, struct acis_tree_install *in)
 	}
 	if (in->below) {
 		answer(x, &in->parent, ACIS_T_CTRL_ACK, status, &in->h);
+	} else if (in->split) {
+		/* the split's answers, once its last new tree is in */
+		struct acis_hdr h = in->h;
+		uint32_t parent = in->parent_ctx;
+		const struct acis_comm *c;
+
+		install_end(in);
+		if (split_waiting(parent, h.seq))
+			return;
+		c = acis_ct_lookup(g_sw.coll.ct, parent);
+		if (c != NULL) {
+			struct ctrl_src src = {.c = c, .split = 1};
+
+			ctrl_answer_all(x, &h, c->size, &src);
+		}
+		return;
 	} else {
 		const struct acis_job *j = acis_ct_job(g_sw.coll.ct,
 						       in->h.job);
@@ -1194,25 +1240,37 @@ install_settle(struct cctx *x, struct acis_tree_install *in)
 	install_end(in);
 }
 
+/* Is a split of communicator parent (its collective seq) waiting for
+ * a tree? */
+static int
+split_waiting(uint32_t parent, uint32_t seq)
+{
+	struct acis_tree_ctl *tc = g_sw.coll.tctl;
+	unsigned int i;
+
+	for (i = 0; tc != NULL && i < ACIS_TREE_INSTALLS; i++)
+		if (tc->in[i].used && tc->in[i].split &&
+		    tc->in[i].parent_ctx == parent && tc->in[i].h.seq == seq)
+			return 1;
+	return 0;
+}
+
 /*
- * At the root, when a job's world is made: if members sit behind fabric
- * links, the world's tree is built and installed, and the JOIN answers
- * (template h) wait until it is (1); else 0, answer now.
+ * At the root, when communicator c is made: if members sit behind
+ * fabric links, its tree is built and installed, and the answers that
+ * make it known (template h: the JOIN answers of a world, or a split's,
+ * parent_split its parent) wait until it is (1); else 0, answer now.
  */
 static int
-tree_root_start(struct cctx *x, const struct acis_job *j,
-		const struct acis_hdr *h)
+tree_root_install(struct cctx *x, const struct acis_comm *c,
+		  const struct acis_hdr *h, const struct acis_comm *parent)
 {
-	const struct acis_comm *c;
 	struct acis_tree_install *in;
 	struct acis_tree *t;
 	uint16_t *port;
 	uint32_t r;
 	int any = 0;
 
-	if (g_sw.coll.trees == NULL ||
-	    (c = acis_ct_lookup(g_sw.coll.ct, j->world)) == NULL)
-		return 0;
 	for (r = 0; r < c->size && !any; r++)
 		any = acis_comm_ep(c, r)->port < 64 &&
 		      (g_sw.coll.links >> acis_comm_ep(c, r)->port & 1);
@@ -1244,8 +1302,49 @@ tree_root_start(struct cctx *x, const struct acis_job *j,
 	t->root_ip = g_sw.ccfg.ip;
 	memcpy(t->root_mac, g_sw.ccfg.mac, 6);
 	in->h = *h;
+	if (parent != NULL) {
+		in->split = 1;
+		in->parent_ctx = parent->id;
+	}
 	install_start(x, in, t);
 	return 1;
+}
+
+/* A job's world was made: its tree, before the JOIN answers. */
+static int
+tree_root_start(struct cctx *x, const struct acis_job *j,
+		const struct acis_hdr *h)
+{
+	const struct acis_comm *c;
+
+	if (g_sw.coll.trees == NULL ||
+	    (c = acis_ct_lookup(g_sw.coll.ct, j->world)) == NULL)
+		return 0;
+	return tree_root_install(x, c, h, NULL);
+}
+
+/* Communicator c was split: each new communicator's tree, before the
+ * split's answers. 1 if they wait. */
+static int
+tree_split_start(struct cctx *x, const struct acis_comm *c,
+		 const struct acis_hdr *h)
+{
+	uint32_t r;
+	int waiting = 0;
+
+	if (g_sw.coll.trees == NULL)
+		return 0;
+	for (r = 0; r < c->size; r++) {
+		const struct acis_comm *n;
+
+		/* each new communicator once: by its rank 0 */
+		if (c->ctl.new_ctx[r] == ACIS_CTX_NONE ||
+		    c->ctl.new_rank[r] != 0 ||
+		    (n = acis_ct_lookup(g_sw.coll.ct, c->ctl.new_ctx[r])) == NULL)
+			continue;
+		waiting |= tree_root_install(x, n, h, c);
+	}
+	return waiting;
 }
 
 /* A child's answer to an INSTALL (a CTRL_ACK; rank = the root). */
@@ -1711,6 +1810,36 @@ tree_send_down(struct cctx *x, struct acis_slot *s, uint32_t k,
 	return 1;
 }
 
+static uint32_t wire_chunk(const struct acis_slot *s);
+
+/* Forwarded block s (bcast, allgather) to child k of the tree: one
+ * RESULT flagged PARTIAL, from the root's address (`rank` the block's
+ * sender, `chunk` the wire's), that the child sends on to its members
+ * and children. 1, or -1 when no mbuf was free. */
+static int
+tree_relay_down(struct cctx *x, struct acis_slot *s, uint32_t k)
+{
+	const struct acis_tree_child *ch = &x->t->child[k];
+	struct acis_hdr h;
+	uint32_t src = x->src_ip;
+	uint8_t *dst;
+
+	slot_hdr(s, &h);
+	h.type = ACIS_T_RESULT;
+	h.flags = ACIS_F_PARTIAL;
+	h.rank = s->src;
+	h.chunk = wire_chunk(s);
+	h.payload_len = s->payload_len;
+	h.contributors = (uint16_t)RTE_MIN(ch->count, (uint32_t)UINT16_MAX);
+	x->src_ip = x->t->root_ip;
+	dst = emit(x, &ch->ep, &h, s->acc, s->payload_len);
+	x->src_ip = src;
+	if (dst == NULL)
+		return -1;
+	x->st->results_down++;
+	return 1;
+}
+
 /*
  * Send rank r what it is owed for the completed slot s: a RESULT, an ACK,
  * or nothing. The same function answers at completion, and again when a
@@ -1741,9 +1870,17 @@ send_answer(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 
 		if (k == ACIS_TREE_ABSENT)
 			return 0;
-		if (k != ACIS_TREE_LOCAL)
-			return r == x->t->child[k].leader ?
+		if (k != ACIS_TREE_LOCAL) {
+			const struct acis_tree_child *ch = &x->t->child[k];
+
+			if (s->forwarding) /* one copy, for its first receiver */
+				return r == (ch->ranks[0] != s->src ? ch->ranks[0] :
+					     ch->count > 1 ? ch->ranks[1] :
+					     UINT32_MAX) ?
+					       tree_relay_down(x, s, k) : 0;
+			return r == ch->leader ?
 				       tree_send_down(x, s, k, first) : 0;
+		}
 	}
 	slot_hdr(s, &h);
 	switch (coll) {
@@ -2353,7 +2490,7 @@ fan_finished(struct cctx *x, struct acis_slot *s)
 
 	s->fan = FAN_NONE;
 	acis_agg_unpend(x->agg, s);
-	if (mode == FAN_COMPLETE && s->owner != 0) {
+	if ((mode == FAN_COMPLETE || mode == FAN_FORWARD) && s->owner != 0) {
 		acis_agg_remember(x->agg, &s->key, CLOSED_TREE, x->now);
 		acis_agg_close(x->agg, s, ACIS_SLOT_DELIVERED);
 	}
@@ -2459,8 +2596,11 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 			return;
 		}
 		x->st->retrans_answered++;
+		/* (to the receivers themselves, past any tree) */
+		x->direct = 1;
 		if (!s->pending) /* else its receivers are being sent it */
 			fan_start(x, c, s, FAN_FORWARD);
+		x->direct = 0;
 		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
 		return;
 	}
@@ -2481,6 +2621,7 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 			    1 : c->size - 1;
 	x->st->payload_bytes += h->payload_len;
 	x->st->forwarded++;
+	x->t = slot_tree(s); /* one copy a link, where a tree is */
 	fan_start(x, c, s, FAN_FORWARD);
 	if (s->n_recv == 0) { /* a communicator of one */
 		send_answer(x, c, s, s->src, NULL);
@@ -2649,6 +2790,48 @@ tree_pass_up(struct cctx *x)
 }
 
 /*
+ * Below a tree's root: a forwarded block (bcast, allgather) from the
+ * parent, one copy for this switch's subtree: sent on to its members
+ * that receive it and its children, from a slot that closes once it has
+ * (receipts go to the root, which acknowledges the block's sender).
+ */
+static void
+tree_relay(struct cctx *x, const struct acis_tree *t)
+{
+	const struct acis_hdr *h = &x->h;
+	const struct acis_comm *c = &t->comm_view;
+	uint64_t cpr = acis_n_chunks(h->msg_size, h->chunk_size);
+	struct acis_slot_key k = {h->comm, h->seq, h->chunk};
+	struct acis_slot *s;
+	int kept;
+
+	if (h->rank >= t->size) {
+		drop(x, x->m, ACIS_DROP_ACIS_BAD_RANK);
+		return;
+	}
+	if (ACIS_OPCODE_COLL(h->opcode) == ACIS_C_ALLGATHER)
+		k.chunk = (uint32_t)(h->rank * cpr + h->chunk);
+	if (acis_agg_find(x->agg, &k) != NULL) {
+		x->st->tree_late++;
+		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
+		return;
+	}
+	s = open_slot(x, c, k.chunk, &t->up);
+	if (s == NULL)
+		return;
+	kept = lend(x, s, x->m, x->payload);
+	if (!kept)
+		memcpy(s->acc, x->payload, h->payload_len);
+	s->forwarding = 1;
+	s->src = h->rank;
+	s->resend_tsc = UINT64_MAX; /* the root resends, not this switch */
+	x->st->results_from_parent++;
+	fan_start(x, c, s, FAN_FORWARD); /* (the slot may be closed after) */
+	if (!kept)
+		acis_frame_free(x->m);
+}
+
+/*
  * Below a tree's root: the result of a slot whose partial went up, from
  * the parent (a RESULT flagged PARTIAL, from the root's address, on the
  * link up). It goes on to this switch's members and children, and the
@@ -2670,6 +2853,10 @@ handle_tree_result(struct cctx *x)
 		return;
 	}
 	scope_below(x, t);
+	if (replicates(h->opcode)) {
+		tree_relay(x, t);
+		return;
+	}
 	s = acis_agg_find(x->agg, &k);
 	if (s == NULL || !s->sent_up || s->done || s->failed) {
 		/* answered already: a resend crossed the first */
