@@ -25,7 +25,9 @@
  *                   [--fold EXPR]  (the world's reductions fold in a
  *                    fabric's tree: the reference folds as the tree
  *                    does, e.g. "((0,1),(2,3))" for two leaves of two
- *                    members each; acis-fabric fold prints it)
+ *                    members each; acis-fabric fold prints it; a
+ *                    split's reference folds in the same tree,
+ *                    restricted to its members)
  *                   [--attach FILE]  (after joining, wait for FILE to
  *                    hold "ID RANKS" of a communicator made through
  *                    management, e.g. "65538 0,2", and run on it too)
@@ -169,7 +171,10 @@ struct fold_node {
 static struct fold_node fold_pool[FOLD_NODES];
 static int fold_n, fold_root = -1;
 static uint32_t fold_ranks; /* ranks the expression names */
-static int fold_active;     /* the world's collectives are running */
+static int fold_active;     /* a communicator with a fold order runs */
+/* its members: world rank -> its rank (-1: not in it), and how many */
+static int32_t *fold_map;
+static uint32_t fold_members;
 
 static int
 fold_parse(const char **p)
@@ -255,34 +260,61 @@ fold_load(const char *text)
 	for (i = 0; i < fold_ranks; i++)
 		ok &= seen[i];
 	free(seen);
-	return ok ? 0 : -1;
+	fold_map = ok ? malloc(fold_ranks * sizeof(*fold_map)) : NULL;
+	return ok && fold_map != NULL ? 0 : -1;
 }
 
-/* Node k's value of elements [first, first+n), as the wire has it. */
-static void
+/* Node k's value of elements [first, first+n), as the wire has it,
+ * for the communicator of fold_map (the world's tree restricted to its
+ * members, as the switches build its own). 0, or -1 when none of its
+ * members is below k. */
+static int
 fold_value(int k, unsigned int dt, unsigned int op, uint64_t first, size_t n,
 	   uint8_t *out)
 {
 	unsigned int ds = acis_dtype_size(dt), as = acis_acc_size(dt);
 	uint8_t *acc, *tmp;
-	int u;
+	int u, any = 0;
 
 	if (fold_pool[k].rank >= 0) {
-		fill(dt, (uint32_t)fold_pool[k].rank, first, n, out);
-		return;
+		int32_t me = fold_map[fold_pool[k].rank];
+
+		if (me < 0)
+			return -1;
+		fill(dt, (uint32_t)me, first, n, out);
+		return 0;
 	}
 	acc = malloc(n * as + 8);
 	tmp = malloc(n * ds + 8);
 	for (u = fold_pool[k].kid; u >= 0; u = fold_pool[u].next) {
-		fold_value(u, dt, op, first, n, tmp);
-		if (u == fold_pool[k].kid)
+		if (fold_value(u, dt, op, first, n, tmp) != 0)
+			continue;
+		if (!any)
 			acis_reduce_init_scalar(dt, acc, tmp, n);
 		else
 			acis_reduce_fold_scalar(dt, op, acc, tmp, n);
+		any = 1;
 	}
-	acis_reduce_finish_scalar(dt, out, acc, n);
+	if (any)
+		acis_reduce_finish_scalar(dt, out, acc, n);
 	free(acc);
 	free(tmp);
+	return any ? 0 : -1;
+}
+
+/* The communicator about to run: world rank w is its rank map[w] (NULL:
+ * the world). */
+static void
+fold_use(const int32_t *map)
+{
+	uint32_t w;
+
+	fold_members = 0;
+	for (w = 0; w < fold_ranks && fold_map != NULL; w++) {
+		fold_map[w] = map != NULL ? map[w] : (int32_t)w;
+		fold_members += fold_map[w] >= 0;
+	}
+	fold_active = fold_map != NULL;
 }
 
 /* Rank-order reduction of elements [first, first+n) of every rank (on
@@ -295,7 +327,7 @@ reference_reduce(unsigned int dt, unsigned int op, uint32_t P, uint64_t first,
 	uint8_t *acc, *tmp;
 	uint32_t r;
 
-	if (fold_active && fold_root >= 0 && P == fold_ranks) {
+	if (fold_active && fold_root >= 0 && P == fold_members) {
 		fold_value(fold_root, dt, op, first, n, out);
 		return;
 	}
@@ -782,7 +814,7 @@ main(int argc, char **argv)
 	do {
 		unsigned int f0 = failed;
 
-		fold_active = 1;
+		fold_use(NULL);
 		run_all(ctx, acis_comm_world(ctx), &o, "world");
 		fold_active = 0;
 		passes_since_fail = failed != f0 ? 0 : passes_since_fail + 1;
@@ -807,7 +839,21 @@ main(int argc, char **argv)
 				       acis_comm_size(half), want_size);
 				failed++;
 			}
+			if (fold_map != NULL) {
+				/* its ranks: the world's of my parity, by key
+				 * -rank (the highest first) */
+				int32_t *map = malloc(cfg.size * sizeof(*map));
+				uint32_t w, i = 0;
+
+				for (w = cfg.size; map != NULL && w-- > 0;)
+					map[w] = w % 2 == cfg.rank % 2 ?
+							 (int32_t)i++ : -1;
+				if (map != NULL && fold_ranks == cfg.size)
+					fold_use(map);
+				free(map);
+			}
 			run_all(ctx, half, &o, cfg.rank % 2 ? "odd" : "even");
+			fold_active = 0;
 			check("comm free", acis_comm_free(&half), NULL, NULL,
 			      0, ctx);
 		}
