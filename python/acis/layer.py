@@ -68,12 +68,13 @@ ALGOS = {0: "default", 1: "binomial", 2: "recursive_doubling",
          3: "recursive_halving", 4: "ring"}
 
 CTRL_OPS = {1: "JOIN", 2: "LEAVE", 3: "SPLIT", 4: "COMM_FREE",
-            5: "COMM_QUERY", 6: "DEADLINE", 7: "SSP"}
+            5: "COMM_QUERY", 6: "DEADLINE", 7: "SSP", 8: "INSTALL"}
 (CTRL_JOIN, CTRL_LEAVE, CTRL_SPLIT, CTRL_COMM_FREE, CTRL_COMM_QUERY,
- CTRL_DEADLINE, CTRL_SSP) = range(1, 8)
+ CTRL_DEADLINE, CTRL_SSP, CTRL_INSTALL) = range(1, 9)
 
 F_MULTICAST, F_LAST, F_RETRANS, F_PACKED = 0x01, 0x02, 0x04, 0x08
-FLAG_NAMES = ["MULTICAST", "LAST", "RETRANS", "PACKED"]
+F_PARTIAL = 0x10  # switch to switch in a fabric's tree (doc/fabric.md)
+FLAG_NAMES = ["MULTICAST", "LAST", "RETRANS", "PACKED", "PARTIAL"]
 
 # code: (name, bytes, struct format of one little-endian element); the
 # 16-bit floats are decoded by values() itself
@@ -320,6 +321,14 @@ class ACiS(Packet):
         if op == CTRL_SSP:
             return " comm=%d rank=%d continue=%d" % (self.comm, self.rank,
                                                      self.seq)
+        if op == CTRL_INSTALL:
+            # switch to switch (doc/fabric.md): rank = the root's IPv4
+            ip = ".".join(str(self.rank >> s & 255) for s in (24, 16, 8, 0))
+            if self.msg_size == 0 and not reply:
+                return " remove the tree of comm=%d root=%s" % (self.comm, ip)
+            return " tree of comm=%d root=%s size=%d entries %d-%d of %d" % (
+                self.comm, ip, self.root, self.chunk,
+                self.chunk + self.payload_len // 24 - 1, self.msg_size)
         return ""
 
     def _position(self):

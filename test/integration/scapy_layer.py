@@ -186,6 +186,17 @@ FRAMES = [
      "ACiS CTRL SSP comm=65536 rank=1 done=9 staleness=2 quorum=all"),
     ("type=6 opcode=7 job=7 comm=65536 rank=3 seq=9 root=2 chunk=3",
      "ACiS CTRL_ACK SSP OK comm=65536 rank=3 continue=9"),
+    # a fabric's tree: a partial up, the INSTALL of a tree (doc/fabric.md)
+    ("type=1 opcode=1 flags=0x10 dtype=5 op=1 job=7 comm=65536 rank=2 seq=5 "
+     "msg_size=4 chunk_size=8 contributors=2 payload=0000803f",
+     "ACiS DATA allreduce float32 sum comm=65536 seq=5 rank=2 chunk=0/1 "
+     "[PARTIAL] len=4 / Raw"),
+    ("type=5 opcode=8 job=7 comm=65536 rank=0x0a4d00ca root=4 msg_size=2 "
+     "payload=" + "02000000" + "0a4d000c" + "b798" + "02a00000000c" +
+     "000000000000" + "0000" + "03000000" + "0a4d000d" + "b798" +
+     "02a00000000d" + "000000000000" + "0000",
+     "ACiS CTRL INSTALL tree of comm=65536 root=10.77.0.202 size=4 "
+     "entries 0-1 of 2 len=48 / Raw"),
 ]
 
 # malformed (line, class of the layer on UDP, summary of the ACiS layer)
@@ -216,7 +227,7 @@ MALFORMED = [
      "ACiS RESULT gather uint8 comm=0 seq=0 rank=0 [PACKED] len=5 / 2 blocks of 3 bytes"),
     ("type=1 opcode=15 dtype=5 op=1 msg_size=4 chunk_size=8 payload=00000000", ACiS,
      "ACiS DATA unknown(15) float32 sum comm=0 seq=0 rank=0 chunk=0/1 len=4 / Raw"),
-    ("type=5 opcode=8", ACiS, "ACiS CTRL unknown(8)"),
+    ("type=5 opcode=9", ACiS, "ACiS CTRL unknown(9)"),
     ("type=1 opcode=1 dtype=13 op=1 msg_size=4 chunk_size=8 payload=00000000", ACiS,
      "ACiS DATA allreduce unknown(13) sum comm=0 seq=0 rank=0 chunk=0/1 len=4 / Raw"),
     ("type=1 opcode=1 dtype=5 op=1 msg_size=4 chunk_size=0 payload=00000000", ACiS,

@@ -38,7 +38,7 @@ local algos = {
 }
 local ctrl_ops = {
 	[1] = "JOIN", [2] = "LEAVE", [3] = "SPLIT", [4] = "COMM_FREE",
-	[5] = "COMM_QUERY", [6] = "DEADLINE", [7] = "SSP",
+	[5] = "COMM_QUERY", [6] = "DEADLINE", [7] = "SSP", [8] = "INSTALL",
 }
 local dtypes = {
 	[1] = "int32", [2] = "int64", [3] = "uint32", [4] = "uint64",
@@ -71,8 +71,9 @@ local T_CTRL, T_CTRL_ACK, T_LOOKASIDE = 5, 6, 7
 local C_SCATTER, C_REDUCE_SCATTER, C_BARRIER, C_ALLTOALL = 4, 7, 8, 9
 local CTRL_JOIN, CTRL_LEAVE, CTRL_SPLIT = 1, 2, 3
 local CTRL_COMM_FREE, CTRL_COMM_QUERY = 4, 5
-local CTRL_DEADLINE, CTRL_SSP = 6, 7
+local CTRL_DEADLINE, CTRL_SSP, CTRL_INSTALL = 6, 7, 8
 local F_MULTICAST, F_LAST, F_RETRANS, F_PACKED = 0x01, 0x02, 0x04, 0x08
+local F_PARTIAL = 0x10
 local S_TIMEOUT = 10
 
 local pf = {
@@ -96,6 +97,9 @@ local pf = {
 		F_RETRANS, "a retransmission"),
 	f_packed = ProtoField.bool("acis.flags.packed", "PACKED", 8, nil,
 		F_PACKED, "result holds every rank's block"),
+	f_partial = ProtoField.bool("acis.flags.partial", "PARTIAL", 8, nil,
+		F_PARTIAL, "switch to switch in a fabric's tree: a partial " ..
+		"up, or the result down (doc/fabric.md)"),
 	dtype = ProtoField.uint8("acis.dtype", "Datatype", base.DEC,
 		dtype_vals),
 	op = ProtoField.uint8("acis.op", "Reduction op", base.DEC, ops),
@@ -497,6 +501,20 @@ local function dissect_ctrl(tvb, tree, h)
 	elseif op == CTRL_SSP then
 		return string.format(" comm=%d rank=%d continue=%d", h.comm,
 			h.rank, h.seq)
+	elseif op == CTRL_INSTALL then
+		-- switch to switch (doc/fabric.md): rank = the root's IPv4
+		local ip = string.format("%d.%d.%d.%d",
+			math.floor(h.rank / 16777216) % 256,
+			math.floor(h.rank / 65536) % 256,
+			math.floor(h.rank / 256) % 256, h.rank % 256)
+		if h.msg_size == 0 and not reply then
+			return string.format(" remove the tree of comm=%d root=%s",
+				h.comm, ip)
+		end
+		return string.format(" tree of comm=%d root=%s size=%d " ..
+			"entries %d-%d of %s", h.comm, ip, h.root, h.chunk,
+			h.chunk + math.floor(h.payload_len / 24) - 1,
+			tostring(h.msg_size))
 	end
 	return ""
 end
@@ -507,6 +525,7 @@ local function flags_str(f)
 	if has(f, F_LAST) then s[#s + 1] = "LAST" end
 	if has(f, F_RETRANS) then s[#s + 1] = "RETRANS" end
 	if has(f, F_PACKED) then s[#s + 1] = "PACKED" end
+	if has(f, F_PARTIAL) then s[#s + 1] = "PARTIAL" end
 	if #s == 0 then
 		return ""
 	end
@@ -531,6 +550,7 @@ local function dissect_header(tvb, tree, h)
 	fi:add(pf.f_last, tvb(3, 1))
 	fi:add(pf.f_retrans, tvb(3, 1))
 	fi:add(pf.f_packed, tvb(3, 1))
+	fi:add(pf.f_partial, tvb(3, 1))
 	fi:append_text(flags_str(h.flags))
 	tree:add(pf.dtype, tvb(4, 1))
 	tree:add(pf.op, tvb(5, 1))
