@@ -264,17 +264,38 @@ fold_load(const char *text)
 	return ok && fold_map != NULL ? 0 : -1;
 }
 
-/* Node k's value of elements [first, first+n), as the wire has it,
- * for the communicator of fold_map (the world's tree restricted to its
- * members, as the switches build its own). 0, or -1 when none of its
- * members is below k. */
+/* The lowest rank, in the communicator of fold_map, below node k (-1:
+ * none of its members). */
+static int32_t
+fold_low(int k)
+{
+	int32_t low = -1;
+	int u;
+
+	if (fold_pool[k].rank >= 0)
+		return fold_map[fold_pool[k].rank];
+	for (u = fold_pool[k].kid; u >= 0; u = fold_pool[u].next) {
+		int32_t l = fold_low(u);
+
+		if (l >= 0 && (low < 0 || l < low))
+			low = l;
+	}
+	return low;
+}
+
+/* Node k's value of elements [first, first+n), as the wire has it, for
+ * the communicator of fold_map: the world's tree restricted to its
+ * members, each switch folding its units by their lowest rank in it, as
+ * the switches build its own tree. 0, or -1 when none of its members is
+ * below k. */
 static int
 fold_value(int k, unsigned int dt, unsigned int op, uint64_t first, size_t n,
 	   uint8_t *out)
 {
 	unsigned int ds = acis_dtype_size(dt), as = acis_acc_size(dt);
+	int32_t last = -1;
 	uint8_t *acc, *tmp;
-	int u, any = 0;
+	int any = 0;
 
 	if (fold_pool[k].rank >= 0) {
 		int32_t me = fold_map[fold_pool[k].rank];
@@ -286,9 +307,22 @@ fold_value(int k, unsigned int dt, unsigned int op, uint64_t first, size_t n,
 	}
 	acc = malloc(n * as + 8);
 	tmp = malloc(n * ds + 8);
-	for (u = fold_pool[k].kid; u >= 0; u = fold_pool[u].next) {
-		if (fold_value(u, dt, op, first, n, tmp) != 0)
-			continue;
+	for (;;) {
+		/* the unit with the next lowest rank */
+		int32_t best = -1, l;
+		int u, pick = -1;
+
+		for (u = fold_pool[k].kid; u >= 0; u = fold_pool[u].next) {
+			l = fold_low(u);
+			if (l > last && (best < 0 || l < best)) {
+				best = l;
+				pick = u;
+			}
+		}
+		if (pick < 0)
+			break;
+		last = best;
+		fold_value(pick, dt, op, first, n, tmp);
 		if (!any)
 			acis_reduce_init_scalar(dt, acc, tmp, n);
 		else

@@ -115,13 +115,18 @@ check "leaf-spine: the 1 MiB bcast put $(( (r1 - r0) / 1024 )) KiB down leaf1's 
 check "leaf-spine: the root holds no slot afterwards" \
 	acis_wait_for 50 acis_slots_back "$PREFIX-spine0" 0
 
-# Loss on a fabric link: 2% of leaf1's frames to the spine dropped.
+# Loss on a fabric link: 2% of leaf1's frames to the spine dropped, and
+# 2% of the spine's to leaf1 (partials and results lost both ways).
 "$FABRIC" ctl -p "$PREFIX" leaf1 fault-set p2,drop=0.02,seed=7 >/dev/null
-run_job "leaf-spine, 2% loss on leaf1->spine0, recovered end to end" 4 13 \
-	--sizes 4,65536,1048576 --dtypes float32,int32
+"$FABRIC" ctl -p "$PREFIX" spine0 fault-set p1,drop=0.02,seed=8 >/dev/null
+run_job "leaf-spine, 2% loss each way on the leaf1-spine0 link, recovered end to end" \
+	4 13 --sizes 4,65536,1048576 --dtypes float32,int32
 lost=$(port_counter leaf1 p2 dropped /acis/fault)
-check "the link dropped frames ($lost)" [ "$lost" -gt 0 ]
+lost2=$(port_counter spine0 p1 dropped /acis/fault)
+check "the link dropped frames both ways ($lost up, $lost2 down)" \
+	acis_all_above_0 "$lost" "$lost2"
 "$FABRIC" ctl -p "$PREFIX" leaf1 fault-set p2,off >/dev/null
+"$FABRIC" ctl -p "$PREFIX" spine0 fault-set p1,off >/dev/null
 
 # Shaping at runtime: 2 ms more on leaf0's link up, both ways of a ping
 # to the spine cross it once (up), so the round trip grows by 2 ms.
@@ -157,6 +162,19 @@ for r in 0 1 2 3; do
 done
 check "spine killed: every rank's call failed (exit $rc) within ${took} s, none hung (no failed call from:${silent:- none})" \
 	test "$rc" -ne 0 -a "$took" -ge 1 -a "$took" -le 20 -a -z "$silent"
+"$FABRIC" down -p "$PREFIX" >/dev/null
+
+# ---- three levels: leaves, aggregation switches, a core ----
+TOPO=$ACIS_ROOT/topologies/three-level.ini
+"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
+"$FABRIC" start -p "$PREFIX" >/dev/null
+ACIS_SWITCH_IP=$(switch_ip "$TOPO" "$(root_of "$TOPO")")
+run_job "three levels, 4 hosts, every collective, float32+int32, split" \
+	4 31 --sizes 4,65536 --dtypes float32,int32 --split
+check "three levels: agg0 took its tree from the core and gave it on ($(coll agg0 installs_taken) taken, $(coll agg0 installs_sent) sent), folded its leaves' partials ($(coll agg0 partials_in)) into its own ($(coll agg0 partials_up))" \
+	acis_all_above_0 "$(coll agg0 installs_taken)" "$(coll agg0 installs_sent)" \
+	"$(coll agg0 partials_in)" "$(coll agg0 partials_up)" \
+	"$(coll leaf0 partials_up)" "$(coll core0 partials_in)"
 "$FABRIC" down -p "$PREFIX" >/dev/null
 
 # ---- fat tree: 4 leaves, 2 spines, 8 hosts ----
