@@ -151,7 +151,7 @@ fabric_counters() {
 	done
 }
 fabric_counters
-acis_log "bcast of 1 MiB: unfolded, through the spine and back to each member"
+acis_log "bcast of 1 MiB from rank 0: up to the spine once, one copy down each leaf's link (the counts add to the above)"
 if ! ACIS_SWITCH_IP=10.77.0.202 acis_run_ranks "$FAB_PREFIX" 4 44 "$COLL_DIR" \
 	--sizes 1048576 --colls bcast --dtypes float32; then
 	cat "$COLL_DIR"/rank*.log
