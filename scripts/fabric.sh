@@ -29,7 +29,8 @@
 # Environment: ACIS_BUILD (the build folder), ACIS_SW_IDLE_SLEEP (each
 # switch's --idle-sleep, default 50 us), ACIS_MTU, ACIS_MBUFS and
 # ACIS_FOLD (off: no folding in the tree, the unicast baseline) as in the
-# generated pipelines.
+# generated pipelines; ACIS_NOFOLD="SWITCH ..." starts those switches
+# with fold = off, the others as ACIS_FOLD says.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -116,8 +117,10 @@ start_one() {
 	# spread the switches over the machine's cores
 	lcore=$((k % $(nproc)))
 	mem=$(acis_eal_mem_args)
+	local fold=${ACIS_FOLD:-on}
+	[[ " ${ACIS_NOFOLD:-} " == *" $name "* ]] && fold=off
 	# shellcheck disable=SC2086
-	ACIS_MEMIF_DIR=$state/memif ACIS_MTU=${ACIS_MTU:-$mtu} \
+	ACIS_MEMIF_DIR=$state/memif ACIS_MTU=${ACIS_MTU:-$mtu} ACIS_FOLD=$fold \
 	ip netns exec "$prefix-$name" "$SW" -l "$lcore" $mem \
 		--file-prefix "$prefix-$name" --no-pci --log-level=warning -- \
 		--pipeline "$state/$name.ini" \

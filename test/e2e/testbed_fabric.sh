@@ -60,7 +60,7 @@ run_job() {
 	local ok=0
 	rm -f "$DIR"/rank*.log
 	acis_run_ranks "$PREFIX" "$P" "$job" "$DIR" --timeout 30000 \
-		--fold "$(fold_of "$P")" "$@" || ok=1
+		--fold "${FOLD:-$(fold_of "$P")}" "$@" || ok=1
 	acis_rank_fails "$DIR" "$P"
 	check "$name: $(tail -n 1 "$DIR/rank0.log")" [ "$ok" -eq 0 ]
 }
@@ -162,6 +162,18 @@ for r in 0 1 2 3; do
 done
 check "spine killed: every rank's call failed (exit $rc) within ${took} s, none hung (no failed call from:${silent:- none})" \
 	test "$rc" -ne 0 -a "$took" -ge 1 -a "$took" -le 20 -a -z "$silent"
+"$FABRIC" down -p "$PREFIX" >/dev/null
+
+# A child that does not fold (fold = off on leaf1): it refuses the
+# spine's INSTALL, the spine takes its members as its own, and the tree
+# is leaf0's partial, then ranks 2 and 3.
+"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
+ACIS_NOFOLD=leaf1 "$FABRIC" start -p "$PREFIX" >/dev/null
+FOLD="((0,1),2,3)" run_job "leaf-spine, leaf1 without folding, every collective" \
+	4 17 --sizes 4,65536 --dtypes float32,int32
+check "leaf-spine: the spine gave up on leaf1 ($(coll spine0 installs_refused) refused) and folded leaf0's partials ($(coll spine0 partials_in)); leaf1 sent none ($(coll leaf1 partials_up))" \
+	test "$(coll spine0 installs_refused)" -ge 1 -a \
+	"$(coll spine0 partials_in)" -gt 0 -a "$(coll leaf1 partials_up)" -eq 0
 "$FABRIC" down -p "$PREFIX" >/dev/null
 
 # ---- three levels: leaves, aggregation switches, a core ----
