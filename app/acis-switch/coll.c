@@ -450,6 +450,7 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "tree_slots_in_use", tree_slots_in_use());
 	rte_tel_data_add_dict_u64(d, "partials_in", s.partials_in);
 	rte_tel_data_add_dict_u64(d, "partials_up", s.partials_up);
+	rte_tel_data_add_dict_u64(d, "partials_resent", s.partials_resent);
 	rte_tel_data_add_dict_u64(d, "results_down", s.results_down);
 	rte_tel_data_add_dict_u64(d, "results_from_parent",
 				  s.results_from_parent);

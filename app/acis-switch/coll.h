@@ -72,8 +72,10 @@ struct acis_coll_stats {
 				    them again */
 	/* a fabric's trees (doc/fabric.md) */
 	uint64_t partials_in;   /**< partials folded from child switches */
-	uint64_t partials_up;   /**< partials sent to the parent switch
-				    (again on a member's retransmission) */
+	uint64_t partials_up;   /**< partials sent to the parent switch */
+	uint64_t partials_resent; /**< ... of them sent again: the result was
+				    late (a member's repeat, or the switch's
+				    resend interval) */
 	uint64_t results_down;  /**< results sent to child switches */
 	uint64_t results_from_parent; /**< results taken from the parent and
 				    sent on to members and children */

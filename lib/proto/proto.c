@@ -140,6 +140,10 @@ check_data(const struct acis_hdr *h)
 		return ACIS_E_CHUNK;
 	if (h->flags & ACIS_F_PACKED)
 		return ACIS_E_OK; /* whole-message results: checked by user */
+	if (h->type == ACIS_T_RESULT && (h->flags & ACIS_F_PARTIAL) &&
+	    h->payload_len == 0)
+		return ACIS_E_OK; /* a fabric's result for a subtree its
+				     receiver is not in: the header alone */
 	{
 		/* Scatter-like collectives index chunks rank-major: block
 		 * chunk % per_rank of rank chunk / per_rank. */

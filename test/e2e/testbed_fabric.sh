@@ -104,14 +104,21 @@ b1=$(port_counter leaf0 p2 tx_bytes)
 r1=$(port_counter leaf0 p2 rx_bytes)
 check "leaf-spine: one 1 MiB allreduce put $(( (b1 - b0) / 1024 )) KiB up and $(( (r1 - r0) / 1024 )) KiB down leaf0's link (one copy each way)" \
 	python3 -c "import sys; sys.exit(not (1048576 <= $b1 - $b0 < 1.5 * 1048576 and 1048576 <= $r1 - $r0 < 1.5 * 1048576))"
-# A bcast is replicated down the tree: rank 0's 1 MiB crosses leaf1's
-# link once for its two members.
+# A bcast is replicated down the tree: rank 1's 1 MiB (acis-coll-check's
+# root for a first size) crosses leaf1's link once for its two members;
+# a reduce to rank 1 sends leaf1's members their ACKs, the result's
+# header alone.
 r0=$(port_counter leaf1 p2 rx_bytes)
-run_job "leaf-spine, 4 hosts, one 1 MiB bcast from rank 0" 4 16 \
+run_job "leaf-spine, 4 hosts, one 1 MiB bcast from rank 1" 4 16 \
 	--sizes 1048576 --dtypes float32 --colls bcast
 r1=$(port_counter leaf1 p2 rx_bytes)
 check "leaf-spine: the 1 MiB bcast put $(( (r1 - r0) / 1024 )) KiB down leaf1's link (one copy for two members)" \
 	python3 -c "import sys; sys.exit(not (1048576 <= $r1 - $r0 < 1.5 * 1048576))"
+run_job "leaf-spine, 4 hosts, one 1 MiB reduce to rank 1" 4 18 \
+	--sizes 1048576 --dtypes float32 --colls reduce
+r2=$(port_counter leaf1 p2 rx_bytes)
+check "leaf-spine: the 1 MiB reduce to rank 1 put $(( (r2 - r1) / 1024 )) KiB down leaf1's link (headers: the result is not theirs)" \
+	python3 -c "import sys; sys.exit(not (0 < $r2 - $r1 < 262144))"
 check "leaf-spine: the root holds no slot afterwards" \
 	acis_wait_for 50 acis_slots_back "$PREFIX-spine0" 0
 

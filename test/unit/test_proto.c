@@ -799,6 +799,24 @@ test_parse_rejects_payload_len_that_disagrees_with_the_bytes(void **state)
 	assert_int_equal(parse_n(&h, ACIS_HDR_LEN), ACIS_E_LENGTH);
 }
 
+/* A fabric's result down a link whose subtree does not hold its
+ * receiver (reduce's root): PARTIAL, the header alone. Only a RESULT
+ * flagged PARTIAL may leave its payload out. */
+static void
+test_parse_takes_a_partial_result_without_payload(void **state)
+{
+	struct acis_hdr h = allreduce_hdr(64, 0);
+
+	(void)state;
+	h.type = ACIS_T_RESULT;
+	h.payload_len = 0;
+	assert_int_equal(parse(&h), ACIS_E_CHUNK);
+	h.flags = ACIS_F_PARTIAL;
+	assert_int_equal(parse(&h), ACIS_E_OK);
+	h.type = ACIS_T_DATA;
+	assert_int_equal(parse(&h), ACIS_E_CHUNK);
+}
+
 static void
 test_parse_rejects_chunk_size_0(void **state)
 {
@@ -1380,6 +1398,7 @@ main(void)
 		cmocka_unit_test(test_parse_rejects_an_unknown_op_on_a_reduction),
 		cmocka_unit_test(test_parse_rejects_an_op_on_a_collective_that_does_not_reduce),
 		cmocka_unit_test(test_parse_rejects_payload_len_that_disagrees_with_the_bytes),
+		cmocka_unit_test(test_parse_takes_a_partial_result_without_payload),
 		cmocka_unit_test(test_parse_rejects_chunk_size_0),
 		cmocka_unit_test(test_parse_rejects_chunk_size_not_a_multiple_of_8),
 		cmocka_unit_test(test_parse_rejects_msg_size_not_a_multiple_of_the_element),

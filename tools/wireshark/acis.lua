@@ -329,6 +329,10 @@ local function check_data(h)
 	if has(h.flags, F_PACKED) then
 		return nil
 	end
+	if h.type == T_RESULT and has(h.flags, F_PARTIAL) and
+	    h.payload_len == 0 then
+		return nil -- a fabric's result for a subtree its receiver is not in
+	end
 	local cpr = n_chunks(h)
 	local c = h.chunk
 	if coll == C_SCATTER or coll == C_REDUCE_SCATTER or

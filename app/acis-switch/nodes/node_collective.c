@@ -188,9 +188,13 @@ replicates(uint8_t opcode)
 static inline const struct acis_tree *
 slot_tree(const struct acis_slot *s)
 {
+	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
+
 	if (likely(g_sw.coll.trees == NULL) ||
 	    !(acis_coll_folds(s->opcode) ||
-	      (s->forwarding && replicates(s->opcode))))
+	      (s->forwarding && replicates(s->opcode)) ||
+	      (!s->forwarding &&
+	       (coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER))))
 		return NULL;
 	return acis_tree_find(g_sw.coll.trees, g_sw.ccfg.ip, s->key.ctx);
 }
@@ -1722,8 +1726,46 @@ slot_hdr(const struct acis_slot *s, struct acis_hdr *h)
 static inline uint16_t
 tree_len(const struct acis_slot *s)
 {
-	return ACIS_OPCODE_COLL(s->opcode) == ACIS_C_BARRIER ? 0 :
-								s->payload_len;
+	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
+
+	if (coll == ACIS_C_BARRIER)
+		return 0;
+	if (coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER)
+		return (uint16_t)(s->size * s->msg_size); /* packed */
+	return s->payload_len;
+}
+
+/* The one rank a completed slot's result is for (reduce, gather: the
+ * root; reduce_scatter: the block's), or ACIS_RANK_NONE: every member.
+ * A child switch without it below gets the result's header alone (its
+ * members are owed ACKs). */
+static inline uint32_t
+result_receiver(const struct acis_slot *s)
+{
+	switch (ACIS_OPCODE_COLL(s->opcode)) {
+	case ACIS_C_REDUCE:
+	case ACIS_C_GATHER:
+		return s->root;
+	case ACIS_C_REDUCE_SCATTER:
+		return (uint32_t)(s->key.chunk /
+				  acis_n_chunks(s->msg_size, s->chunk_size));
+	default:
+		return ACIS_RANK_NONE;
+	}
+}
+
+/* The payload tree t's child k (or, k ACIS_TREE_LOCAL, this switch's
+ * own subtree) is owed of slot s's result. */
+static inline uint16_t
+tree_len_for(const struct acis_tree *t, const struct acis_slot *s, uint32_t k)
+{
+	uint32_t r = result_receiver(s);
+
+	if (r != ACIS_RANK_NONE && r < t->size &&
+	    (k == ACIS_TREE_LOCAL ? t->child_of[r] == ACIS_TREE_ABSENT :
+				    t->child_of[r] != k))
+		return 0;
+	return tree_len(s);
 }
 
 /* Write slot s's finished result (len bytes) at dst: from *first when a
@@ -1739,7 +1781,7 @@ tree_fill(const struct acis_slot *s, uint8_t *dst, uint16_t len,
 		memcpy(dst, *first, len);
 		return;
 	}
-	if (s->wire)
+	if (s->wire || !acis_coll_folds(s->opcode)) /* (packed gathers) */
 		memcpy(dst, s->acc, len);
 	else
 		acis_reduce_finish(s->dtype, dst, s->acc,
@@ -1752,8 +1794,12 @@ tree_fill(const struct acis_slot *s, uint8_t *dst, uint16_t len,
  * Below the root: slot s has every contribution of this switch's
  * subtree; one DATA goes up, flagged PARTIAL, from this switch's address
  * to the root's, standing for every rank of the subtree (rank = the
- * lowest, contributors = how many). again: a member repeated its DATA
- * (its answer is late): the partial goes again, flagged RETRANS.
+ * lowest, contributors = how many). again: its result is late (a
+ * member repeated its DATA, or the resend interval passed): the partial
+ * goes again, flagged RETRANS. Until the result comes the sweep sends
+ * it again every resend interval, so a partial lost on a link, or
+ * refused by a parent short of room, is not left to the members'
+ * back-off.
  */
 static void
 tree_send_up(struct cctx *x, struct acis_slot *s, int again)
@@ -1770,14 +1816,16 @@ tree_send_up(struct cctx *x, struct acis_slot *s, int again)
 	h.chunk = s->key.chunk;
 	h.payload_len = len;
 	h.contributors = (uint16_t)RTE_MIN(t->covered, (uint32_t)UINT16_MAX);
+	s->sent_up = 1; /* owed up from now on */
+	s->resend_tsc = x->now + g_sw.coll.resend_tsc;
 	x->src_ip = g_sw.ccfg.ip;
 	dst = emit(x, &t->up, &h, NULL, len);
 	x->src_ip = t->root_ip;
 	if (dst == NULL)
-		return; /* a member's retransmission sends it again */
+		return; /* the sweep sends it */
 	tree_fill(s, dst, len, NULL);
-	s->sent_up = 1;
 	x->st->partials_up++;
+	x->st->partials_resent += again;
 }
 
 /* Slot s's result to child k of the tree: one RESULT, flagged PARTIAL,
@@ -1788,14 +1836,17 @@ tree_send_down(struct cctx *x, struct acis_slot *s, uint32_t k,
 	       const uint8_t **first)
 {
 	const struct acis_tree_child *ch = &x->t->child[k];
-	uint16_t len = tree_len(s);
+	uint16_t len = tree_len_for(x->t, s, k);
 	struct acis_hdr h;
 	uint8_t *dst;
 	uint32_t src = x->src_ip;
+	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
 
 	slot_hdr(s, &h);
 	h.type = ACIS_T_RESULT;
 	h.flags = ACIS_F_PARTIAL;
+	if (coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER)
+		h.flags |= ACIS_F_PACKED; /* every rank's block */
 	h.rank = ch->leader;
 	h.chunk = s->key.chunk;
 	h.payload_len = len;
@@ -1805,7 +1856,8 @@ tree_send_down(struct cctx *x, struct acis_slot *s, uint32_t k,
 	x->src_ip = src;
 	if (dst == NULL)
 		return -1;
-	tree_fill(s, dst, len, first);
+	/* (the cached finished result is the whole one: only then) */
+	tree_fill(s, dst, len, len == tree_len(s) ? first : NULL);
 	x->st->results_down++;
 	return 1;
 }
@@ -2561,6 +2613,8 @@ fan_drain(struct cctx *x)
 static void
 complete(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 {
+	if (x->t == NULL && s->owner == 0)
+		x->t = slot_tree(s); /* a packed gather's result goes down it */
 	s->done = 1;
 	s->done_tsc = rte_rdtsc();
 	s->resend_tsc = s->done_tsc + g_sw.coll.resend_tsc;
@@ -2832,6 +2886,46 @@ tree_relay(struct cctx *x, const struct acis_tree *t)
 }
 
 /*
+ * Below a tree's root: a packed gather's or allgather's result (every
+ * rank's block in one payload) from the parent, one copy for this
+ * switch's subtree: sent on to its members (the block to whom it is
+ * owed, ACKs to the others) and children, from a slot that closes once
+ * it has. Its members' blocks went up to the root unfolded.
+ */
+static void
+tree_relay_packed(struct cctx *x, const struct acis_tree *t)
+{
+	const struct acis_hdr *h = &x->h;
+	struct acis_slot_key k = {h->comm, h->seq, 0};
+	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
+	struct acis_slot *s;
+
+	if ((coll != ACIS_C_GATHER && coll != ACIS_C_ALLGATHER) ||
+	    (uint64_t)t->size * h->msg_size > g_sw.coll.max_payload ||
+	    (h->payload_len != 0 &&
+	     h->payload_len != (uint64_t)t->size * h->msg_size)) {
+		drop(x, x->m, ACIS_DROP_ACIS_MISMATCH);
+		return;
+	}
+	if (acis_agg_find(x->agg, &k) != NULL) {
+		x->st->tree_late++;
+		drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
+		return;
+	}
+	s = open_slot(x, &t->comm_view, 0, &t->up);
+	if (s == NULL)
+		return;
+	s->payload_len = (uint16_t)h->msg_size; /* one rank's block */
+	if (h->payload_len != 0)
+		memcpy(s->acc, x->payload, h->payload_len);
+	s->wire = 1;
+	s->arrived = t->size;
+	x->st->results_from_parent++;
+	complete(x, &t->comm_view, s); /* (the slot may be closed after) */
+	acis_frame_free(x->m);
+}
+
+/*
  * Below a tree's root: the result of a slot whose partial went up, from
  * the parent (a RESULT flagged PARTIAL, from the root's address, on the
  * link up). It goes on to this switch's members and children, and the
@@ -2853,6 +2947,10 @@ handle_tree_result(struct cctx *x)
 		return;
 	}
 	scope_below(x, t);
+	if (h->flags & ACIS_F_PACKED) {
+		tree_relay_packed(x, t);
+		return;
+	}
 	if (replicates(h->opcode)) {
 		tree_relay(x, t);
 		return;
@@ -2865,7 +2963,8 @@ handle_tree_result(struct cctx *x)
 		return;
 	}
 	if (h->opcode != s->opcode || h->dtype != s->dtype ||
-	    h->op != s->op || h->payload_len != tree_len(s)) {
+	    h->op != s->op ||
+	    h->payload_len != tree_len_for(t, s, ACIS_TREE_LOCAL)) {
 		drop(x, x->m, ACIS_DROP_ACIS_MISMATCH);
 		return;
 	}
@@ -3356,6 +3455,12 @@ sweep_table(struct cctx *x, struct acis_agg *agg, uint64_t now,
 		c = slot_scope(x, agg, s);
 		if (s->done && s->owner != 0)
 			continue; /* below a root: its fan-out closes it */
+		if (s->sent_up && c != NULL && now >= s->resend_tsc &&
+		    idle_for(lc->shard, s, now) <= co->deadline_tsc) {
+			x->now = now;
+			tree_send_up(x, s, 1); /* its result is late */
+			continue;
+		}
 		if (s->done && !s->forwarding) {
 			if (c == NULL || now - s->done_tsc > co->linger_tsc) {
 				acis_agg_remember(agg, &s->key, CLOSED_LINGERED,
