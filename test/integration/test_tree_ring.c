@@ -461,6 +461,110 @@ test_at_the_root_a_child_gets_the_tree_and_folds_for_its_ranks(void **state)
 	stop_switch();
 }
 
+/* An INSTALL of more ranks than a frame holds comes in several frames, in
+ * any order, and is answered once every entry is in; a hundred members
+ * fold into one partial. */
+static void
+test_an_install_in_several_frames_and_a_hundred_members(void **state)
+{
+	enum { N = 100 };
+	struct tf_addr r = peer(), s = switch_addr();
+	uint32_t per = ACIS_MAX_PAYLOAD(1500) / ACIS_TREE_ENTRY_LEN, first, i;
+	uint8_t junk[64] = {0}, f[2048];
+	static uint8_t entries[N * ACIS_TREE_ENTRY_LEN];
+	struct acis_hdr h;
+	unsigned int l;
+	struct got g;
+	float one = 1.0f, sum;
+
+	(void)state;
+	assert_true(per < N);
+	start_switch(NPORTS, EXTRA);
+	for (i = 0; i < N; i++) { /* host i behind port i % 3 */
+		struct tf_addr a = host(i);
+		struct acis_endpoint ep;
+
+		l = tf_udp(f, &r, &a, 9, 9, junk, sizeof(junk), -1);
+		inject(i % 3, f, l);
+		memset(&ep, 0, sizeof(ep));
+		ep.ip = a.ip;
+		ep.udp_port = rte_cpu_to_be_16((uint16_t)(SPORT_BASE + i));
+		memcpy(ep.mac, a.mac, 6);
+		acis_tree_entry_put(entries + i * ACIS_TREE_ENTRY_LEN, i, &ep);
+	}
+	run();
+	discard_sent();
+	/* the second frame first: nothing answered until both are in */
+	memset(&h, 0, sizeof(h));
+	h.version = ACIS_PROTO_VERSION;
+	h.type = ACIS_T_CTRL;
+	h.opcode = ACIS_CTRL_INSTALL;
+	h.hdr_len = ACIS_HDR_LEN;
+	h.job = JOB;
+	h.comm = CTX;
+	h.root = N + 1; /* one more rank, elsewhere */
+	h.msg_size = N;
+	h.rank = rte_be_to_cpu_32(r.ip);
+	h.auth = mac48(r.mac);
+	for (first = per;; first = 0) {
+		h.chunk = first;
+		h.payload_len = (uint16_t)(RTE_MIN(per, N - first) *
+					   ACIS_TREE_ENTRY_LEN);
+		send_msg(LINK, &r, ACIS_DEFAULT_UDP_PORT, &s, &h,
+			 entries + first * ACIS_TREE_ENTRY_LEN, NULL);
+		run();
+		if (first == 0)
+			break;
+		expect_silent(LINK);
+	}
+	must_next(LINK, &g);
+	assert_int_equal(g.h.type, ACIS_T_CTRL_ACK);
+	assert_int_equal(g.h.status, ACIS_S_OK);
+	expect_silent(LINK);
+	/* a repeat of a frame (its answer lost) is answered again */
+	send_msg(LINK, &r, ACIS_DEFAULT_UDP_PORT, &s, &h, entries, NULL);
+	run();
+	must_next(LINK, &g);
+	assert_int_equal(g.h.status, ACIS_S_OK);
+	/* every member's 1.0: one partial of 100 */
+	for (i = 0; i < N; i++) {
+		struct tf_addr a = host(i);
+
+		h = data_hdr(i, 1, sizeof(one));
+		h.root = ACIS_RANK_NONE;
+		send_msg(i % 3, &a, (uint16_t)(SPORT_BASE + i), &r, &h, &one,
+			 NULL);
+		if (i % 16 == 0)
+			run();
+	}
+	run();
+	must_next(LINK, &g);
+	assert_true(g.h.flags & ACIS_F_PARTIAL);
+	assert_int_equal(g.h.contributors, N);
+	memcpy(&sum, g.payload, sizeof(sum));
+	assert_true(sum == (float)N);
+	expect_silent(LINK);
+	/* the result: to each of the hundred, on its own port */
+	h = data_hdr(0, 1, sizeof(sum));
+	h.type = ACIS_T_RESULT;
+	h.flags = ACIS_F_PARTIAL | ACIS_F_LAST | ACIS_F_MULTICAST;
+	h.root = ACIS_RANK_NONE;
+	h.contributors = N;
+	send_msg(LINK, &r, ACIS_DEFAULT_UDP_PORT, &s, &h, &sum, NULL);
+	run();
+	for (i = 0, l = 0; i < 3; i++)
+		while (next(i, &g)) {
+			assert_int_equal(g.h.type, ACIS_T_RESULT);
+			assert_int_equal(g.dip, host(g.h.rank).ip);
+			l++;
+		}
+	assert_int_equal(l, N);
+	run_for(20);
+	discard_sent();
+	expect_no_leak();
+	stop_switch();
+}
+
 static void
 test_a_child_that_never_answers_is_given_up_on(void **state)
 {
@@ -517,6 +621,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_below_the_root_the_switch_folds_its_members_into_one_partial, teardown),
 		cmocka_unit_test_teardown(test_at_the_root_a_child_gets_the_tree_and_folds_for_its_ranks, teardown),
+		cmocka_unit_test_teardown(test_an_install_in_several_frames_and_a_hundred_members, teardown),
 		cmocka_unit_test_teardown(test_a_child_that_never_answers_is_given_up_on, teardown),
 	};
 	int rc;

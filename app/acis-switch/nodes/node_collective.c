@@ -2492,6 +2492,10 @@ fan_run(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 	uint32_t end = s->size, one;
 	const uint8_t *first = NULL;
 	uint8_t direct = x->direct;
+	/* a completion through a tree visits its units alone (own members,
+	 * children's leaders), not every rank of the communicator: a leaf
+	 * of a large communicator answers in the time of its own few */
+	int units = s->fan == FAN_COMPLETE && x->t != NULL && !x->direct;
 	int rc = 0;
 
 	/* a block with one receiver owes that member alone */
@@ -2506,7 +2510,16 @@ fan_run(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
 	 * tree: end-to-end recovery (doc/fabric.md) */
 	if (s->fan == FAN_RESEND)
 		x->direct = 1;
-	for (r = s->fan_next; r < end; r++) {
+	r = s->fan_next;
+	if (units && r < end && !acis_tree_is_unit(x->t, r)) {
+		/* the first unit at or after the cursor */
+		uint32_t u = x->t->first;
+
+		while (u < r)
+			u = x->t->next[u];
+		r = u;
+	}
+	for (; r < end; r = units ? x->t->next[r] : r + 1) {
 		if (!fan_owes(c, s, r))
 			continue;
 		if (!answer_room(x, acis_comm_ep(c, r)->port))
