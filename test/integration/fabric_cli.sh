@@ -74,6 +74,19 @@ check "fat-tree: spine1's links outside the flooding tree do not flood" \
 check "leaf-spine: the link's server is the switch of lower index" \
 	bash -c "grep -q 'role=server.*leaf0-p2.sock' '$TMP/leaf-spine-leaf0.ini' &&
 		 grep -q 'role=client.*leaf0-p2.sock' '$TMP/leaf-spine-spine0.ini'"
+check "leaf-spine: the tree's links name the switch at the other end" \
+	bash -c "grep -qx 'peer = 10.77.0.202 02:ac:15:01:00:02' '$TMP/leaf-spine-leaf0.ini' &&
+		 [ \$(grep -c '^peer = ' '$TMP/leaf-spine-spine0.ini') -eq 2 ] &&
+		 grep -q '^fold = \${ACIS_FOLD:-on}' '$TMP/leaf-spine-leaf0.ini'"
+check "fat-tree: spine1's links outside the flooding tree name no peer (its one link in it does)" \
+	bash -c "[ \$(grep -c '^peer' '$TMP/fat-tree-spine1.ini') -eq 1 ]"
+# The fold order: a group a switch, its members and children by lowest rank
+check "fold: leaf-spine, every host" \
+	bash -c "[ \"\$('$AF' fold '$T/leaf-spine.ini' all)\" = '((0,1),(2,3))' ]"
+check "fold: three levels" \
+	bash -c "[ \"\$('$AF' fold '$T/three-level.ini' all)\" = '(((0),(1)),((2),(3)))' ]"
+check "fold: leaf-spine, h2 h0 h3 (rank i on the i-th host)" \
+	bash -c "[ \"\$('$AF' fold '$T/leaf-spine.ini' h2 h0 h3)\" = '((0,2),(1))' ]"
 "$AF" pipeline "$T/ring4.ini" nowhere 2>"$TMP/sw.err" >/dev/null
 rc=$?
 check "pipeline of an unknown switch: exit 1, named" \
