@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # End to end: the switch steering a job's progress (doc/sync.md), four
 # ranks of acis-sync on the namespace testbed.
-#   deadline: rank 0 sets a 5 ms period; every rank hears 40 signals in
+#   deadline: rank 0 sets a 20 ms period; every rank hears 40 signals in
 #     order, none skipped but where a rank stalls; rank 2 reports epoch
 #     10 only after its signal: the switch counts exactly that report
 #     late, and every signal it sent;
@@ -45,7 +45,7 @@ sync_field() { # KEY: KEY of the first communicator in /acis/sync
 "$TB" up -n 4 -p "$PREFIX" >/dev/null
 acis_switch_start "$PREFIX" "$PIPELINE" "$LOG"
 
-ranks 31 --period-us 5000 --epochs 40 --report --late-rank 2 --late-epoch 10 deadline
+ranks 31 --period-us 20000 --epochs 40 --report --late-rank 2 --late-epoch 10 deadline
 ok=0; wait_ranks || ok=1
 check "deadline: every rank heard 40 signals: $(grep -h '^ok\|^FAIL' "$DIR"/rank*.log | cut -c1-90 | tr '\n' '|')" \
 	[ "$ok" -eq 0 ]
