@@ -2793,10 +2793,13 @@ late_copy(struct cctx *x, const struct acis_endpoint *ep,
 	x->st->late_copies++;
 	a = x->h;
 	a.flags = 0;
-	if (flags & CLOSED_LINGERED)
-		answer(x, ep, ACIS_T_NACK, ACIS_S_GONE, &a);
-	else if (flags & CLOSED_FORWARDED)
-		answer(x, ep, ACIS_T_ACK, ACIS_S_OK, &a);
+	/* (a child's partial resent across its result is owed nothing) */
+	if (!(x->h.flags & ACIS_F_PARTIAL)) {
+		if (flags & CLOSED_LINGERED)
+			answer(x, ep, ACIS_T_NACK, ACIS_S_GONE, &a);
+		else if (flags & CLOSED_FORWARDED)
+			answer(x, ep, ACIS_T_ACK, ACIS_S_OK, &a);
+	}
 	drop(x, x->m, ACIS_DROP_ACIS_DUPLICATE);
 	return 1;
 }
