@@ -495,14 +495,20 @@ tree_cb(const struct acis_tree *t, void *arg)
 	size_t o;
 	uint32_t k;
 
+	const uint8_t *b = (const uint8_t *)&t->root_ip;
+
 	ip_str(t->root_ip, ip, sizeof(ip));
-	snprintf(name, sizeof(name), "%s/%u", ip, t->ctx);
+	/* (a telemetry name takes letters, digits, '_' and '/' only) */
+	snprintf(name, sizeof(name), "%u_%u_%u_%u_%u", t->ctx, b[0], b[1],
+		 b[2], b[3]);
 	o = (size_t)snprintf(val, sizeof(val),
-			     "%s job=%u size=%u covered=%u units=%u up=%s%u "
-			     "children=", t->is_root ? "root" : "below",
-			     t->job, t->size, t->covered, acis_tree_units(t),
-			     t->is_root ? "-" : "p", t->is_root ? 0 :
-			     t->up.port);
+			     "%s %s job=%u size=%u covered=%u units=%u ", ip,
+			     t->is_root ? "root" : "below", t->job, t->size,
+			     t->covered, acis_tree_units(t));
+	if (!t->is_root)
+		o += (size_t)snprintf(val + o, sizeof(val) - o, "up=p%u ",
+				      t->up.port);
+	o += (size_t)snprintf(val + o, sizeof(val) - o, "children=");
 	for (k = 0; k < t->n_children && o + 40 < sizeof(val); k++) {
 		ip_str(t->child[k].ep.ip, cip, sizeof(cip));
 		o += (size_t)snprintf(val + o, sizeof(val) - o,

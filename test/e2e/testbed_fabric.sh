@@ -156,6 +156,12 @@ acis_run_ranks "$PREFIX" 4 14 "$DIR" --timeout 3000 --sizes 16777216 \
 	--fold "$(fold_of 4)" >/dev/null 2>&1 &
 runner=$!
 sleep 1
+# mid-collective, management shows the tree at each switch
+"$FABRIC" ctl -p "$PREFIX" spine0 trees >"$DIR/trees-spine0" 2>&1 || true
+"$FABRIC" ctl -p "$PREFIX" leaf1 trees >"$DIR/trees-leaf1" 2>&1 || true
+check "acisctl trees: the spine is the root with both leaves as children, leaf1 below it folding ranks 2 and 3" \
+	bash -c "grep -q 'root job=14 size=4 covered=4 units=2 children=p0:10.77.0.200:0+2,p1:10.77.0.201:2+2' '$DIR/trees-spine0' &&
+		 grep -q 'below job=14 size=4 covered=2 units=2 up=p2 children=none' '$DIR/trees-leaf1'"
 kill -KILL "$(cat "/run/acis-fabric/$PREFIX/spine0.pid")"
 t0=$(date +%s)
 rc=0
