@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -119,6 +120,27 @@ stop_switch(void)
 		rte_ring_free(hs.in[i]);
 		rte_ring_free(hs.out[i]);
 	}
+}
+
+void
+run_for(unsigned int ms)
+{
+	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000 * ms;
+
+	while (rte_get_tsc_cycles() < end) {
+		run();
+		usleep(1000);
+	}
+	run();
+}
+
+struct tf_addr
+switch_addr(void)
+{
+	struct tf_addr a = sw;
+
+	a.ip = sw_ip();
+	return a;
 }
 
 void

@@ -50,6 +50,14 @@ void inject(unsigned int port, const uint8_t *frame, unsigned int len);
  * the ports' RX rings and on the handoff rings has been taken in. */
 void run(void);
 
+/* Walk the graph for ms milliseconds, as a running switch does. Its
+ * timers count only the time it runs: one walk after a long sleep is a
+ * switch waking from a pause, which judges nothing late. */
+void run_for(unsigned int ms);
+
+/* The switch's address: its MAC and SW_IP. */
+struct tf_addr switch_addr(void);
+
 /* One walk of every lcore's graph, in pipeline order. */
 void walk(void);
 

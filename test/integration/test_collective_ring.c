@@ -496,20 +496,6 @@ start(const char *extra)
 	g_sw.coll.resend_tsc = UINT64_MAX / 4;
 }
 
-/* Walk the graph for ms milliseconds, as a running switch does. Its
- * timers count only the time it runs: one walk after a long sleep is a
- * switch waking from a pause, which judges nothing late. */
-static void
-run_for(unsigned int ms)
-{
-	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000 * ms;
-
-	while (rte_get_tsc_cycles() < end) {
-		run();
-		usleep(1000);
-	}
-	run();
-}
 
 /* The end of every test: nothing more was sent, every mbuf is back in the
  * pool, no aggregation slot is open and no contribution is held. */

@@ -87,15 +87,6 @@ la_teardown(void **state)
 	return teardown(state);
 }
 
-static struct tf_addr
-switch_addr(void)
-{
-	struct tf_addr a = sw;
-
-	a.ip = sw_ip();
-	return a;
-}
-
 static void
 dot_payload(float *x)
 {
