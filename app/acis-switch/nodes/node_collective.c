@@ -2901,6 +2901,20 @@ tree_relay(struct cctx *x, const struct acis_tree *t)
 		acis_frame_free(x->m);
 }
 
+/* Below a tree's root: the parent's result (finished, as the wire
+ * carries it) becomes slot s's, and goes on to this switch's members and
+ * children; the slot may be closed after. */
+static void
+take_result(struct cctx *x, const struct acis_tree *t, struct acis_slot *s)
+{
+	if (x->h.payload_len != 0)
+		memcpy(s->acc, x->payload, x->h.payload_len);
+	s->wire = 1;
+	x->st->results_from_parent++;
+	complete(x, &t->comm_view, s);
+	acis_frame_free(x->m);
+}
+
 /*
  * Below a tree's root: a packed gather's or allgather's result (every
  * rank's block in one payload) from the parent, one copy for this
@@ -2932,13 +2946,8 @@ tree_relay_packed(struct cctx *x, const struct acis_tree *t)
 	if (s == NULL)
 		return;
 	s->payload_len = (uint16_t)h->msg_size; /* one rank's block */
-	if (h->payload_len != 0)
-		memcpy(s->acc, x->payload, h->payload_len);
-	s->wire = 1;
 	s->arrived = t->size;
-	x->st->results_from_parent++;
-	complete(x, &t->comm_view, s); /* (the slot may be closed after) */
-	acis_frame_free(x->m);
+	take_result(x, t, s);
 }
 
 /*
@@ -2984,12 +2993,7 @@ handle_tree_result(struct cctx *x)
 		drop(x, x->m, ACIS_DROP_ACIS_MISMATCH);
 		return;
 	}
-	if (h->payload_len != 0)
-		memcpy(s->acc, x->payload, h->payload_len);
-	s->wire = 1;
-	x->st->results_from_parent++;
-	complete(x, &t->comm_view, s); /* (the slot may be closed after) */
-	acis_frame_free(x->m);
+	take_result(x, t, s);
 }
 
 static void
