@@ -228,7 +228,7 @@ lcores_launch(void)
 {
 	unsigned int i;
 
-	g_sw.quit = 0;
+	acis_quit = 0;
 	for (i = 0; i < g_sw.n_lcores; i++) {
 		struct acis_lcore_ctx *lc = g_sw.lcores[i];
 
@@ -243,9 +243,9 @@ lcores_launch(void)
 static void
 lcores_stop(void)
 {
-	g_sw.quit = 1;
+	acis_quit = 1;
 	rte_eal_mp_wait_lcore();
-	g_sw.quit = 0;
+	acis_quit = 0;
 }
 
 /* "[lcore N]" sections: the first n of our lcores, each rx and worker,

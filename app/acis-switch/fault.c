@@ -14,7 +14,6 @@
 #include "switch.h"
 #include "tx.h"
 
-struct acis_fault_port g_fault[ACIS_MAX_PORTS];
 
 _Static_assert((ACIS_FAULT_QUEUE & (ACIS_FAULT_QUEUE - 1)) == 0,
 	       "the shaper's ring is indexed with a mask");
@@ -71,7 +70,7 @@ acis_fault_init(const struct acis_pipeline *pl)
 {
 	unsigned int i, p;
 
-	memset(g_fault, 0, sizeof(g_fault));
+	memset(g_fault, 0, sizeof(*g_fault) * ACIS_MAX_PORTS);
 	for (p = 0; p < pl->n_ports; p++) {
 		struct acis_fault_cfg c = pl->ports[p].fault;
 

@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "acis_pipeline.h"
+#include "switch.h"
 
 #define ACIS_FAULT_HOLD 256 /* reordered frames held per port and worker */
 /* Shaped frames held per port and worker: the `queue` key's bound. A
@@ -66,7 +67,8 @@ struct acis_fault_shaped {
 };
 
 /* Every port's settings, indexed by port index. */
-extern struct acis_fault_port g_fault[ACIS_MAX_PORTS];
+/* The current switch's ports' faults, ACIS_MAX_PORTS of them (switch.h). */
+#define g_fault (g_sw.fault)
 
 /*
  * One worker's state for one port. The shaper is a FIFO: a frame is due

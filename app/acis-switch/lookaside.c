@@ -24,7 +24,6 @@
 #include "lookaside.h"
 #include "switch.h"
 
-struct acis_la_state g_la;
 
 static pthread_mutex_t la_ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -21,6 +21,7 @@
 #include "acis_pipeline.h"
 #include "acis_pkt.h"
 #include "acis_proto.h"
+#include "switch.h"
 
 /* Counters of a rule; written by its worker only. */
 struct acis_la_stats {
@@ -125,7 +126,8 @@ struct acis_la_state {
 	uint32_t fpga_ports;    /**< ports some rule proxies to (bitmask) */
 };
 
-extern struct acis_la_state g_la;
+/* The current switch's (switch.h). */
+#define g_la (*g_sw.la)
 
 struct acis_lcore_ctx;
 

@@ -146,7 +146,7 @@ static void
 on_signal(int sig)
 {
 	RTE_SET_USED(sig);
-	g_sw.quit = 1;
+	acis_quit = 1;
 }
 
 /* Application arguments are those after the first "--". */
@@ -178,7 +178,7 @@ supervise(void)
 	uint64_t last_rx = rx_total();
 	unsigned int since_rx = 0, since_stats = 0, tick = 0;
 
-	while (!g_sw.quit) {
+	while (!acis_quit) {
 		/* a tenth of a second: memif peers that connect are
 		 * populated before their first collectives are far along */
 		usleep(100000);
@@ -200,7 +200,7 @@ supervise(void)
 			if (since_rx >= opt.idle_exit) {
 				printf("acis-switch: no packet for %u s, "
 				       "exiting (--idle-exit)\n", opt.idle_exit);
-				g_sw.quit = 1;
+				acis_quit = 1;
 			}
 		}
 	}
@@ -360,7 +360,7 @@ main(int argc, char **argv)
 	} else {
 		supervise();
 	}
-	g_sw.quit = 1;
+	acis_quit = 1;
 	rte_eal_mp_wait_lcore();
 	acis_la_set_running(0);
 	if (sup_started)

@@ -45,8 +45,51 @@
 /* The timer slack of an lcore that sleeps when idle (--idle-sleep). */
 #define ACIS_IDLE_SLACK_NS 1000u
 
-struct acis_switch g_sw;
+/* The first switch's state is static: a process of one switch (and the
+ * tests that drive one) allocates none. */
+static struct acis_la_state la0;
+static struct acis_fault_port fault0[ACIS_MAX_PORTS];
+static struct acis_switch sw0 = {.la = &la0, .fault = fault0};
+
+__thread struct acis_switch *acis_cur = &sw0;
+struct acis_switch *acis_switches[ACIS_MAX_SWITCHES] = {&sw0};
+unsigned int acis_n_switches = 1;
+volatile int acis_quit;
 struct acis_lcore_ctx *acis_creating_lcore;
+
+struct acis_switch *
+acis_switch_new(void)
+{
+	struct acis_switch *sw;
+
+	if (acis_n_switches >= ACIS_MAX_SWITCHES)
+		return NULL;
+	sw = calloc(1, sizeof(*sw));
+	if (sw == NULL)
+		return NULL;
+	sw->la = calloc(1, sizeof(*sw->la));
+	sw->fault = calloc(ACIS_MAX_PORTS, sizeof(*sw->fault));
+	if (sw->la == NULL || sw->fault == NULL) {
+		free(sw->la);
+		free(sw->fault);
+		free(sw);
+		return NULL;
+	}
+	sw->index = acis_n_switches;
+	acis_switches[acis_n_switches++] = sw;
+	return sw;
+}
+
+struct acis_switch *
+acis_switch_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < acis_n_switches; i++)
+		if (strcmp(acis_switches[i]->name, name) == 0)
+			return acis_switches[i];
+	return NULL;
+}
 
 const char *const acis_stage_names[ACIS_STAGE_MAX] = {
 #define ACIS_X_NAME(e, n) n,
@@ -661,8 +704,29 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	uint32_t max_frame = mtu_frame(pl->mtu);
 	int rc;
 
-	memset(&g_sw, 0, sizeof(g_sw));
+	{
+		/* what the switch object is, kept; its state starts afresh */
+		struct acis_la_state *la = g_sw.la;
+		struct acis_fault_port *fault = g_sw.fault;
+		unsigned int index = g_sw.index;
+
+		memset(&g_sw, 0, sizeof(g_sw));
+		g_sw.la = la;
+		g_sw.fault = fault;
+		g_sw.index = index;
+	}
 	g_sw.pl = pl;
+	if (pl->name[0] != '\0') {
+		memcpy(g_sw.name, pl->name, sizeof(g_sw.name));
+	} else {
+		/* the file's name, less its folder and .ini */
+		const char *b = strrchr(pl->path, '/');
+
+		b = b != NULL ? b + 1 : pl->path;
+		snprintf(g_sw.name, sizeof(g_sw.name), "%.*s",
+			 (int)RTE_MIN(strcspn(b, "."), sizeof(g_sw.name) - 1),
+			 b);
+	}
 	/* The collective stage's answers, which TX keeps when a queue
 	 * refuses them (acis_tx_hold); without the flag they are dropped
 	 * as every other frame is. */
@@ -811,7 +875,7 @@ acis_switch_run_lcore(void *arg)
 		       "slack to %u ns (%s); its idle sleeps last longer\n",
 		       lc->lcore_id, ACIS_IDLE_SLACK_NS, strerror(errno));
 	acis_coll_online(lc);
-	while (!g_sw.quit) {
+	while (!acis_quit) {
 		lc->last_rx = 0;
 		acis_switch_walk(lc);
 		lc->stats.polls++;

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The switch's runtime: ports, lcores, the graph of stages and the counters
- * they keep. One instance per process (g_sw); the stage nodes read it, the
- * telemetry thread reads the counters, only start-up code writes it.
+ * they keep. A process runs one switch or several logical ones
+ * (doc/fabric.md): each is a struct acis_switch, and a thread works on one
+ * at a time, its current switch (acis_cur, read as g_sw). An lcore makes
+ * each of its switches current before it walks that switch's graph; a
+ * management command makes the switch it names current. The stage nodes
+ * read it, the telemetry thread reads the counters, only start-up code
+ * writes it.
  */
 #ifndef ACIS_SWITCH_H
 #define ACIS_SWITCH_H
@@ -247,8 +252,18 @@ struct acis_port_rt {
 	char ethdev_name[RTE_ETH_NAME_MAX_LEN];
 };
 
+struct acis_la_state;
+struct acis_fault_port;
+
 struct acis_switch {
 	struct acis_pipeline *pl;
+	/** its name ([switch] name, else the pipeline file's) and place in
+	 * the process's list of switches */
+	char name[ACIS_NAME_LEN];
+	unsigned int index;
+	/** its look-aside rules and fault stage (lookaside.h, fault.h) */
+	struct acis_la_state *la;
+	struct acis_fault_port *fault;
 	struct acis_classify_cfg ccfg;
 	struct rte_mempool *pool;
 	struct acis_l2_table *l2;
@@ -280,10 +295,33 @@ struct acis_switch {
 	 * answers, which TX keeps when its queue refuses them; 0 if none */
 	uint64_t answer_flag;
 	struct acis_coll_state coll;
-	volatile int quit;
 };
 
-extern struct acis_switch g_sw;
+/* The calling thread's current switch; the process's first switch until
+ * the thread makes another current (acis_switch_enter). */
+extern __thread struct acis_switch *acis_cur
+	__attribute__((tls_model("initial-exec")));
+#define g_sw (*acis_cur)
+
+static inline void
+acis_switch_enter(struct acis_switch *sw)
+{
+	acis_cur = sw;
+}
+
+/* The process's switches, in the order of their pipelines. */
+#define ACIS_MAX_SWITCHES 256
+extern struct acis_switch *acis_switches[ACIS_MAX_SWITCHES];
+extern unsigned int acis_n_switches;
+/* The switch named so, or NULL. */
+struct acis_switch *acis_switch_by_name(const char *name);
+/* A new switch object (its look-aside and fault state with it), added to
+ * the list; the first is the process's static one. NULL when out of
+ * memory or switches. */
+struct acis_switch *acis_switch_new(void);
+
+/* Set on SIGINT/SIGTERM (or --idle-exit): every lcore leaves its loop. */
+extern volatile int acis_quit;
 
 /* The checksums port (an index) verified in hardware and found good, as
  * ACIS_HW_*_CSUM_OK bits for acis_pkt_classify_hw; 0 on ports without RX

@@ -41,8 +41,9 @@ link_wrap(struct acis_la_rule *r, struct rte_mbuf *m, uint32_t keep,
 	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - hl - plen));
 	f = (uint8_t *)rte_pktmbuf_adj(m, (uint16_t)(hl - 14 -
 						     ACIS_LA_LINK_HLEN));
+	RTE_ASSERT(f != NULL); /* hl - 14 - the link header: within */
 	memcpy(f, cfg->fpga_mac, 6);
-	memcpy(f + 6, g_sw.ccfg.mac, 6);
+	rte_memcpy(f + 6, g_sw.ccfg.mac, 6);
 	f[12] = ACIS_LA_LINK_ETHERTYPE >> 8;
 	f[13] = ACIS_LA_LINK_ETHERTYPE & 0xff;
 	f[14] = 0xfb;
