@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The fabric testbed: a fabric of acis switches built from one topology
-# file (topologies/*.ini, doc/fabric.md), one acis-switch process per
-# switch (placement process), its hosts as network namespaces.
+# file (topologies/*.ini, doc/fabric.md), its hosts as network namespaces,
+# its switches placed as the file says or -P says: logical (every switch
+# in one acis-switch process, links ring pairs) or process (one process
+# per switch, links net_memif pairs).
 #
-#   scripts/fabric.sh up     TOPOLOGY [-p PREFIX] [-m MTU]
+#   scripts/fabric.sh up     TOPOLOGY [-p PREFIX] [-m MTU] [-P PLACEMENT]
 #   scripts/fabric.sh start  [-p PREFIX] [SWITCH...]
 #   scripts/fabric.sh stop   [-p PREFIX] [SWITCH...]
 #   scripts/fabric.sh ctl    [-p PREFIX] SWITCH ACISCTL-COMMAND...
@@ -13,15 +15,18 @@
 #   scripts/fabric.sh links  [-p PREFIX]
 #   scripts/fabric.sh down   [-p PREFIX]
 #
-# up makes a namespace PREFIX-SWITCH per switch and PREFIX-HOST per host.
-# Host i of the file (in its order) has interface eth0, MAC
-# 02:a0:00:00:00:(10+i) and IPv4 10.77.0.(10+i)/24, as on the one-switch
-# testbed (scripts/testbed.sh), joined by a veth to interface pN of its
-# switch's namespace. start writes each switch's pipeline file
-# (acis-fabric pipeline) and starts the switches in the file's order, on
-# EAL file prefix PREFIX-SWITCH (what acisctl -f takes), their logs and
-# pipelines in /run/acis-fabric/PREFIX; links are net_memif pairs whose
-# sockets live there too. Switch k answers on 10.77.0.(200+k) unless the
+# up makes a namespace PREFIX-HOST per host and, placement process, a
+# namespace PREFIX-SWITCH per switch; placement logical, one namespace
+# PREFIX-fab for the one process. Host i of the file (in its order) has
+# interface eth0, MAC 02:a0:00:00:00:(10+i) and IPv4 10.77.0.(10+i)/24,
+# as on the one-switch testbed (scripts/testbed.sh), joined by a veth to
+# interface pN of its switch's namespace (logical: sKpN of PREFIX-fab, K
+# the switch's place in the file). start writes each switch's pipeline
+# file (acis-fabric pipeline) and starts the switches in the file's
+# order, on EAL file prefix PREFIX-SWITCH (logical: the one process on
+# PREFIX-fab; acisctl -f PREFIX-fab -n SWITCH reaches a switch), their
+# logs and pipelines in /run/acis-fabric/PREFIX; memif links' sockets
+# live there too. Switch k answers on 10.77.0.(200+k) unless the
 # file gives it an address. links shows every fabric link's frames and
 # bytes each way (the TX counters of both ends' ports). stop ends them (SIGINT: they print their
 # counters), down ends them and removes the namespaces and files.
@@ -42,10 +47,12 @@ if [ "$cmd" = up ] && [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
 fi
 prefix=acisf
 mtu=1500
-while getopts "p:m:" o; do
+placement=
+while getopts "p:m:P:" o; do
 	case $o in
 	p) prefix=$OPTARG ;;
 	m) mtu=$OPTARG ;;
+	P) placement=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -67,6 +74,14 @@ listing() {
 	cat "$state/list"
 }
 switches() { listing | awk '$1 == "switch" {print $2}'; }
+# The placement up chose: logical or process.
+placed() { cat "$state/placement" 2>/dev/null || echo process; }
+# A switch's namespace, EAL file prefix and acisctl arguments.
+sw_ns() { if [ "$(placed)" = logical ]; then echo "$prefix-fab"; else echo "$prefix-$1"; fi; }
+ctl_args() {
+	if [ "$(placed)" = logical ]; then echo "-f $prefix-fab -n $1"
+	else echo "-f $prefix-$1"; fi
+}
 
 up() {
 	local name sw port i=0 ns kind
@@ -81,9 +96,19 @@ up() {
 	fi
 	mv "$state/list.new" "$state/list"
 	cp "$topo" "$state/topology.ini"
+	if [ -z "$placement" ]; then
+		placement=$("$FAB" check "$topo" | sed -n '1s/.*placement \([a-z]*\).*/\1/p')
+		# one machine runs what the file places on many as processes
+		[ "$placement" = machine ] && placement=process
+	fi
+	case $placement in
+	logical | process) echo "$placement" >"$state/placement" ;;
+	*) rm -rf "$state"; die "-P $placement: expected logical or process" ;;
+	esac
 	while read -r kind name _; do
 		[ "$kind" = switch ] || continue
-		ns="$prefix-$name"
+		ns=$(sw_ns "$name")
+		ip netns list | grep -q "^$ns\b" && continue
 		ip netns add "$ns"
 		ip -n "$ns" link set lo up
 		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
@@ -91,21 +116,62 @@ up() {
 	while read -r kind name sw port; do
 		[ "$kind" = host ] || continue
 		ns="$prefix-$name"
+		local swns iface
+		swns=$(sw_ns "$sw")
+		iface=$port
+		if [ "$placement" = logical ]; then
+			iface="s$(switches | grep -nx "$sw" | cut -d: -f1 | awk '{print $1 - 1}')$port"
+		fi
 		ip netns add "$ns"
 		ip -n "$ns" link set lo up
-		ip link add "$prefix-v$i" mtu "$mtu" type veth peer name "$port" \
-			mtu "$mtu" netns "$prefix-$sw"
+		ip link add "$prefix-v$i" mtu "$mtu" type veth peer name "$iface" \
+			mtu "$mtu" netns "$swns"
 		ip link set "$prefix-v$i" netns "$ns"
 		ip -n "$ns" link set "$prefix-v$i" name eth0
 		ip -n "$ns" link set eth0 address "$(printf '02:a0:00:00:00:%02x' $((10 + i)))"
 		ip -n "$ns" addr add "10.77.0.$((10 + i))/24" dev eth0
 		ip -n "$ns" link set eth0 up
-		ip -n "$prefix-$sw" link set "$port" up
+		ip -n "$swns" link set "$iface" up
 		acis_tame "$ns" eth0
-		acis_tame "$prefix-$sw" "$port"
+		acis_tame "$swns" "$iface"
 		i=$((i + 1))
 	done <"$state/list"
-	echo "fabric $prefix: $(switches | wc -l) switches ($(switches | tr '\n' ' ')), $i hosts (10.77.0.10..10.77.0.$((9 + i)))"
+	echo "fabric $prefix: $(switches | wc -l) switches ($(switches | tr '\n' ' ')), $i hosts (10.77.0.10..10.77.0.$((9 + i))), placement $placement"
+}
+
+# pipeline_of NAME: its pipeline file in the state folder, fold = off
+# when ACIS_NOFOLD names it
+pipeline_of() {
+	"$FAB" pipeline "$state/topology.ini" "$1" "$(placed)" >"$state/$1.ini"
+	if [[ " ${ACIS_NOFOLD:-} " == *" $1 "* ]]; then
+		sed -i 's/^fold = .*/fold = off/' "$state/$1.ini"
+	fi
+}
+
+# start_logical: every switch in one process on PREFIX-fab, the main
+# lcore walking them all
+start_logical() {
+	local name mem pid args=()
+	[ -f "$state/fab.pid" ] && kill -0 "$(cat "$state/fab.pid")" 2>/dev/null &&
+		die "the fabric's switches are running (pid $(cat "$state/fab.pid"))"
+	for name in $(switches); do
+		pipeline_of "$name"
+		args+=(--pipeline "$state/$name.ini")
+	done
+	mem=$(acis_eal_mem_args)
+	# shellcheck disable=SC2086
+	ACIS_MTU=${ACIS_MTU:-$mtu} \
+	ip netns exec "$prefix-fab" "$SW" -l "${ACIS_FABRIC_LCORES:-0}" $mem \
+		--file-prefix "$prefix-fab" --no-pci --log-level=warning -- \
+		"${args[@]}" --idle-sleep "${ACIS_SW_IDLE_SLEEP:-50}" \
+		>"$state/fab.log" 2>&1 &
+	pid=$!
+	echo "$pid" >"$state/fab.pid"
+	if ! acis_wait_for 300 "$CTL" -f "$prefix-fab" info; then
+		echo "fabric: the switches did not come up; their log:" >&2
+		cat "$state/fab.log" >&2
+		return 1
+	fi
 }
 
 # start_one NAME INDEX: its pipeline, the process, its telemetry up
@@ -113,14 +179,12 @@ start_one() {
 	local name=$1 k=$2 lcore mem pid
 	[ -f "$state/$name.pid" ] && kill -0 "$(cat "$state/$name.pid")" 2>/dev/null &&
 		die "switch $name is running (pid $(cat "$state/$name.pid"))"
-	"$FAB" pipeline "$state/topology.ini" "$name" >"$state/$name.ini"
+	pipeline_of "$name"
 	# spread the switches over the machine's cores
 	lcore=$((k % $(nproc)))
 	mem=$(acis_eal_mem_args)
-	local fold=${ACIS_FOLD:-on}
-	[[ " ${ACIS_NOFOLD:-} " == *" $name "* ]] && fold=off
 	# shellcheck disable=SC2086
-	ACIS_MEMIF_DIR=$state/memif ACIS_MTU=${ACIS_MTU:-$mtu} ACIS_FOLD=$fold \
+	ACIS_MEMIF_DIR=$state/memif ACIS_MTU=${ACIS_MTU:-$mtu} \
 	ip netns exec "$prefix-$name" "$SW" -l "$lcore" $mem \
 		--file-prefix "$prefix-$name" --no-pci --log-level=warning -- \
 		--pipeline "$state/$name.ini" \
@@ -137,11 +201,22 @@ start_one() {
 # Every port of a running switch with its link up (the memif links
 # connect once both ends run).
 links_up() {
-	! "$CTL" -f "$prefix-$1" --raw /acis/ports | grep -q '"link_up": *0'
+	# shellcheck disable=SC2046
+	! "$CTL" $(ctl_args "$1") --raw /acis/ports | grep -q '"link_up": *0'
 }
 
 start() {
 	local k=0 name want=("$@")
+	if [ "$(placed)" = logical ]; then
+		[ $# -eq 0 ] || die "logical switches share one process: start them all ($0 start -p $prefix)"
+		start_logical
+		for name in $(switches); do
+			acis_wait_for 100 links_up "$name" ||
+				acis_warn "switch $name: some link still down ($CTL $(ctl_args "$name") ports)"
+		done
+		echo "fabric $prefix: switches running; acisctl -f $prefix-fab -n SWITCH reaches each"
+		return 0
+	fi
 	for name in $(switches); do
 		if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $name "* ]]; then
 			start_one "$name" "$k"
@@ -166,7 +241,15 @@ stop_one() {
 }
 
 stop() {
-	local name
+	local name pid
+	if [ "$(placed)" = logical ]; then
+		[ $# -eq 0 ] || die "logical switches share one process: stop them all ($0 stop -p $prefix)"
+		[ -f "$state/fab.pid" ] || return 0
+		pid=$(cat "$state/fab.pid")
+		rm -f "$state/fab.pid"
+		acis_switch_stop_pid "$pid" "$prefix-fab"
+		return 0
+	fi
 	if [ $# -gt 0 ]; then
 		for name; do stop_one "$name"; done
 		return 0
@@ -182,6 +265,7 @@ down() {
 		while read -r kind name _; do
 			[ "$kind" = switch ] || [ "$kind" = host ] || continue
 			ns="$prefix-$name"
+			[ "$kind" = switch ] && ns=$(sw_ns "$name")
 			ip netns list | grep -q "^$ns\b" || continue
 			# what is left in our namespaces was started by the
 			# fabric's users (host programs): end it first
@@ -197,10 +281,15 @@ down() {
 status() {
 	local name pid
 	for name in $(switches); do
-		pid=$(cat "$state/$name.pid" 2>/dev/null || true)
+		if [ "$(placed)" = logical ]; then
+			pid=$(cat "$state/fab.pid" 2>/dev/null || true)
+		else
+			pid=$(cat "$state/$name.pid" 2>/dev/null || true)
+		fi
 		if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-			echo "$name: running, pid $pid, $("$CTL" -f "$prefix-$name" --raw /acis/info |
-				sed -n 's/.*"ip": *"\([^"]*\)".*/\1/p'), acisctl -f $prefix-$name"
+			# shellcheck disable=SC2046
+			echo "$name: running, pid $pid, $("$CTL" $(ctl_args "$name") --raw /acis/info |
+				sed -n 's/.*"ip": *"\([^"]*\)".*/\1/p'), acisctl $(ctl_args "$name")"
 		else
 			echo "$name: stopped"
 		fi
@@ -219,7 +308,8 @@ links() {
 }
 # port_tx SWITCH PORT: "frames bytes" it sent on the port (- - if down)
 port_tx() {
-	"$CTL" -f "$prefix-$1" --raw /acis/ports 2>/dev/null | python3 -c "
+	# shellcheck disable=SC2046
+	"$CTL" $(ctl_args "$1") --raw /acis/ports 2>/dev/null | python3 -c "
 import json, sys
 try:
     p = json.load(sys.stdin)['/acis/ports']['$2']
@@ -237,11 +327,14 @@ down) down ;;
 ctl)
 	[ $# -ge 2 ] || die "usage: $0 ctl [-p PREFIX] SWITCH COMMAND..."
 	name=$1; shift
-	exec "$CTL" -f "$prefix-$name" "$@" ;;
+	# shellcheck disable=SC2046
+	exec "$CTL" $(ctl_args "$name") "$@" ;;
 exec)
 	[ $# -ge 2 ] || die "usage: $0 exec [-p PREFIX] SWITCH|HOST COMMAND..."
 	node=$1; shift
-	exec ip netns exec "$prefix-$node" "$@" ;;
+	ns="$prefix-$node"
+	switches | grep -qx "$node" && ns=$(sw_ns "$node")
+	exec ip netns exec "$ns" "$@" ;;
 status) status ;;
-*) echo "usage: $0 up TOPOLOGY|start|stop|ctl|exec|status|links|down [-p PREFIX] [-m MTU]" >&2; exit 2 ;;
+*) echo "usage: $0 up TOPOLOGY|start|stop|ctl|exec|status|links|down [-p PREFIX] [-m MTU] [-P logical|process]" >&2; exit 2 ;;
 esac

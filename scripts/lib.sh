@@ -150,11 +150,13 @@ acis_ctl() {
 	"$ACIS_BUILD/app/acisctl/acisctl" -f "$1" "${@:2}"
 }
 
-# One counter from a telemetry reply: acis_counter PREFIX CMD KEY
+# One counter from a telemetry reply: acis_counter PREFIX[@SWITCH] CMD KEY
 # (the first "KEY": NUMBER in the reply).
 acis_counter() {
-	local v
-	v=$("$ACIS_BUILD/app/acisctl/acisctl" -f "$1" --raw "$2" |
+	local v sel=(-f "$1")
+	# PREFIX@SWITCH: a logical switch of the process on PREFIX
+	[[ $1 == *@* ]] && sel=(-f "${1%@*}" -n "${1#*@}")
+	v=$("$ACIS_BUILD/app/acisctl/acisctl" "${sel[@]}" --raw "$2" |
 		grep -o "\"$3\": *[0-9]*" | head -1 | grep -o '[0-9]*$') || true
 	if [ -z "$v" ]; then
 		echo "acis_counter: $2 of switch $1 has no counter $3" >&2

@@ -11,7 +11,9 @@
  *                                    of those hosts (all: every host)
  *   acis-fabric list FILE            switches (name, address, MAC), hosts
  *                                    and links, one a line, for scripts
- *   acis-fabric pipeline FILE SWITCH the pipeline file of one switch
+ *   acis-fabric pipeline FILE SWITCH [PLACEMENT]
+ *                                    the pipeline file of one switch, for
+ *                                    the file's placement or the one given
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,7 @@ usage(FILE *f)
 		   "       acis-fabric tree FILE HOST... | all\n"
 		   "       acis-fabric fold FILE HOST... | all\n"
 		   "       acis-fabric list FILE\n"
-		   "       acis-fabric pipeline FILE SWITCH\n");
+		   "       acis-fabric pipeline FILE SWITCH [logical|process|machine]\n");
 }
 
 static void
@@ -302,15 +304,21 @@ list(const struct acis_fabric *f)
 /*
  * The pipeline file of one switch of the fabric: a port pN for every
  * port of the topology that leads somewhere. A port's device is the
- * file's dev.pN when given (placement machine); else the testbed's: a
- * host port is AF_PACKET on interface pN of the switch's namespace, a
- * link is a net_memif pair whose server is the switch of lower index,
- * its socket SERVER-pM.sock in $ACIS_MEMIF_DIR. Links outside the
- * flooding tree neither flood nor learn; a link of the tree names the
- * switch at its other end (peer), which communicators fold through.
+ * file's dev.pN when given (placement machine); else the testbed's:
+ * - placement process: a host port is AF_PACKET on interface pN of the
+ *   switch's namespace, a link a net_memif pair whose server is the
+ *   switch of lower index, its socket SERVER-pM.sock in $ACIS_MEMIF_DIR;
+ * - placement logical (every switch in one process): a host port is
+ *   AF_PACKET on interface sKpN (switch K of the file) of the process's
+ *   namespace, a link a ring pair named after its end on the switch of
+ *   lower index (ring_pair:sKpN:a there, :b at the other end).
+ * Links outside the flooding tree neither flood nor learn; a link of the
+ * tree names the switch at its other end (peer), which communicators fold
+ * through.
  */
 static int
-pipeline(const struct acis_fabric *f, const char *file, const char *name)
+pipeline(const struct acis_fabric *f, const char *file, const char *name,
+	 unsigned int placement)
 {
 	int k = acis_fabric_switch_index(f, name);
 	const struct acis_fabric_switch *w;
@@ -342,6 +350,19 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name)
 		printf("\n[port p%u]\n", p);
 		if (q->dev[0] != '\0') {
 			printf("dev = %s\n", q->dev);
+		} else if (placement == ACIS_FABRIC_LOGICAL &&
+			   q->kind == ACIS_FABRIC_TO_HOST) {
+			printf("# host %s\ndev = net_af_packet_s%dp%u,"
+			       "iface=s%dp%u${ACIS_AFP_ARGS:-}\n",
+			       f->hosts[q->peer].name, k, p, k, p);
+		} else if (placement == ACIS_FABRIC_LOGICAL) {
+			int lower = q->peer > (unsigned int)k;
+
+			printf("# link to %s:p%u\n", f->sw[q->peer].name,
+			       q->peer_port);
+			printf("dev = ring_pair:s%up%u:%c\n",
+			       lower ? (unsigned int)k : q->peer,
+			       lower ? p : q->peer_port, lower ? 'a' : 'b');
 		} else if (q->kind == ACIS_FABRIC_TO_HOST) {
 			printf("# host %s\ndev = net_af_packet%u,iface=p%u"
 			       "${ACIS_AFP_ARGS:-}\n", f->hosts[q->peer].name,
@@ -412,7 +433,7 @@ main(int argc, char **argv)
 			 strcmp(argv[1], "fold") != 0) ||
 	    ((strcmp(argv[1], "tree") == 0 || strcmp(argv[1], "fold") == 0) &&
 	     argc < 4) ||
-	    (strcmp(argv[1], "pipeline") == 0 && argc != 4) ||
+	    (strcmp(argv[1], "pipeline") == 0 && argc != 4 && argc != 5) ||
 	    (strcmp(argv[1], "tree") != 0 && strcmp(argv[1], "fold") != 0 &&
 	     strcmp(argv[1], "pipeline") != 0 && argc != 3)) {
 		usage(stderr);
@@ -429,8 +450,24 @@ main(int argc, char **argv)
 		routes(f);
 	else if (strcmp(argv[1], "list") == 0)
 		rc = list(f);
-	else if (strcmp(argv[1], "pipeline") == 0)
-		rc = pipeline(f, argv[2], argv[3]);
+	else if (strcmp(argv[1], "pipeline") == 0) {
+		unsigned int pl = f->placement;
+
+		if (argc == 5) {
+			for (pl = 0; pl < 3; pl++)
+				if (strcmp(argv[4],
+					   acis_fabric_placement_name(pl)) == 0)
+					break;
+			if (pl == 3) {
+				fprintf(stderr, "acis-fabric: placement '%s': "
+					"expected logical, process or "
+					"machine\n", argv[4]);
+				acis_fabric_free(f);
+				return 2;
+			}
+		}
+		rc = pipeline(f, argv[2], argv[3], pl);
+	}
 	else if (strcmp(argv[1], "fold") == 0)
 		rc = fold(f, argc - 3, argv + 3);
 	else

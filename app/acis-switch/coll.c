@@ -87,6 +87,7 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 		.retire_arg = co,
 	};
 	struct rte_rcu_qsbr_dq_parameters dqp;
+	char dq_name[RTE_RING_NAMESIZE];
 	unsigned int i;
 	size_t sz;
 
@@ -118,7 +119,9 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 		return -ENOMEM;
 	}
 	memset(&dqp, 0, sizeof(dqp));
-	dqp.name = "acis_retire";
+	/* its ring is named after it: one per switch of the process */
+	snprintf(dq_name, sizeof(dq_name), "acis_retire%u", g_sw.index);
+	dqp.name = dq_name;
 	dqp.flags = RTE_RCU_QSBR_DQ_MT_UNSAFE; /* under the control lock */
 	dqp.size = 4 * (pl->max_comms + pl->max_jobs) + 64 +
 		   2 * pl->max_comms; /* and trees */
@@ -775,19 +778,19 @@ acis_coll_telemetry_register(void)
 	int rc = 0;
 
 	rc |= acis_sw_sync_telemetry_register();
-	rc |= rte_telemetry_register_cmd("/acis/collectives", tel_collectives,
+	rc |= acis_tel_register("/acis/collectives", tel_collectives,
 		"Aggregation slots, messages and completions. No parameters");
-	rc |= rte_telemetry_register_cmd("/acis/jobs", tel_jobs,
+	rc |= acis_tel_register("/acis/jobs", tel_jobs,
 		"Jobs: size, ranks joined, world communicator. No parameters");
-	rc |= rte_telemetry_register_cmd("/acis/comms", tel_comms,
+	rc |= acis_tel_register("/acis/comms", tel_comms,
 		"Communicators: job, size, parent, partners. Parameters: none, or 'trees' (a fabric's trees here)");
-	rc |= rte_telemetry_register_cmd("/acis/comm", tel_comm,
+	rc |= acis_tel_register("/acis/comm", tel_comm,
 		"One communicator: members and partner sets. Parameters: CTX[:RANK]");
-	rc |= rte_telemetry_register_cmd("/acis/comm_create", tel_comm_create,
+	rc |= acis_tel_register("/acis/comm_create", tel_comm_create,
 		"Make a communicator of world ranks. Parameters: JOB:RANKS (e.g. 7:0-3)");
-	rc |= rte_telemetry_register_cmd("/acis/comm_free", tel_comm_free,
+	rc |= acis_tel_register("/acis/comm_free", tel_comm_free,
 		"Free a communicator at once. Parameters: CTX");
-	rc |= rte_telemetry_register_cmd("/acis/job_free", tel_job_free,
+	rc |= acis_tel_register("/acis/job_free", tel_job_free,
 		"Remove a job and its communicators at once (a job whose host died). Parameters: JOB");
 	return rc;
 }

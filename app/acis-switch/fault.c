@@ -593,9 +593,9 @@ acis_fault_telemetry_register(void)
 {
 	int rc = 0;
 
-	rc |= rte_telemetry_register_cmd("/acis/fault", tel_fault,
+	rc |= acis_tel_register("/acis/fault", tel_fault,
 		"Fault injection per port: settings and counters. No parameters");
-	rc |= rte_telemetry_register_cmd("/acis/fault/set", tel_fault_set,
+	rc |= acis_tel_register("/acis/fault/set", tel_fault_set,
 		"Change a port's faults. Parameters: PORT,off or PORT,KEY=VALUE,...");
 	return rc;
 }

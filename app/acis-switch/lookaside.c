@@ -573,9 +573,9 @@ acis_la_telemetry_register(void)
 {
 	int rc = 0;
 
-	rc |= rte_telemetry_register_cmd("/acis/cgra", tel_cgra,
+	rc |= acis_tel_register("/acis/cgra", tel_cgra,
 		"Look-aside handlers: state, program, counters. Parameters: [RULE]");
-	rc |= rte_telemetry_register_cmd("/acis/cgra/ctl", tel_cgra_ctl,
+	rc |= acis_tel_register("/acis/cgra/ctl", tel_cgra_ctl,
 		"Manage a look-aside handler. Parameters: OP,RULE[,ARGS]; "
 		"OP load, mem, read, start, stop, passthrough");
 	return rc;

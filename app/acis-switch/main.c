@@ -2,11 +2,13 @@
 /*
  * acis-switch: a software ACiS smart switch on DPDK.
  *
- *   acis-switch [EAL args] -- --pipeline FILE [options]
+ *   acis-switch [EAL args] -- --pipeline FILE [--pipeline FILE ...] [options]
  *
- * main() parses the options, reads the pipeline file, sets the switch up,
- * runs one graph per lcore until SIGINT/SIGTERM (or --idle-exit), and
- * prints the counters once on the way out.
+ * main() parses the options, reads the pipeline files, sets the switches
+ * up (one per file: logical switches of one process, doc/fabric.md), runs
+ * on each EAL lcore the graphs of every switch that names it until
+ * SIGINT/SIGTERM (or --idle-exit), and prints the counters once on the
+ * way out.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,7 +32,8 @@
 #include "switch.h"
 
 static struct {
-	const char *pipeline;
+	const char *pipeline[ACIS_MAX_SWITCHES];
+	unsigned int n_pipelines;
 	unsigned int stats_interval;
 	unsigned int idle_exit;
 	uint32_t idle_sleep_us;
@@ -45,7 +48,9 @@ usage(FILE *f)
 		"usage: acis-switch [EAL options] -- --pipeline FILE [options]\n"
 		"\n"
 		"  -p, --pipeline FILE    pipeline file (ports, lcores, tables);\n"
-		"                         see doc/pipelines.md\n"
+		"                         see doc/pipelines.md. Given again, each\n"
+		"                         file is a logical switch of this process\n"
+		"                         (doc/fabric.md); their lcores are shared\n"
 		"      --check            check the pipeline file and exit\n"
 		"      --stats SEC        print counters every SEC seconds\n"
 		"      --idle-exit SEC    exit once no packet has arrived for SEC\n"
@@ -95,7 +100,12 @@ parse_args(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			opt.pipeline = optarg;
+			if (opt.n_pipelines == ACIS_MAX_SWITCHES) {
+				fprintf(stderr, "acis-switch: at most %d "
+					"--pipeline files\n", ACIS_MAX_SWITCHES);
+				return -1;
+			}
+			opt.pipeline[opt.n_pipelines++] = optarg;
 			break;
 		case 'c':
 			opt.check_only = 1;
@@ -134,7 +144,7 @@ parse_args(int argc, char **argv)
 			argv[optind]);
 		return -1;
 	}
-	if (opt.pipeline == NULL) {
+	if (opt.n_pipelines == 0) {
 		fprintf(stderr, "acis-switch: --pipeline FILE is required\n");
 		usage(stderr);
 		return -1;
@@ -165,9 +175,29 @@ static uint64_t
 rx_total(void)
 {
 	struct acis_lcore_stats s;
+	uint64_t n = 0;
+	unsigned int i;
 
-	acis_stats_sum(&s);
-	return s.stage_pkts[ACIS_STAGE_RX];
+	for (i = 0; i < acis_n_switches; i++) {
+		acis_switch_enter(acis_switches[i]);
+		acis_stats_sum(&s);
+		n += s.stage_pkts[ACIS_STAGE_RX];
+	}
+	return n;
+}
+
+/* Every switch's counters; named when there are several. */
+static void
+print_stats(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < acis_n_switches; i++) {
+		acis_switch_enter(acis_switches[i]);
+		if (acis_n_switches > 1)
+			printf("== switch %s ==\n", g_sw.name);
+		acis_stats_print(stdout);
+	}
 }
 
 /* The main lcore's job when it has no stage to run, and the clock for
@@ -176,20 +206,23 @@ static void
 supervise(void)
 {
 	uint64_t last_rx = rx_total();
-	unsigned int since_rx = 0, since_stats = 0, tick = 0;
+	unsigned int since_rx = 0, since_stats = 0, tick = 0, i;
 
 	while (!acis_quit) {
 		/* a tenth of a second: memif peers that connect are
 		 * populated before their first collectives are far along */
 		usleep(100000);
-		acis_switch_populate_memif();
-		acis_coll_housekeeping();
+		for (i = 0; i < acis_n_switches; i++) {
+			acis_switch_enter(acis_switches[i]);
+			acis_switch_populate_memif();
+			acis_coll_housekeeping();
+		}
 		if (++tick < 10)
 			continue;
 		tick = 0;
 		if (opt.stats_interval && ++since_stats >= opt.stats_interval) {
 			since_stats = 0;
-			acis_stats_print(stdout);
+			print_stats();
 			fflush(stdout);
 		}
 		if (opt.idle_exit) {
@@ -259,20 +292,67 @@ prefix_in_use(char *msg, size_t len)
 	return 1;
 }
 
+/* Every switch set up so far, finished, last first. */
+static void
+fini_all(void)
+{
+	unsigned int i = acis_n_switches;
+
+	while (i-- > 0) {
+		acis_switch_enter(acis_switches[i]);
+		acis_switch_fini();
+	}
+	acis_switch_rings_free();
+}
+
+/* Read every pipeline file (with the EAL's main lcore as the default, or
+ * without the EAL for --check). 0, or 1 with the error printed. */
+static int
+load_pipelines(struct acis_pipeline **pls, unsigned int default_lcore)
+{
+	char err[ACIS_CONF_ERR_LEN];
+	unsigned int k, j;
+
+	for (k = 0; k < opt.n_pipelines; k++) {
+		pls[k] = calloc(1, sizeof(*pls[k]));
+		if (pls[k] == NULL) {
+			fprintf(stderr, "acis-switch: out of memory\n");
+			return 1;
+		}
+		if (acis_pipeline_load(opt.pipeline[k], default_lcore, pls[k],
+				       err) != 0) {
+			fprintf(stderr, "acis-switch: %s\n", err);
+			return 1;
+		}
+		for (j = 0; j < k; j++)
+			if (pls[k]->name[0] != '\0' &&
+			    strcmp(pls[k]->name, pls[j]->name) == 0) {
+				fprintf(stderr, "acis-switch: %s and %s both "
+					"name their switch '%s' ([switch] name): "
+					"the switches of a process need names "
+					"of their own\n", pls[j]->path,
+					pls[k]->path, pls[k]->name);
+				return 1;
+			}
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	static struct acis_pipeline pl;
+	static struct acis_pipeline *pls[ACIS_MAX_SWITCHES];
+	static struct acis_lcore_run runs[RTE_MAX_LCORE];
 	char err[ACIS_CONF_ERR_LEN];
 	/* Without "--", every argument is the application's and the EAL
 	 * runs with its defaults. */
 	int sep = app_args_start(argc, argv);
 	int app_argc = sep < 0 ? argc : argc - sep;
 	char **app_argv = sep < 0 ? argv : argv + sep;
-	struct acis_lcore_ctx *main_ctx = NULL;
+	struct acis_lcore_run *main_run = NULL;
 	pthread_t sup;
 	int sup_started = 0;
-	unsigned int i;
+	unsigned int i, k;
 	int rc, ret;
 
 	if (sep >= 0)
@@ -281,13 +361,13 @@ main(int argc, char **argv)
 		return 2;
 	if (opt.check_only) {
 		/* No EAL: what needs one (lcores, devices) is checked at run. */
-		if (acis_pipeline_load(opt.pipeline, 0, &pl, err) != 0) {
-			fprintf(stderr, "acis-switch: %s\n", err);
+		if (load_pipelines(pls, 0) != 0)
 			return 1;
-		}
-		printf("acis-switch: %s: ok (%u ports, %u lcores, %u static "
-		       "entries)\n", opt.pipeline, pl.n_ports, pl.n_lcores,
-		       pl.n_statics);
+		for (k = 0; k < opt.n_pipelines; k++)
+			printf("acis-switch: %s: ok (%u ports, %u lcores, %u "
+			       "static entries)\n", pls[k]->path,
+			       pls[k]->n_ports, pls[k]->n_lcores,
+			       pls[k]->n_statics);
 		return 0;
 	}
 	acis_capture_eal_args(sep < 0 ? 1 : sep, argv);
@@ -303,26 +383,51 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (acis_pipeline_load(opt.pipeline, rte_get_main_lcore(), &pl,
-			       err) != 0) {
-		fprintf(stderr, "acis-switch: %s\n", err);
+	if (load_pipelines(pls, rte_get_main_lcore()) != 0) {
 		rte_eal_cleanup();
 		acis_capture_remove_files();
 		return 1;
 	}
-	g_sw.idle_sleep_us = opt.idle_sleep_us;
-	rc = acis_switch_init(&pl, err, sizeof(err));
-	if (rc != 0) {
-		fprintf(stderr, "acis-switch: %s\n", err);
-		acis_switch_fini();
-		rte_eal_cleanup();
-		acis_capture_remove_files();
-		return 1;
+	/* every switch's graphs get the TX edges of the widest */
+	for (k = 0; k < opt.n_pipelines; k++)
+		acis_graph_ports = RTE_MAX(acis_graph_ports, pls[k]->n_ports);
+	for (k = 0; k < opt.n_pipelines; k++) {
+		struct acis_switch *sw = k == 0 ? acis_switches[0] :
+					 acis_switch_new();
+
+		if (sw == NULL) {
+			fprintf(stderr, "acis-switch: out of memory for switch "
+				"%u\n", k);
+			fini_all();
+			rte_eal_cleanup();
+			acis_capture_remove_files();
+			return 1;
+		}
+		acis_switch_enter(sw);
+		rc = acis_switch_init(pls[k], err, sizeof(err));
+		if (rc == 0 && k > 0 && pls[k]->name[0] == '\0') {
+			/* named after its file: that name may be taken */
+			for (i = 0; i < k; i++)
+				if (strcmp(acis_switches[i]->name, g_sw.name) == 0)
+					rc = acis_errf(err, sizeof(err), -EEXIST,
+						"%s: its switch would be named "
+						"'%s' as %s's is: give it a "
+						"[switch] name", pls[k]->path,
+						g_sw.name, pls[i]->path);
+		}
+		if (rc != 0) {
+			fprintf(stderr, "acis-switch: %s\n", err);
+			fini_all();
+			rte_eal_cleanup();
+			acis_capture_remove_files();
+			return 1;
+		}
+		g_sw.idle_sleep_us = opt.idle_sleep_us;
 	}
-	g_sw.idle_sleep_us = opt.idle_sleep_us;
+	acis_switch_enter(acis_switches[0]);
 	if (acis_capture_init(!opt.no_pdump, err, sizeof(err)) != 0) {
 		fprintf(stderr, "acis-switch: %s\n", err);
-		acis_switch_fini();
+		fini_all();
 		rte_eal_cleanup();
 		acis_capture_remove_files();
 		return 1;
@@ -333,22 +438,38 @@ main(int argc, char **argv)
 	    acis_fault_telemetry_register() != 0)
 		printf("acis-switch: warning: telemetry commands not "
 		       "registered (is telemetry disabled?)\n");
-	printf("acis-switch %s: %s: %u ports, %u lcores (%u workers), ACiS "
-	       "UDP port %u\n", ACIS_VERSION, pl.path, g_sw.n_ports,
-	       g_sw.n_lcores, g_sw.n_workers, pl.udp_port);
+	for (k = 0; k < acis_n_switches; k++) {
+		acis_switch_enter(acis_switches[k]);
+		printf("acis-switch %s: %s%s%s: %u ports, %u lcores (%u "
+		       "workers), ACiS UDP port %u\n", ACIS_VERSION,
+		       acis_n_switches > 1 ? g_sw.name : "",
+		       acis_n_switches > 1 ? " " : "", g_sw.pl->path,
+		       g_sw.n_ports, g_sw.n_lcores, g_sw.n_workers,
+		       g_sw.pl->udp_port);
+		/* each EAL lcore walks the graphs of every switch naming it */
+		for (i = 0; i < g_sw.n_lcores; i++) {
+			struct acis_lcore_ctx *lc = g_sw.lcores[i];
+			struct acis_lcore_run *r = &runs[lc->lcore_id];
+
+			r->lc[r->n++] = lc;
+		}
+	}
+	if (acis_n_switches > 1)
+		printf("acis-switch: %u logical switches; acisctl -n SWITCH "
+		       "reaches each\n", acis_n_switches);
 	fflush(stdout);
 
 	acis_la_set_running(1);
-	for (i = 0; i < g_sw.n_lcores; i++) {
-		struct acis_lcore_ctx *lc = g_sw.lcores[i];
-
-		if (lc->lcore_id == rte_get_main_lcore())
-			main_ctx = lc;
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		if (runs[i].n == 0)
+			continue;
+		if (i == rte_get_main_lcore())
+			main_run = &runs[i];
 		else
-			rte_eal_remote_launch(acis_switch_run_lcore, lc,
-					      lc->lcore_id);
+			rte_eal_remote_launch(acis_switch_run_lcores, &runs[i],
+					      i);
 	}
-	if (main_ctx != NULL) {
+	if (main_run != NULL) {
 		/* The main lcore runs stages; the clock runs beside it. */
 		/* a control thread: on the cores no lcore polls (the
 		 * EAL's own threads' set), so its work (memif regions
@@ -356,7 +477,7 @@ main(int argc, char **argv)
 		if (rte_ctrl_thread_create(&sup, "acis-supervise", NULL,
 					   supervise_thread, NULL) == 0)
 			sup_started = 1;
-		acis_switch_run_lcore(main_ctx);
+		acis_switch_run_lcores(main_run);
 	} else {
 		supervise();
 	}
@@ -366,9 +487,11 @@ main(int argc, char **argv)
 	if (sup_started)
 		pthread_join(sup, NULL);
 
-	acis_stats_print(stdout);
+	print_stats();
 	acis_capture_fini();
-	acis_switch_fini();
+	fini_all();
+	for (k = 0; k < opt.n_pipelines; k++)
+		free(pls[k]);
 	rte_eal_cleanup();
 	acis_capture_remove_files();
 	return 0;

@@ -129,7 +129,7 @@ tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(params);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "version", ACIS_VERSION);
-	rte_tel_data_add_dict_string(d, "name", g_sw.pl->name);
+	rte_tel_data_add_dict_string(d, "name", g_sw.name);
 	rte_tel_data_add_dict_string(d, "pipeline", g_sw.pl->path);
 	snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1],
 		 m[2], m[3], m[4], m[5]);
@@ -393,24 +393,113 @@ tel_port_link(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * Every /acis command goes through one dispatcher, which makes the switch
+ * the command names current: a first parameter "@SWITCH" names it
+ * (acisctl -n SWITCH), else the process's first switch answers.
+ */
+#define TEL_CMDS_MAX 64
+
+static struct {
+	const char *cmd;
+	telemetry_cb fn;
+} tel_cmds[TEL_CMDS_MAX];
+static unsigned int n_tel_cmds;
+
+static int
+tel_dispatch(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct acis_switch *sw = acis_switches[0];
+	char name[ACIS_NAME_LEN];
+	unsigned int i;
+
+	for (i = 0; i < n_tel_cmds; i++)
+		if (strcmp(tel_cmds[i].cmd, cmd) == 0)
+			break;
+	if (i == n_tel_cmds)
+		return -1;
+	if (params != NULL && params[0] == '@') {
+		size_t n = strcspn(params + 1, ",");
+
+		if (n == 0 || n >= sizeof(name))
+			return acis_tel_error(d, "expected @SWITCH, a switch's "
+					      "name, as the first parameter");
+		memcpy(name, params + 1, n);
+		name[n] = '\0';
+		sw = acis_switch_by_name(name);
+		if (sw == NULL)
+			return acis_tel_error(d, "no switch '%s' in this "
+					      "process (/acis/switches lists "
+					      "them)", name);
+		params = params[1 + n] == ',' && params[2 + n] != '\0' ?
+			 params + 2 + n : NULL;
+	}
+	acis_switch_enter(sw);
+	return tel_cmds[i].fn(cmd, params, d);
+}
+
+int
+acis_tel_register(const char *cmd, telemetry_cb fn, const char *help)
+{
+	if (n_tel_cmds == TEL_CMDS_MAX)
+		return -ENOSPC;
+	tel_cmds[n_tel_cmds].cmd = cmd;
+	tel_cmds[n_tel_cmds].fn = fn;
+	n_tel_cmds++;
+	return rte_telemetry_register_cmd(cmd, tel_dispatch, help);
+}
+
+/* /acis/switches: the process's switches, in the order they started */
+static int
+tel_switches(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < acis_n_switches; i++) {
+		const struct acis_switch *sw = acis_switches[i];
+		struct rte_tel_data *e = rte_tel_data_alloc();
+		struct in_addr ip = {.s_addr = sw->ccfg.ip};
+		char buf[INET_ADDRSTRLEN];
+
+		if (e == NULL || sw->pl == NULL) {
+			rte_tel_data_free(e);
+			continue;
+		}
+		rte_tel_data_start_dict(e);
+		rte_tel_data_add_dict_u64(e, "index", i);
+		inet_ntop(AF_INET, &ip, buf, sizeof(buf));
+		rte_tel_data_add_dict_string(e, "ip", buf);
+		rte_tel_data_add_dict_u64(e, "ports", sw->n_ports);
+		rte_tel_data_add_dict_u64(e, "lcores", sw->n_lcores);
+		rte_tel_data_add_dict_string(e, "pipeline", sw->pl->path);
+		rte_tel_data_add_dict_container(d, sw->name, e, 0);
+	}
+	return 0;
+}
+
 int
 acis_telemetry_register(void)
 {
 	int rc = 0;
 
-	rc |= rte_telemetry_register_cmd("/acis/info", tel_info,
+	rc |= acis_tel_register("/acis/switches", tel_switches,
+		"The process's switches (names for @SWITCH). No parameters");
+	rc |= acis_tel_register("/acis/info", tel_info,
 		"Switch identity, pipeline and uptime. No parameters");
-	rc |= rte_telemetry_register_cmd("/acis/ports", tel_ports,
+	rc |= acis_tel_register("/acis/ports", tel_ports,
 		"Per-port packet and byte counters with ethdev stats. No parameters");
-	rc |= rte_telemetry_register_cmd("/acis/port/link", tel_port_link,
+	rc |= acis_tel_register("/acis/port/link", tel_port_link,
 		"Set a port's link. Parameters: PORT,up or PORT,down");
-	rc |= rte_telemetry_register_cmd("/acis/stages", tel_stages,
+	rc |= acis_tel_register("/acis/stages", tel_stages,
 		"Packets through each pipeline stage. No parameters");
-	rc |= rte_telemetry_register_cmd("/acis/drops", tel_drops,
+	rc |= acis_tel_register("/acis/drops", tel_drops,
 		"Dropped packets by reason. No parameters");
-	rc |= rte_telemetry_register_cmd("/acis/lcores", tel_lcores,
+	rc |= acis_tel_register("/acis/lcores", tel_lcores,
 		"Per-lcore role, queues and poll counters. No parameters");
-	rc |= rte_telemetry_register_cmd("/acis/l2", tel_l2,
+	rc |= acis_tel_register("/acis/l2", tel_l2,
 		"MAC table entries and learning counters. No parameters");
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -27,6 +28,7 @@
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
+#include <rte_eth_ring.h>
 #include <rte_graph.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -55,6 +57,7 @@ __thread struct acis_switch *acis_cur = &sw0;
 struct acis_switch *acis_switches[ACIS_MAX_SWITCHES] = {&sw0};
 unsigned int acis_n_switches = 1;
 volatile int acis_quit;
+unsigned int acis_graph_ports;
 struct acis_lcore_ctx *acis_creating_lcore;
 
 struct acis_switch *
@@ -132,7 +135,8 @@ mtu_frame(uint32_t mtu)
 static int
 port_virtual(const struct acis_port_cfg *pc)
 {
-	return strncmp(pc->dev, "net_", 4) == 0;
+	return strncmp(pc->dev, "net_", 4) == 0 ||
+	       strncmp(pc->dev, ACIS_RING_PAIR, strlen(ACIS_RING_PAIR)) == 0;
 }
 
 /* The value of one of a port's devargs (",key=value"): 1 if given. */
@@ -208,8 +212,13 @@ pool_create(uint32_t n, uint32_t cache, uint16_t data_room)
 		.mbuf_priv_size = ACIS_MBUF_PRIV_SIZE,
 	};
 	struct rte_mempool *mp;
+	char name[RTE_MEMPOOL_NAMESIZE];
 
-	mp = rte_mempool_create_empty("acis_mbufs", n,
+	if (g_sw.index == 0)
+		snprintf(name, sizeof(name), "acis_mbufs");
+	else
+		snprintf(name, sizeof(name), "acis_mbufs%u", g_sw.index);
+	mp = rte_mempool_create_empty(name, n,
 				      sizeof(struct rte_mbuf) +
 				      ACIS_MBUF_PRIV_SIZE + data_room,
 				      cache, sizeof(priv),
@@ -290,6 +299,95 @@ check_umem(char *err, size_t len)
 	return 0;
 }
 
+/* The rings of the process's ring_pair links: freed once every switch
+ * has closed its ports (acis_switch_rings_free). */
+static struct rte_ring **pair_rings;
+static unsigned int n_pair_rings;
+
+static struct rte_ring *
+pair_ring(const char *name, unsigned int size, char *err, size_t len)
+{
+	struct rte_ring *r = rte_ring_lookup(name), **grown;
+
+	if (r != NULL)
+		return r;
+	grown = realloc(pair_rings, (n_pair_rings + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		errf(err, len, -ENOMEM, "out of memory for ring %s", name);
+		return NULL;
+	}
+	pair_rings = grown;
+	/* several TX queues (one a worker) put, several RX queues take */
+	r = rte_ring_create(name, size, (int)rte_socket_id(), 0);
+	if (r == NULL) {
+		errf(err, len, -rte_errno, "cannot create ring %s: %s", name,
+		     rte_strerror(rte_errno));
+		return NULL;
+	}
+	pair_rings[n_pair_rings++] = r;
+	return r;
+}
+
+void
+acis_switch_rings_free(void)
+{
+	while (n_pair_rings != 0)
+		rte_ring_free(pair_rings[--n_pair_rings]);
+	free(pair_rings);
+	pair_rings = NULL;
+}
+
+/*
+ * One end of a link between two switches of this process: "ring_pair:
+ * LINK:a" and "ring_pair:LINK:b" (the pipeline reader checked the form)
+ * are a net_ring ethdev each, made with rte_eth_from_rings over the same
+ * two rings crossed: what end a sends, end b receives, as mbuf pointers
+ * (no copy). Every TX queue of an end puts into its one outbound ring,
+ * every RX queue takes from its one inbound ring.
+ */
+static int
+resolve_ring_pair(const struct acis_port_cfg *pc, unsigned int idx,
+		  uint16_t *port_id, char *err, size_t len)
+{
+	const struct acis_pipeline *pl = g_sw.pl;
+	const char *link = pc->dev + strlen(ACIS_RING_PAIR);
+	int nlink = (int)strcspn(link, ":");
+	char end = link[nlink + 1];
+	char rn[2][RTE_RING_NAMESIZE], name[RTE_RING_NAMESIZE];
+	char ethname[RTE_ETH_NAME_MAX_LEN];
+	unsigned int desc = RTE_MAX(pc->rxd, pc->txd);
+	unsigned int size = rte_align32pow2(RTE_MAX(desc, 512u) * 2u);
+	unsigned int nrx = RTE_MAX((unsigned int)
+				    acis_pipeline_port_rx_queues(pl, idx), 1u);
+	unsigned int ntx = RTE_MAX(g_sw.n_workers, 1u), q;
+	struct rte_ring *r[2], *rxq[ACIS_MAX_LCORES], *txq[ACIS_MAX_WORKERS];
+	int rc;
+
+	snprintf(name, sizeof(name), "rp_%.*s_%c", nlink, link, end);
+	snprintf(ethname, sizeof(ethname), "net_ring_%s", name);
+	if (rte_eth_dev_get_port_by_name(ethname, port_id) == 0)
+		return 0;
+	snprintf(rn[0], sizeof(rn[0]), "rp_%.*s_ab", nlink, link);
+	snprintf(rn[1], sizeof(rn[1]), "rp_%.*s_ba", nlink, link);
+	for (q = 0; q < 2; q++) {
+		r[q] = pair_ring(rn[q], size, err, len);
+		if (r[q] == NULL)
+			return -ENOMEM;
+	}
+	/* end a sends on ab and takes from ba; end b the other way */
+	for (q = 0; q < nrx && q < RTE_DIM(rxq); q++)
+		rxq[q] = r[end == 'a' ? 1 : 0];
+	for (q = 0; q < ntx && q < RTE_DIM(txq); q++)
+		txq[q] = r[end == 'a' ? 0 : 1];
+	rc = rte_eth_from_rings(name, rxq, nrx, txq, ntx, rte_socket_id());
+	if (rc < 0)
+		return errf(err, len, -rte_errno, "%s:%d: dev: cannot make the "
+			    "ring port '%s': %s", pl->path, pc->dev_line,
+			    pc->dev, rte_strerror(rte_errno));
+	*port_id = (uint16_t)rc;
+	return 0;
+}
+
 /* Find or create the ethdev a [port] names. */
 static int
 resolve_port(const struct acis_port_cfg *pc, uint16_t *port_id, char *err,
@@ -298,6 +396,10 @@ resolve_port(const struct acis_port_cfg *pc, uint16_t *port_id, char *err,
 	char name[RTE_ETH_NAME_MAX_LEN];
 	size_t n = strcspn(pc->dev, ",");
 	int rc;
+
+	if (strncmp(pc->dev, ACIS_RING_PAIR, strlen(ACIS_RING_PAIR)) == 0)
+		return resolve_ring_pair(pc, (unsigned int)(pc - g_sw.pl->ports),
+					 port_id, err, len);
 
 	if (n >= sizeof(name))
 		n = sizeof(name) - 1;
@@ -549,12 +651,17 @@ setup_lcores(char *err, size_t len)
 		if (lc == NULL)
 			return errf(err, len, -ENOMEM, "out of memory for "
 				    "lcore %u", c->id);
+		lc->sw = acis_cur;
 		lc->lcore_id = c->id;
 		lc->roles = c->roles;
 		lc->index = i;
 		lc->worker_index = (c->roles & ACIS_ROLE_WORKER) ? (int)w++ : -1;
-		snprintf(lc->graph_name, sizeof(lc->graph_name), "acis-%u",
-			 c->id);
+		if (g_sw.index == 0)
+			snprintf(lc->graph_name, sizeof(lc->graph_name),
+				 "acis-%u", c->id);
+		else
+			snprintf(lc->graph_name, sizeof(lc->graph_name),
+				 "acis-%u-%u", g_sw.index, c->id);
 		for (p = 0; p < pl->n_ports; p++) {
 			if (!(c->rx_ports & (1u << p)))
 				continue;
@@ -590,8 +697,8 @@ setup_lcores(char *err, size_t len)
 
 			if (wk->worker_index < 0 || wk == rx)
 				continue;
-			snprintf(name, sizeof(name), "acis_h%u_%u",
-				 rx->lcore_id, wk->lcore_id);
+			snprintf(name, sizeof(name), "acis_h%u_%u_%u",
+				 g_sw.index, rx->lcore_id, wk->lcore_id);
 			r = rte_ring_create(name, pl->ring_size, rte_socket_id(),
 					    RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (r == NULL)
@@ -618,10 +725,14 @@ setup_graphs(char *err, size_t len)
 					      "acis_lookaside"};
 	const char *l2_name = "acis_l2";
 	rte_node_t la_id;
+	/* The nodes' edges are the process's, shared by every switch's
+	 * graphs: as many TX edges as the switch with the most ports has,
+	 * the look-aside stage's edge to L2 after them. */
+	unsigned int n_tx = RTE_MAX(g_sw.n_ports, acis_graph_ports);
 
 	if (tx_id == RTE_NODE_ID_INVALID)
 		return errf(err, len, -ENOENT, "internal: node acis_tx missing");
-	for (i = 0; i < g_sw.n_ports; i++) {
+	for (i = 0; i < n_tx; i++) {
 		char suffix[16];
 
 		snprintf(suffix, sizeof(suffix), "%u", i);
@@ -638,8 +749,8 @@ setup_graphs(char *err, size_t len)
 
 		/* Edge 0 is drop; edges 1..n are the ports in order. */
 		/* A re-init (tests) rewrites the same edges in place. */
-		rte_node_edge_update(id, 1, tx_names, (uint16_t)g_sw.n_ports);
-		if (rte_node_edge_count(id) < g_sw.n_ports + 1)
+		rte_node_edge_update(id, 1, tx_names, (uint16_t)n_tx);
+		if (rte_node_edge_count(id) < n_tx + 1)
 			return errf(err, len, -EINVAL, "cannot link %s to the "
 				    "TX nodes", senders[i]);
 	}
@@ -649,19 +760,19 @@ setup_graphs(char *err, size_t len)
 		rte_node_t id = rte_node_from_name("acis_parse");
 
 		rte_node_edge_update(id, ACIS_PARSE_TX_BASE, tx_names,
-				     (uint16_t)g_sw.n_ports);
-		if (rte_node_edge_count(id) < ACIS_PARSE_TX_BASE + g_sw.n_ports)
+				     (uint16_t)n_tx);
+		if (rte_node_edge_count(id) < ACIS_PARSE_TX_BASE + n_tx)
 			return errf(err, len, -EINVAL, "cannot link acis_parse "
 				    "to the TX nodes");
 	}
 	/* The look-aside stage forwards through L2: the edge after the
 	 * ports. */
 	la_id = rte_node_from_name("acis_lookaside");
-	rte_node_edge_update(la_id, (rte_edge_t)(g_sw.n_ports + 1), &l2_name, 1);
-	if (rte_node_edge_count(la_id) < g_sw.n_ports + 2)
+	rte_node_edge_update(la_id, (rte_edge_t)(n_tx + 1), &l2_name, 1);
+	if (rte_node_edge_count(la_id) < n_tx + 2)
 		return errf(err, len, -EINVAL, "cannot link acis_lookaside to "
 			    "acis_l2");
-	g_la.l2_edge = (uint16_t)(g_sw.n_ports + 1);
+	g_la.l2_edge = (uint16_t)(n_tx + 1);
 	for (i = 0; i < g_sw.n_lcores; i++) {
 		struct acis_lcore_ctx *lc = g_sw.lcores[i];
 		const char *patterns[3];
@@ -856,46 +967,85 @@ acis_switch_walk(struct acis_lcore_ctx *lc)
 	}
 }
 
+/*
+ * An lcore's loop: a walk of each of its switches' graphs in turn, each
+ * switch made current first, until the process quits. One lcore serves
+ * any number of logical switches; a round that finds no packet anywhere
+ * counts as idle.
+ */
 int
-acis_switch_run_lcore(void *arg)
+acis_switch_run_lcores(void *arg)
 {
-	struct acis_lcore_ctx *lc = arg;
-	uint32_t idle = 0;
+	struct acis_lcore_run *run = arg;
+	uint32_t idle = 0, sleep_us = 0;
+	unsigned int i;
 
-	if (lc->graph == NULL)
-		return 0;
+	for (i = 0; i < run->n; i++) {
+		struct acis_lcore_ctx *lc = run->lc[i];
+
+		if (lc->graph == NULL)
+			continue;
+		acis_switch_enter(lc->sw);
+		sleep_us = RTE_MAX(sleep_us, g_sw.idle_sleep_us);
+		acis_coll_online(lc);
+	}
 	/* A thread's timer slack (50 us by default) is added to every sleep:
 	 * nanosleep(50 us) lasted 130 us on a KVM guest, 88 us with a slack
 	 * of 1 us. The sleep is the switch's wake-up latency when traffic
 	 * resumes, so it should last what --idle-sleep asked. */
-	if (g_sw.idle_sleep_us != 0 &&
+	if (sleep_us != 0 &&
 	    prctl(PR_SET_TIMERSLACK, (unsigned long)ACIS_IDLE_SLACK_NS, 0, 0,
 		  0) != 0)
 		printf("acis-switch: warning: lcore %u: cannot set the timer "
 		       "slack to %u ns (%s); its idle sleeps last longer\n",
-		       lc->lcore_id, ACIS_IDLE_SLACK_NS, strerror(errno));
-	acis_coll_online(lc);
+		       rte_lcore_id(), ACIS_IDLE_SLACK_NS, strerror(errno));
 	while (!acis_quit) {
-		lc->last_rx = 0;
-		acis_switch_walk(lc);
-		lc->stats.polls++;
-		if (lc->last_rx != 0) {
+		int busy = 0, holding = 0;
+
+		for (i = 0; i < run->n; i++) {
+			struct acis_lcore_ctx *lc = run->lc[i];
+
+			if (lc->graph == NULL)
+				continue;
+			acis_switch_enter(lc->sw);
+			lc->last_rx = 0;
+			acis_switch_walk(lc);
+			lc->stats.polls++;
+			if (lc->last_rx != 0) {
+				busy = 1;
+				continue;
+			}
+			lc->stats.idle_polls++;
+			holding |= acis_fault_holding(lc);
+		}
+		if (busy) {
 			idle = 0;
 			continue;
 		}
-		lc->stats.idle_polls++;
 		/* Optional back-off for shared test machines: sleeping only
-		 * after many empty polls keeps the busy path syscall-free. */
-		if (g_sw.idle_sleep_us != 0 && ++idle >= 1024 &&
-		    !acis_fault_holding(lc)) {
-			struct timespec ts = {0, (long)g_sw.idle_sleep_us * 1000};
+		 * after many empty rounds keeps the busy path syscall-free. */
+		if (sleep_us != 0 && ++idle >= 1024 && !holding) {
+			struct timespec ts = {0, (long)sleep_us * 1000};
 
 			nanosleep(&ts, NULL);
 			idle = 1023;
 		}
 	}
-	acis_coll_offline(lc);
+	for (i = 0; i < run->n; i++) {
+		if (run->lc[i]->graph == NULL)
+			continue;
+		acis_switch_enter(run->lc[i]->sw);
+		acis_coll_offline(run->lc[i]);
+	}
 	return 0;
+}
+
+int
+acis_switch_run_lcore(void *arg)
+{
+	struct acis_lcore_run run = {.n = 1, .lc = {arg}};
+
+	return acis_switch_run_lcores(&run);
 }
 
 /*

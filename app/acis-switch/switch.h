@@ -30,6 +30,8 @@
 #define ACIS_VERSION "0.1.0"
 #define ACIS_MAX_WORKERS 64
 #define ACIS_MAX_RX_LCORES 64
+/* logical switches one process runs */
+#define ACIS_MAX_SWITCHES 256
 
 /* Per-packet metadata, kept in the mbuf's private area. The parse stage
  * writes it for every frame it parses in full; a frame it sends on by the
@@ -208,6 +210,7 @@ struct acis_rxq {
 };
 
 struct acis_lcore_ctx {
+	struct acis_switch *sw; /**< the switch whose graph this is */
 	unsigned int lcore_id;
 	unsigned int roles;
 	unsigned int index; /**< in the pipeline's lcore list */
@@ -310,7 +313,6 @@ acis_switch_enter(struct acis_switch *sw)
 }
 
 /* The process's switches, in the order of their pipelines. */
-#define ACIS_MAX_SWITCHES 256
 extern struct acis_switch *acis_switches[ACIS_MAX_SWITCHES];
 extern unsigned int acis_n_switches;
 /* The switch named so, or NULL. */
@@ -362,7 +364,23 @@ int acis_errf(char *err, size_t len, int rc, const char *fmt, ...)
 /* Start-up and shutdown (switch.c). Returns 0 or a negative errno, with a
  * message in err. */
 int acis_switch_init(struct acis_pipeline *pl, char *err, size_t errlen);
+/* What one EAL lcore runs: an lcore context of each switch that names
+ * it, walked in turn (acis_switch_run_lcores). */
+struct acis_lcore_run {
+	unsigned int n;
+	struct acis_lcore_ctx *lc[ACIS_MAX_SWITCHES];
+};
+int acis_switch_run_lcores(void *arg);
+/* The same for one lcore context (a struct acis_lcore_ctx *). */
 int acis_switch_run_lcore(void *arg);
+/* Free the rings of ring_pair links, once every switch is finished. */
+void acis_switch_rings_free(void);
+/* The pipeline device of one end of a link between two switches of the
+ * process: ring_pair:LINK:a or ring_pair:LINK:b (doc/pipelines.md). */
+#define ACIS_RING_PAIR "ring_pair:"
+/* The most ports any switch of the process has: every switch's graphs
+ * have that many TX edges (set before the switches start; 0 for one). */
+extern unsigned int acis_graph_ports;
 /* One pass of an lcore: a walk of its graph, then what a worker does
  * between walks (RCU quiescent state, look-aside mailboxes, held faulty
  * frames due). The lcore loop repeats it; tests call it directly. */
@@ -373,6 +391,12 @@ void acis_switch_fini(void);
 void acis_switch_populate_memif(void);
 
 struct rte_tel_data;
+/* Register a management command: it answers for the switch its first
+ * parameter @SWITCH names, else the first (stats.c). */
+int acis_tel_register(const char *cmd,
+		      int (*fn)(const char *cmd, const char *params,
+				struct rte_tel_data *d),
+		      const char *help);
 /* A management command's refusal: the reply {"error": "..."} (acisctl
  * exits non-zero on it). Returns 0, for the command to return. */
 int acis_tel_error(struct rte_tel_data *d, const char *fmt, ...)

@@ -105,6 +105,6 @@ tel_sync(const char *cmd, const char *params, struct rte_tel_data *d)
 int
 acis_sw_sync_telemetry_register(void)
 {
-	return rte_telemetry_register_cmd("/acis/sync", tel_sync,
+	return acis_tel_register("/acis/sync", tel_sync,
 		"Deadlines and SSP barriers per communicator. No parameters");
 }

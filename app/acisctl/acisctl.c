@@ -24,6 +24,7 @@ static const struct {
 	const char *help;
 } shortcuts[] = {
 	{"info", "/acis/info", "switch identity, pipeline, uptime"},
+	{"switches", "/acis/switches", "the process's switches (logical ones: names for -n)"},
 	{"ports", "/acis/ports", "per-port counters and ethdev stats"},
 	{"stages", "/acis/stages", "packets through each stage"},
 	{"drops", "/acis/drops", "drops by reason"},
@@ -120,8 +121,8 @@ usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: acisctl [-f FILE_PREFIX | -s SOCKET] [--raw] "
-		   "COMMAND [PARAMS]\n\ncommands:\n");
+	fprintf(f, "usage: acisctl [-f FILE_PREFIX | -s SOCKET] [-n SWITCH] "
+		   "[--raw] COMMAND [PARAMS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(shortcuts) / sizeof(shortcuts[0]); i++)
 		fprintf(f, "  %-12s %-18s %s\n", shortcuts[i].name,
 			shortcuts[i].cmd, shortcuts[i].help);
@@ -136,6 +137,10 @@ usage(FILE *f)
 		   "  -f, --file-prefix P  the switch's EAL --file-prefix "
 		   "(default rte)\n"
 		   "  -s, --socket PATH    telemetry socket path\n"
+		   "  -n, --switch NAME    the switch, in a process of several "
+		   "logical ones\n"
+		   "                       (default: its first; switches lists "
+		   "them)\n"
 		   "  -r, --raw            print the reply as received\n");
 }
 
@@ -192,6 +197,7 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"file-prefix", required_argument, NULL, 'f'},
 		{"socket", required_argument, NULL, 's'},
+		{"switch", required_argument, NULL, 'n'},
 		{"raw", no_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -203,13 +209,16 @@ main(int argc, char **argv)
 	int raw = 0, c, fd, n;
 
 	/* '+': options end at COMMAND, whose own options (top -n) follow */
-	while ((c = getopt_long(argc, argv, "+f:s:rh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+f:s:n:rh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			prefix = optarg;
 			break;
 		case 's':
 			sock_path = optarg;
+			break;
+		case 'n':
+			tel_switch = optarg;
 			break;
 		case 'r':
 			raw = 1;

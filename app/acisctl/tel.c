@@ -100,11 +100,25 @@ tel_connect(const char *prefix, const char *sock_path, int *rc)
 	return fd;
 }
 
+const char *tel_switch;
+
 long
 tel_request(int fd, const char *req, char *buf, size_t cap)
 {
+	char named[2048];
 	ssize_t n;
 
+	if (tel_switch != NULL && strncmp(req, "/acis/", 6) == 0) {
+		/* the switch's commands take it as their first parameter */
+		size_t c = strcspn(req, ",");
+		int k = snprintf(named, sizeof(named), "%.*s,@%s%s%s", (int)c,
+				 req, tel_switch, req[c] == ',' ? "," : "",
+				 req[c] == ',' ? req + c + 1 : "");
+
+		if (k < 0 || (size_t)k >= sizeof(named))
+			return -1;
+		req = named;
+	}
 	if (write(fd, req, strlen(req)) < 0)
 		return -1;
 	n = read(fd, buf, cap - 1);

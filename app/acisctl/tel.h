@@ -28,6 +28,10 @@ int tel_connect(const char *prefix, const char *sock_path, int *rc);
  */
 long tel_request(int fd, const char *req, char *buf, size_t cap);
 
+/* The switch of a process of several (acisctl -n) that requests name,
+ * or NULL: the process's first. */
+extern const char *tel_switch;
+
 /* One leaf of a reply: {"/cmd": {KEY: v}} or {"/cmd": {OBJ: {KEY: v}}}. */
 struct tel_kv {
 	char obj[48];  /* "" for a leaf directly under the command */

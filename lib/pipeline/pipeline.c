@@ -959,6 +959,20 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 	if (strncmp(pc->dev, "net_acis_fpga", 13) == 0 &&
 	    (rc = fpga_dev_paths(c, e->line, pc->dev)) != 0)
 		return rc;
+	if (strncmp(pc->dev, "ring_pair:", 10) == 0) {
+		/* one end of a link between logical switches of a process */
+		const char *l = pc->dev + 10;
+		size_t n = strspn(l, "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+
+		if (n == 0 || n > 16 || l[n] != ':' ||
+		    (l[n + 1] != 'a' && l[n + 1] != 'b') || l[n + 2] != '\0')
+			return fail(c, e->line, "dev: expected ring_pair:LINK:a "
+				    "or ring_pair:LINK:b (LINK 1 to 16 letters, "
+				    "digits, '.', '-' or '_'; the other end of "
+				    "the link in another pipeline of the same "
+				    "process), found '%s'", pc->dev);
+	}
 	for (i = 0; i < p->n_ports; i++) {
 		/* The device name is what precedes the first comma. */
 		size_t a = strcspn(pc->dev, ",");

@@ -103,6 +103,25 @@ test_emulated_fpga_files_are_relative_to_the_pipeline_file(void **state)
 	assert_string_equal(pl.ports[1].dev, "net_pcap0,rx_pcap=in.pcap");
 }
 
+/* A link between logical switches: ring_pair:LINK:a|b, checked here so a
+ * mistyped end is named with its line, not a probe failure at start. */
+static void
+test_ring_pair_ends_are_checked(void **state)
+{
+	(void)state;
+	assert_int_equal(load(SWITCH "[port p0]\ndev = ring_pair:l-0.x:b\n",
+			      0), 0);
+	assert_string_equal(pl.ports[0].dev, "ring_pair:l-0.x:b");
+	expect_error(SWITCH "[port p0]\ndev = ring_pair:l0:c\n", 5,
+		     "expected ring_pair:LINK:a or ring_pair:LINK:b");
+	expect_error(SWITCH "[port p0]\ndev = ring_pair::a\n", 5,
+		     "found 'ring_pair::a'");
+	expect_error(SWITCH "[port p0]\ndev = ring_pair:l0:a,x=1\n", 5,
+		     "LINK 1 to 16 letters");
+	expect_error(SWITCH "[port p0]\ndev = ring_pair:"
+		     "abcdefghijklmnopq:a\n", 5, "ring_pair:LINK:a");
+}
+
 static void
 test_minimal_file_gets_documented_switch_defaults(void **state)
 {
@@ -1341,6 +1360,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_minimal_file_gets_documented_switch_defaults),
 		cmocka_unit_test(test_emulated_fpga_files_are_relative_to_the_pipeline_file),
+		cmocka_unit_test(test_ring_pair_ends_are_checked),
 		cmocka_unit_test(test_minimal_file_gets_documented_l2_defaults),
 		cmocka_unit_test(test_minimal_file_gets_documented_port_defaults),
 		cmocka_unit_test(test_file_without_lcores_gets_one_lcore_polling_every_port),
