@@ -124,7 +124,7 @@ acis_ctl "$PREFIX" collectives
 acis_log "stopping the switch; its exit summary"
 acis_switch_stop
 cat "$LOG" | grep -v '^EAL\|^TELEMETRY'
-acis_log "a fabric: 2 leaves and a spine (topologies/leaf-spine.ini), one acis-switch each"
+acis_log "a fabric: 2 leaves and a spine (topologies/leaf-spine.ini), logical switches of one acis-switch"
 TOPO=$ACIS_ROOT/topologies/leaf-spine.ini
 "$FABRIC" down -p "$FAB_PREFIX" 2>/dev/null || true
 "$FABRIC" up "$TOPO" -p "$FAB_PREFIX"
@@ -146,7 +146,7 @@ fabric_counters() {
 	local sw
 	for sw in leaf0 leaf1 spine0; do
 		printf '%-7s ' "$sw:"
-		"$ACIS_BUILD/app/acisctl/acisctl" -f "$FAB_PREFIX-$sw" --raw /acis/collectives |
+		"$FABRIC" ctl -p "$FAB_PREFIX" "$sw" --raw /acis/collectives |
 			python3 -c 'import json,sys; s=json.load(sys.stdin)["/acis/collectives"]; print("partials folded in %(partials_in)d, sent up %(partials_up)d; results sent down %(results_down)d, taken from the parent %(results_from_parent)d; members answered %(results_sent)d" % s)'
 	done
 }

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # How many switches one machine emulates (doc/benchmarks.md, Fabrics):
-# rings of N switches, one acis-switch process each (scripts/fabric.sh),
-# a host on switch 0 and one on switch N/2, the farthest.
+# rings of N switches (scripts/fabric.sh), placed as logical switches of
+# one acis-switch process and as one process each, a host on switch 0
+# and one on switch N/2, the farthest.
 #
-#   scripts/bench/fabric-scale.sh [-o DIR] [-n "4 8 16"] [-i ITER]
+#   scripts/bench/fabric-scale.sh [-o DIR] [-n "4 8 16"] [-P "logical process"] [-i ITER]
 #
-# For each N: the time to start the fabric, the hugepage memory its
+# For each placement and N: the time to start the fabric, the hugepage memory its
 # switches hold, the round trip of a ping between the two hosts (N/2
 # switches each way), and a 2-rank allreduce float32 of 4 B and 64 KiB
 # through the switch the hosts' tree is rooted at (ITER timed calls,
@@ -16,11 +17,12 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 
-OUT='' SIZES="4 8 16" ITER=200
-while getopts "o:n:i:h" o; do
+OUT='' SIZES="4 8 16" ITER=200 PLACES="logical process"
+while getopts "o:n:i:P:h" o; do
 	case $o in
 	o) OUT=$OPTARG ;;
 	n) SIZES=$OPTARG ;;
+	P) PLACES=$OPTARG ;;
 	i) ITER=$OPTARG ;;
 	h) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) exit 2 ;;
@@ -28,6 +30,9 @@ while getopts "o:n:i:h" o; do
 done
 bench_want_ints fabric-scale -n "$SIZES" 2
 bench_want_int fabric-scale -i "$ITER"
+for p in $PLACES; do
+	case $p in logical | process) ;; *) echo "fabric-scale: -P $p: expected logical or process" >&2; exit 2 ;; esac
+done
 [ "$(id -u)" -eq 0 ] || { echo "fabric-scale: needs root (namespaces)" >&2; exit 1; }
 BENCH=$ACIS_BUILD/tools/acis-bench
 FAB=$ACIS_BUILD/tools/acis-fabric
@@ -42,7 +47,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-bench_runinfo "$OUT" "$0 -o $OUT -n '$SIZES' -i $ITER"
+bench_runinfo "$OUT" "$0 -o $OUT -n '$SIZES' -P '$PLACES' -i $ITER"
 
 # ring N: the topology file of a ring of N switches, hosts on s0 and sN/2
 ring() {
@@ -58,13 +63,17 @@ ring() {
 
 free_pages() { awk '/HugePages_Free/ {print $2}' /proc/meminfo; }
 
-echo "switches,start_s,hugepage_mb,ping_rtt_ms,us_4B,us_64KiB,busbw_64KiB_GBps" >"$OUT/scale.csv"
+echo "placement,switches,start_s,hugepage_mb,ping_rtt_ms,us_4B,us_64KiB,busbw_64KiB_GBps" >"$OUT/scale.csv"
 job=1
+for place in $PLACES; do
 for n in $SIZES; do
 	ring "$n" >"$OUT/ring$n.ini"
+	# 48 MB a switch (its pool), whichever the placement
+	export ACIS_HUGEPAGES=$(( 26 * n + 128 > ${ACIS_HUGEPAGES:-512} ? 26 * n + 128 : ${ACIS_HUGEPAGES:-512} ))
+	acis_have_hugepages || true
 	before=$(free_pages)
 	t0=$(date +%s.%N)
-	"$FABRIC" up "$OUT/ring$n.ini" -p "$PREFIX" >/dev/null
+	"$FABRIC" up "$OUT/ring$n.ini" -p "$PREFIX" -P "$place" >/dev/null
 	"$FABRIC" start -p "$PREFIX" >/dev/null
 	start=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
 	mb=$(( ($before - $(free_pages)) * 2 ))
@@ -87,19 +96,20 @@ for n in $SIZES; do
 			{ echo "fabric-scale: no result for $n switches, $size B (bench.log)" >&2; exit 1; }
 		if [ "$size" = 4 ]; then us4=$us; else us64=$us; bus64=$bus; fi
 	done
-	echo "$n,$start,$mb,$rtt,$us4,$us64,$bus64" | tee -a "$OUT/scale.csv"
+	echo "$place,$n,$start,$mb,$rtt,$us4,$us64,$bus64" | tee -a "$OUT/scale.csv"
 	"$FABRIC" down -p "$PREFIX" >/dev/null
+done
 done
 
 "$BENCH_PY" - "$OUT/scale.csv" "$OUT/table.txt" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-out = ["# rings of switch processes, hosts N/2 switches apart; 2-rank allreduce through the root",
-       "| switches | start s | hugepage MB | ping RTT ms | allreduce 4 B us | 64 KiB us | bus bandwidth GB/s |",
-       "|---|---|---|---|---|---|---|"]
+out = ["# rings of switches, hosts N/2 switches apart; 2-rank allreduce through the root",
+       "| placement | switches | start s | hugepage MB | ping RTT ms | allreduce 4 B us | 64 KiB us | bus bandwidth GB/s |",
+       "|---|---|---|---|---|---|---|---|"]
 for r in rows:
-    out.append("| %s | %.1f | %s | %s | %.0f | %.0f | %s |" % (
-        r["switches"], float(r["start_s"]), r["hugepage_mb"], r["ping_rtt_ms"],
+    out.append("| %s | %s | %.1f | %s | %s | %.0f | %.0f | %s |" % (
+        r["placement"], r["switches"], float(r["start_s"]), r["hugepage_mb"], r["ping_rtt_ms"],
         float(r["us_4B"]), float(r["us_64KiB"]), r["busbw_64KiB_GBps"]))
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))

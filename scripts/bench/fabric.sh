@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Allreduce across 1, 2 and 3 levels of switches (doc/benchmarks.md,
-# Fabrics): four hosts, one acis-switch process per switch
-# (scripts/fabric.sh), the hosts' collectives addressed to the root of
-# the fabric's aggregation tree.
+# Fabrics): four hosts, the switches placed as -P says (logical: every
+# switch in one acis-switch process, the default; process: one process
+# per switch; scripts/fabric.sh), the hosts' collectives addressed to
+# the root of the fabric's aggregation tree.
 #
-#   scripts/bench/fabric.sh [-o DIR] [-s SIZES] [-i ITER]
+#   scripts/bench/fabric.sh [-o DIR] [-s SIZES] [-i ITER] [-P PLACEMENT]
 #
 # Topologies: topologies/one.ini (one switch), leaf-spine.ini (a leaf
 # and the spine above it: one fabric link on each host's path),
@@ -22,9 +23,10 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 
-OUT='' SIZES=4,65536,1048576 ITER=200 WARMUP=20
-while getopts "o:s:i:h" o; do
+OUT='' SIZES=4,65536,1048576 ITER=200 WARMUP=20 PLACE=logical
+while getopts "o:s:i:P:h" o; do
 	case $o in
+	P) PLACE=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	s) SIZES=$OPTARG ;;
 	i) ITER=$OPTARG ;;
@@ -49,7 +51,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-bench_runinfo "$OUT" "$0 -o $OUT -s $SIZES -i $ITER"
+case $PLACE in logical | process) ;; *) echo "fabric: -P $PLACE: expected logical or process" >&2; exit 2 ;; esac
+bench_runinfo "$OUT" "$0 -o $OUT -s $SIZES -i $ITER -P $PLACE"
 
 # Bytes sent on every fabric link of topology $1, both ways.
 link_bytes() {
@@ -71,7 +74,7 @@ for t in one:1:tree leaf-spine:2:tree leaf-spine:2:unicast three-level:3:tree \
 	name=${t%%:*} levels=${t#*:} mode=${t##*:}
 	levels=${levels%:*}
 	TOPO=$ACIS_ROOT/topologies/$name.ini
-	"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
+	"$FABRIC" up "$TOPO" -p "$PREFIX" -P "$PLACE" >/dev/null
 	fold=on
 	[ "$mode" = tree ] || fold=off
 	ACIS_FOLD=$fold "$FABRIC" start -p "$PREFIX" >/dev/null
@@ -99,13 +102,13 @@ for t in one:1:tree leaf-spine:2:tree leaf-spine:2:unicast three-level:3:tree \
 	"$FABRIC" down -p "$PREFIX" >/dev/null
 done
 
-"$BENCH_PY" - "$OUT/fabric.csv" "$OUT/table.txt" <<'PY'
+"$BENCH_PY" - "$OUT/fabric.csv" "$OUT/table.txt" "$PLACE" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 base = {r["size"]: float(r["avg_us"]) for r in rows if r["levels"] == "1"}
 uni = {(r["topology"], r["size"]): int(r["link_bytes_per_call"])
        for r in rows if r["mode"] == "unicast"}
-out = ["# allreduce float32, 4 ranks, through the root switch of each fabric;",
+out = ["# allreduce float32, 4 ranks, through the root switch of each fabric (placement %s);" % sys.argv[3],
        "# tree: folded in the tree; unicast: [collective] fold = off",
        "| levels | topology | mode | bytes | latency us | vs 1 level | bus bandwidth GB/s | fabric link bytes a call | vs unicast |",
        "|---|---|---|---|---|---|---|---|---|"]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# End to end: fabrics of acis switches, one process per switch, built by
-# scripts/fabric.sh from the shipped topologies (doc/fabric.md).
+# End to end: fabrics of acis switches, built by scripts/fabric.sh from
+# the shipped topologies (doc/fabric.md), one process per switch or
+# every switch a logical one of a single process.
 #   leaf-spine (2 leaves, 1 spine, 4 hosts) and fat-tree (4 leaves,
 #   2 spines, 8 hosts): every host reaches every switch's address (ARP
 #   and ICMP across the fabric); every collective, bit for bit against a
@@ -12,7 +13,10 @@
 #   crosses a link once; the fat tree's cycles never loop a
 #   flood, and its links outside the flooding tree carry nothing; loss
 #   on a fabric link is recovered; a spine killed mid-collective makes
-#   every member's call fail, none hang.
+#   every member's call fail, none hang. The same leaf-spine topology
+#   runs as logical switches of one process, bit for bit as with one
+#   process a switch; the three-level and fat-tree fabrics run as
+#   logical switches.
 # Exit 77 without root; cleans up pass or fail.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
@@ -25,6 +29,19 @@ e2e_teardown() {
 	acis_kill_hosts "$PREFIX"
 	[ -z "${runner:-}" ] || wait "$runner" 2>/dev/null || true
 	"$FABRIC" down -p "$PREFIX" >/dev/null 2>&1 || true
+}
+
+# What acis_counter takes for a switch of the running fabric: its EAL
+# prefix, or the process's and its name for a logical one ($PLACED).
+PLACED=process
+target() {
+	if [ "$PLACED" = logical ]; then echo "$PREFIX-fab@$1"; else echo "$PREFIX-$1"; fi
+}
+# up_fabric TOPOLOGY PLACEMENT: the fabric up and started
+up_fabric() {
+	PLACED=$2
+	"$FABRIC" up "$1" -p "$PREFIX" -P "$2" >/dev/null
+	"$FABRIC" start -p "$PREFIX" >/dev/null
 }
 
 # switch_ip TOPOLOGY SWITCH
@@ -67,8 +84,7 @@ run_job() {
 
 # ---- 2 leaves, 1 spine ----
 TOPO=$ACIS_ROOT/topologies/leaf-spine.ini
-"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
-"$FABRIC" start -p "$PREFIX" >/dev/null
+up_fabric "$TOPO" process
 root=$(root_of "$TOPO")
 runner=
 export ACIS_SWITCH_IP
@@ -88,7 +104,7 @@ check "leaf-spine: leaf0's link to the spine carried both ways ($up up, $down do
 	acis_all_above_0 "$up" "$down"
 # Folding in the tree: the leaves took the tree, sent partials up and
 # the results on; the spine folded partials and sent results down.
-coll() { acis_counter "$PREFIX-$1" /acis/collectives "$2"; }
+coll() { acis_counter "$(target "$1")" /acis/collectives "$2"; }
 check "leaf-spine: partials up from leaf0 ($(coll leaf0 partials_up)), folded at the spine ($(coll spine0 partials_in)), results down ($(coll spine0 results_down)), on from leaf0 ($(coll leaf0 results_from_parent))" \
 	acis_all_above_0 "$(coll leaf0 partials_up)" "$(coll spine0 partials_in)" \
 	"$(coll spine0 results_down)" "$(coll leaf0 results_from_parent)" \
@@ -120,7 +136,7 @@ r2=$(port_counter leaf1 p2 rx_bytes)
 check "leaf-spine: the 1 MiB reduce to rank 1 put $(( (r2 - r1) / 1024 )) KiB down leaf1's link (headers: the result is not theirs)" \
 	python3 -c "import sys; sys.exit(not (0 < $r2 - $r1 < 262144))"
 check "leaf-spine: the root holds no slot afterwards" \
-	acis_wait_for 50 acis_slots_back "$PREFIX-spine0" 0
+	acis_wait_for 50 acis_slots_back "$(target spine0)" 0
 
 # Loss on a fabric link: 2% of leaf1's frames to the spine dropped, and
 # 2% of the spine's to leaf1 (partials and results lost both ways).
@@ -177,10 +193,37 @@ check "spine killed: every rank's call failed (exit $rc) within ${took} s, none 
 	test "$rc" -ne 0 -a "$took" -ge 1 -a "$took" -le 20 -a -z "$silent"
 "$FABRIC" down -p "$PREFIX" >/dev/null
 
+# The same topology as logical switches of one process: the same
+# collectives, bit for bit against the same reference; links are ring
+# pairs, management reaches each switch by name.
+up_fabric "$TOPO" logical
+check "logical: every host reaches every switch's address" ping_all "$TOPO" 4
+check "logical: one process runs the three switches (acisctl switches)" \
+	bash -c "[ \$('$FABRIC' ctl -p '$PREFIX' leaf0 --raw switches | grep -o '\"index\"' | wc -l) -eq 3 ]"
+run_job "logical leaf-spine, 4 hosts, every collective, float32+int32+float64, split, non-blocking" \
+	4 41 --sizes 4,1000,65536,1048576 --dtypes float32,int32,float64 \
+	--split --nonblocking
+b0=$(port_counter leaf0 p2 tx_bytes)
+r0=$(port_counter leaf0 p2 rx_bytes)
+run_job "logical leaf-spine, 4 hosts, one 1 MiB allreduce" 4 42 \
+	--sizes 1048576 --dtypes float32 --colls allreduce
+b1=$(port_counter leaf0 p2 tx_bytes)
+r1=$(port_counter leaf0 p2 rx_bytes)
+check "logical: partials up from leaf0 ($(coll leaf0 partials_up)), folded at the spine ($(coll spine0 partials_in)); the 1 MiB allreduce put $(( (b1 - b0) / 1024 )) KiB up and $(( (r1 - r0) / 1024 )) KiB down leaf0's ring link" \
+	python3 -c "import sys; sys.exit(not ($(coll leaf0 partials_up) > 0 and $(coll spine0 partials_in) > 0 and 1048576 <= $b1 - $b0 < 1.5 * 1048576 and 1048576 <= $r1 - $r0 < 1.5 * 1048576))"
+"$FABRIC" ctl -p "$PREFIX" leaf1 fault-set p2,drop=0.02,seed=7 >/dev/null
+run_job "logical leaf-spine, 2% loss on leaf1's ring link, recovered" \
+	4 43 --sizes 4,65536 --dtypes float32
+check "logical: the fault stage of leaf1 alone dropped frames ($(port_counter leaf1 p2 dropped /acis/fault) on leaf1, $(port_counter leaf0 p2 dropped /acis/fault) on leaf0)" \
+	test "$(port_counter leaf1 p2 dropped /acis/fault)" -gt 0 -a \
+	"$(port_counter leaf0 p2 dropped /acis/fault)" -eq 0
+"$FABRIC" down -p "$PREFIX" >/dev/null
+
 # A child that does not fold (fold = off on leaf1): it refuses the
 # spine's INSTALL, the spine takes its members as its own, and the tree
 # is leaf0's partial, then ranks 2 and 3.
-"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
+PLACED=process
+"$FABRIC" up "$TOPO" -p "$PREFIX" -P process >/dev/null
 ACIS_NOFOLD=leaf1 "$FABRIC" start -p "$PREFIX" >/dev/null
 FOLD="((0,1),2,3)" run_job "leaf-spine, leaf1 without folding, every collective" \
 	4 17 --sizes 4,65536 --dtypes float32,int32
@@ -191,8 +234,7 @@ check "leaf-spine: the spine gave up on leaf1 ($(coll spine0 installs_refused) r
 
 # ---- three levels: leaves, aggregation switches, a core ----
 TOPO=$ACIS_ROOT/topologies/three-level.ini
-"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
-"$FABRIC" start -p "$PREFIX" >/dev/null
+up_fabric "$TOPO" logical
 ACIS_SWITCH_IP=$(switch_ip "$TOPO" "$(root_of "$TOPO")")
 run_job "three levels, 4 hosts, every collective, float32+int32, split" \
 	4 31 --sizes 4,65536 --dtypes float32,int32 --split
@@ -204,8 +246,7 @@ check "three levels: agg0 took its tree from the core and gave it on ($(coll agg
 
 # ---- fat tree: 4 leaves, 2 spines, 8 hosts ----
 TOPO=$ACIS_ROOT/topologies/fat-tree.ini
-"$FABRIC" up "$TOPO" -p "$PREFIX" >/dev/null
-"$FABRIC" start -p "$PREFIX" >/dev/null
+up_fabric "$TOPO" logical
 root=$(root_of "$TOPO")
 ACIS_SWITCH_IP=$(switch_ip "$TOPO" "$root")
 check "fat tree: every host reaches every switch's address" ping_all "$TOPO" 8
@@ -216,7 +257,7 @@ run_job "fat tree, 4 hosts on 2 leaves, every collective, non-blocking" \
 # A loop would flood without end: every switch floods a few frames a host.
 total=0
 for s in leaf0 leaf1 leaf2 leaf3 spine0 spine1; do
-	total=$((total + $(acis_counter "$PREFIX-$s" /acis/stages l2_flooded)))
+	total=$((total + $(acis_counter "$(target "$s")" /acis/stages l2_flooded)))
 done
 check "fat tree: floods stay few with cycles in the fabric ($total frames flooded)" \
 	[ "$total" -lt 2000 ]

@@ -62,13 +62,34 @@ check "list: switches numbered, hosts and links one a line" bash -c \
 	 grep -qx 'host h7 leaf3 p1' '$TMP/list.out' &&
 	 grep -qx 'link leaf3 p3 spine1 p3' '$TMP/list.out'"
 for t in leaf-spine fat-tree ring4 three-level one; do
+	all=()
 	for s in $("$AF" list "$T/$t.ini" | awk '$1 == "switch" {print $2}'); do
-		"$AF" pipeline "$T/$t.ini" "$s" >"$TMP/$t-$s.ini"
+		"$AF" pipeline "$T/$t.ini" "$s" process >"$TMP/$t-$s.ini"
 		check "$t: $s's pipeline loads" "$SW" --no-huge -m 64 --no-pci \
 			--no-shconf --in-memory -l 0 --log-level=error -- \
 			--pipeline "$TMP/$t-$s.ini" --check
+		"$AF" pipeline "$T/$t.ini" "$s" logical >"$TMP/$t-$s-logical.ini"
+		all+=(--pipeline "$TMP/$t-$s-logical.ini")
 	done
+	check "$t: its logical switches' pipelines load together" "$SW" -- \
+		"${all[@]}" --check
 done
+check "leaf-spine, logical: a link is a ring pair named after its lower end, hosts on sKpN" \
+	bash -c "grep -qx 'dev = ring_pair:s0p2:a' '$TMP/leaf-spine-leaf0-logical.ini' &&
+		 grep -qx 'dev = ring_pair:s0p2:b' '$TMP/leaf-spine-spine0-logical.ini' &&
+		 grep -q '^dev = net_af_packet_s1p1,iface=s1p1' '$TMP/leaf-spine-leaf1-logical.ini'"
+"$AF" pipeline "$T/leaf-spine.ini" leaf0 >"$TMP/default.ini"
+check "leaf-spine: with no placement given, the file's (logical)" \
+	cmp -s "$TMP/default.ini" "$TMP/leaf-spine-leaf0-logical.ini"
+"$AF" pipeline "$T/leaf-spine.ini" leaf0 nowhere 2>"$TMP/pl.err"
+rc=$?
+check "pipeline: an unknown placement is refused, exit 2" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'expected logical, process or machine' '$TMP/pl.err'"
+"$SW" -- --pipeline "$TMP/leaf-spine-leaf0-logical.ini" \
+	--pipeline "$TMP/leaf-spine-leaf0-logical.ini" --check 2>"$TMP/twice.err"
+rc=$?
+check "two pipelines naming the same switch are refused" \
+	bash -c "[ $rc -eq 1 ] && grep -q \"both name their switch 'leaf0'\" '$TMP/twice.err'"
 check "fat-tree: spine1's links outside the flooding tree do not flood" \
 	bash -c "[ \$(grep -c '^flood = off' '$TMP/fat-tree-spine1.ini') -eq 3 ]"
 check "leaf-spine: the link's server is the switch of lower index" \
