@@ -9,6 +9,10 @@
 #   scripts/testbed.sh down [-p PREFIX]
 #   scripts/testbed.sh exec [-p PREFIX] sw|br|hI COMMAND...
 #   scripts/testbed.sh status [-p PREFIX]
+#   scripts/testbed.sh fabric up TOPOLOGY|start|stop|ctl|exec|status|links|down ...
+#
+# fabric builds a testbed of many switches from a topology file
+# (topologies/*.ini): the same as scripts/fabric.sh, which documents it.
 #
 # Host i: namespace PREFIX-hI, interface eth0, MAC 02:a0:00:00:00:(10+i),
 # IPv4 10.77.0.(10+i)/24. The switch is 10.77.0.1 (in its pipeline file).
@@ -34,6 +38,9 @@ source "$(dirname "$0")/lib.sh"
 
 cmd=${1:-}
 [ -n "$cmd" ] && shift
+if [ "$cmd" = fabric ]; then
+	exec "$(dirname "$0")/fabric.sh" "$@"
+fi
 prefix=acis
 hosts=4
 mtu=1500
@@ -176,5 +183,5 @@ status)
 		echo "$prefix-br: br0 ports $(ip -n "$prefix-br" -o link show master br0 |
 			awk -F': ' '{sub(/@.*/, "", $2); printf "%s ", $2}')"
 	fi ;;
-*) echo "usage: $0 up|tap|down|exec|status [-n HOSTS] [-p PREFIX] [-m MTU] [-t] [-b] [-M]" >&2; exit 2 ;;
+*) echo "usage: $0 up|tap|down|exec|status|fabric [-n HOSTS] [-p PREFIX] [-m MTU] [-t] [-b] [-M]" >&2; exit 2 ;;
 esac

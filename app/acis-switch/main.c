@@ -302,7 +302,13 @@ fini_all(void)
 		acis_switch_enter(acis_switches[i]);
 		acis_switch_fini();
 	}
+	if (acis_n_switches > 1)
+		for (i = 0; i < acis_n_switches; i++) {
+			acis_switch_enter(acis_switches[i]);
+			acis_switch_pool_free();
+		}
 	acis_switch_rings_free();
+	acis_switches_release();
 }
 
 /* Read every pipeline file (with the EAL's main lcore as the default, or

@@ -54,6 +54,28 @@ drops_total(const struct acis_lcore_stats *s)
 	return t;
 }
 
+/* A port's ethdev counters and link (either may be NULL); a ring pair,
+ * no ethdev, has none but its link state. */
+static void
+port_eth(unsigned int i, struct rte_eth_stats *es, struct rte_eth_link *link)
+{
+	const struct acis_port_rt *pr = &g_sw.ports[i];
+
+	if (es != NULL)
+		memset(es, 0, sizeof(*es));
+	if (link != NULL)
+		memset(link, 0, sizeof(*link));
+	if (pr->ring_out != NULL) {
+		if (link != NULL)
+			link->link_status = !pr->ring_down;
+		return;
+	}
+	if (es != NULL)
+		rte_eth_stats_get(pr->port_id, es);
+	if (link != NULL)
+		rte_eth_link_get_nowait(pr->port_id, link);
+}
+
 void
 acis_stats_print(FILE *f)
 {
@@ -67,8 +89,7 @@ acis_stats_print(FILE *f)
 	for (i = 0; i < g_sw.n_ports; i++) {
 		struct rte_eth_stats es;
 
-		memset(&es, 0, sizeof(es));
-		rte_eth_stats_get(g_sw.ports[i].port_id, &es);
+		port_eth(i, &es, NULL);
 		fprintf(f, "%-12s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64
 			" %14" PRIu64 " %10" PRIu64 "\n",
 			g_sw.pl->ports[i].name, g_sw.ports[i].ethdev_name,
@@ -183,10 +204,7 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 
 		if (p == NULL)
 			return -ENOMEM;
-		memset(&es, 0, sizeof(es));
-		memset(&link, 0, sizeof(link));
-		rte_eth_stats_get(g_sw.ports[i].port_id, &es);
-		rte_eth_link_get_nowait(g_sw.ports[i].port_id, &link);
+		port_eth(i, &es, &link);
 		rte_tel_data_start_dict(p);
 		rte_tel_data_add_dict_string(p, "device",
 					     g_sw.ports[i].ethdev_name);
@@ -214,6 +232,13 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(p, "eth_rx_nombuf", es.rx_nombuf);
 		if (g_sw.ports[i].n_xsk != 0)
 			tel_xsk(p, &g_sw.ports[i]);
+		if (g_sw.ports[i].ring_in != NULL) {
+			/* frames waiting in the link's rings, each way */
+			rte_tel_data_add_dict_u64(p, "ring_in_waiting",
+				rte_ring_count(g_sw.ports[i].ring_in));
+			rte_tel_data_add_dict_u64(p, "ring_out_waiting",
+				rte_ring_count(g_sw.ports[i].ring_out));
+		}
 		rte_tel_data_add_dict_container(d, g_sw.pl->ports[i].name, p, 0);
 	}
 	return 0;
@@ -381,12 +406,19 @@ tel_port_link(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (strcmp(comma, "up") != 0 && strcmp(comma, "down") != 0)
 		return acis_tel_error(d, "expected up or down after '%.64s'",
 				      buf);
-	rc = comma[0] == 'u' ? rte_eth_dev_set_link_up(g_sw.ports[idx].port_id) :
-			       rte_eth_dev_set_link_down(g_sw.ports[idx].port_id);
+	if (g_sw.ports[idx].ring_out != NULL) {
+		/* a ring pair: this end neither sends nor takes while down */
+		g_sw.ports[idx].ring_down = comma[0] != 'u';
+		rc = 0;
+	} else {
+		rc = comma[0] == 'u' ?
+		     rte_eth_dev_set_link_up(g_sw.ports[idx].port_id) :
+		     rte_eth_dev_set_link_down(g_sw.ports[idx].port_id);
+	}
 	if (rc != 0)
 		return acis_tel_error(d, "%.32s: cannot set the link %.4s: "
 				      "%.60s", buf, comma, rte_strerror(-rc));
-	rte_eth_link_get_nowait(g_sw.ports[idx].port_id, &link);
+	port_eth((unsigned int)idx, NULL, &link);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "port", buf);
 	rte_tel_data_add_dict_string(d, "link", link.link_status ? "up" : "down");

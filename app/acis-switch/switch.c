@@ -28,7 +28,6 @@
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
-#include <rte_eth_ring.h>
 #include <rte_graph.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -81,6 +80,20 @@ acis_switch_new(void)
 	sw->index = acis_n_switches;
 	acis_switches[acis_n_switches++] = sw;
 	return sw;
+}
+
+void
+acis_switches_release(void)
+{
+	while (acis_n_switches > 1) {
+		struct acis_switch *sw = acis_switches[--acis_n_switches];
+
+		free(sw->la);
+		free(sw->fault);
+		free(sw);
+		acis_switches[acis_n_switches] = NULL;
+	}
+	acis_cur = acis_switches[0];
 }
 
 struct acis_switch *
@@ -340,33 +353,28 @@ acis_switch_rings_free(void)
 /*
  * One end of a link between two switches of this process: "ring_pair:
  * LINK:a" and "ring_pair:LINK:b" (the pipeline reader checked the form)
- * are a net_ring ethdev each, made with rte_eth_from_rings over the same
- * two rings crossed: what end a sends, end b receives, as mbuf pointers
- * (no copy). Every TX queue of an end puts into its one outbound ring,
- * every RX queue takes from its one inbound ring.
+ * share two rings, crossed: what end a sends, end b receives, as mbuf
+ * pointers (no copy). The port is no ethdev (DPDK 22.11 as Debian builds
+ * it has 32 ethdevs a process, too few for a fabric's links): the RX
+ * stage takes from the inbound ring and TX puts into the outbound one,
+ * every lcore's queue alike (multi-producer, multi-consumer rings). The
+ * port's id, what the RX stage marks its frames with, is
+ * ACIS_RING_PORT_ID(idx), beyond every ethdev's.
  */
 static int
-resolve_ring_pair(const struct acis_port_cfg *pc, unsigned int idx,
-		  uint16_t *port_id, char *err, size_t len)
+setup_ring_pair(unsigned int idx, char *err, size_t len)
 {
-	const struct acis_pipeline *pl = g_sw.pl;
+	const struct acis_port_cfg *pc = &g_sw.pl->ports[idx];
+	struct acis_port_rt *pr = &g_sw.ports[idx];
 	const char *link = pc->dev + strlen(ACIS_RING_PAIR);
 	int nlink = (int)strcspn(link, ":");
 	char end = link[nlink + 1];
-	char rn[2][RTE_RING_NAMESIZE], name[RTE_RING_NAMESIZE];
-	char ethname[RTE_ETH_NAME_MAX_LEN];
+	char rn[2][RTE_RING_NAMESIZE];
 	unsigned int desc = RTE_MAX(pc->rxd, pc->txd);
 	unsigned int size = rte_align32pow2(RTE_MAX(desc, 512u) * 2u);
-	unsigned int nrx = RTE_MAX((unsigned int)
-				    acis_pipeline_port_rx_queues(pl, idx), 1u);
-	unsigned int ntx = RTE_MAX(g_sw.n_workers, 1u), q;
-	struct rte_ring *r[2], *rxq[ACIS_MAX_LCORES], *txq[ACIS_MAX_WORKERS];
-	int rc;
+	struct rte_ring *r[2];
+	unsigned int q;
 
-	snprintf(name, sizeof(name), "rp_%.*s_%c", nlink, link, end);
-	snprintf(ethname, sizeof(ethname), "net_ring_%s", name);
-	if (rte_eth_dev_get_port_by_name(ethname, port_id) == 0)
-		return 0;
 	snprintf(rn[0], sizeof(rn[0]), "rp_%.*s_ab", nlink, link);
 	snprintf(rn[1], sizeof(rn[1]), "rp_%.*s_ba", nlink, link);
 	for (q = 0; q < 2; q++) {
@@ -375,16 +383,13 @@ resolve_ring_pair(const struct acis_port_cfg *pc, unsigned int idx,
 			return -ENOMEM;
 	}
 	/* end a sends on ab and takes from ba; end b the other way */
-	for (q = 0; q < nrx && q < RTE_DIM(rxq); q++)
-		rxq[q] = r[end == 'a' ? 1 : 0];
-	for (q = 0; q < ntx && q < RTE_DIM(txq); q++)
-		txq[q] = r[end == 'a' ? 0 : 1];
-	rc = rte_eth_from_rings(name, rxq, nrx, txq, ntx, rte_socket_id());
-	if (rc < 0)
-		return errf(err, len, -rte_errno, "%s:%d: dev: cannot make the "
-			    "ring port '%s': %s", pl->path, pc->dev_line,
-			    pc->dev, rte_strerror(rte_errno));
-	*port_id = (uint16_t)rc;
+	pr->ring_out = r[end == 'a' ? 0 : 1];
+	pr->ring_in = r[end == 'a' ? 1 : 0];
+	pr->port_id = (uint16_t)ACIS_RING_PORT_ID(idx);
+	g_sw.port_index[pr->port_id] = (uint16_t)idx;
+	pr->n_rxq = (uint16_t)acis_pipeline_port_rx_queues(g_sw.pl, idx);
+	pr->n_txq = (uint16_t)g_sw.n_workers;
+	snprintf(pr->ethdev_name, sizeof(pr->ethdev_name), "%s", pc->dev);
 	return 0;
 }
 
@@ -397,9 +402,6 @@ resolve_port(const struct acis_port_cfg *pc, uint16_t *port_id, char *err,
 	size_t n = strcspn(pc->dev, ",");
 	int rc;
 
-	if (strncmp(pc->dev, ACIS_RING_PAIR, strlen(ACIS_RING_PAIR)) == 0)
-		return resolve_ring_pair(pc, (unsigned int)(pc - g_sw.pl->ports),
-					 port_id, err, len);
 
 	if (n >= sizeof(name))
 		n = sizeof(name) - 1;
@@ -492,6 +494,8 @@ setup_port(unsigned int idx, char *err, size_t len)
 	struct acis_xsk_ref before[XSK_SCAN_MAX];
 	int rc, n_before = 0;
 
+	if (strncmp(pc->dev, ACIS_RING_PAIR, strlen(ACIS_RING_PAIR)) == 0)
+		return setup_ring_pair(idx, err, len);
 	if (acis_pipeline_port_af_xdp(pc))
 		/* none known when /proc/self/fd cannot be read (-1) */
 		n_before = RTE_MAX(acis_xdp_sockets(before,
@@ -667,6 +671,7 @@ setup_lcores(char *err, size_t len)
 				continue;
 			lc->rxq[lc->n_rxq].port = (uint16_t)p;
 			lc->rxq[lc->n_rxq].port_id = g_sw.ports[p].port_id;
+			lc->rxq[lc->n_rxq].ring = g_sw.ports[p].ring_in;
 			lc->rxq[lc->n_rxq].queue = next_rxq[p]++;
 			lc->n_rxq++;
 		}
@@ -1123,6 +1128,15 @@ acis_switch_fini(void)
 	}
 	acis_l2_free(g_sw.l2);
 	g_sw.l2 = NULL;
+	/* Logical switches hold each other's mbufs (frames that crossed a
+	 * ring pair): their pools go once every switch is finished. */
+	if (acis_n_switches == 1)
+		acis_switch_pool_free();
+}
+
+void
+acis_switch_pool_free(void)
+{
 	rte_mempool_free(g_sw.pool);
 	g_sw.pool = NULL;
 }

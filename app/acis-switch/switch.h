@@ -207,6 +207,7 @@ struct acis_rxq {
 	uint16_t port; /**< port index */
 	uint16_t port_id;
 	uint16_t queue;
+	struct rte_ring *ring; /**< a ring pair's inbound ring, else NULL */
 };
 
 struct acis_lcore_ctx {
@@ -241,8 +242,17 @@ struct acis_lcore_ctx {
 
 #define ACIS_PORT_XSK_MAX 16
 
+/* The id a ring pair's port (no ethdev) has where an ethdev id goes: in
+ * its frames' m->port and the port_index map. */
+#define ACIS_RING_PORT_ID(idx) (RTE_MAX_ETHPORTS + (idx))
+
 struct acis_port_rt {
-	uint16_t port_id;
+	uint16_t port_id; /**< ethdev id, or ACIS_RING_PORT_ID */
+	/** a ring pair's rings (doc/fabric.md), else NULL: the port is no
+	 * ethdev, TX puts into ring_out, RX takes from ring_in */
+	struct rte_ring *ring_out;
+	struct rte_ring *ring_in;
+	uint8_t ring_down; /**< a ring pair's link set down (port/link) */
 	uint16_t n_rxq;
 	uint16_t n_txq;
 	uint8_t resolved; /**< port_id is ours to stop and close */
@@ -275,7 +285,8 @@ struct acis_switch {
 	unsigned int n_ports;
 	int has_memif;           /**< a port is net_memif (populate its peers) */
 	struct acis_port_rt ports[ACIS_MAX_PORTS];
-	uint16_t port_index[RTE_MAX_ETHPORTS]; /**< ethdev id -> port index */
+	/** ethdev id (or ACIS_RING_PORT_ID) -> port index */
+	uint16_t port_index[RTE_MAX_ETHPORTS + ACIS_MAX_PORTS];
 	unsigned int n_lcores;
 	struct acis_lcore_ctx *lcores[ACIS_MAX_LCORES];
 	unsigned int n_workers;
@@ -321,9 +332,26 @@ struct acis_switch *acis_switch_by_name(const char *name);
  * the list; the first is the process's static one. NULL when out of
  * memory or switches. */
 struct acis_switch *acis_switch_new(void);
+/* Every switch object but the first, freed (once they are finished). */
+void acis_switches_release(void);
 
 /* Set on SIGINT/SIGTERM (or --idle-exit): every lcore leaves its loop. */
 extern volatile int acis_quit;
+
+/* Transmit on queue q of port (an index): its ethdev's queue, or a ring
+ * pair's outbound ring (none while its link is set down). */
+static inline uint16_t
+acis_port_tx_burst(uint16_t port, uint16_t q, struct rte_mbuf **m,
+		   uint16_t n)
+{
+	const struct acis_port_rt *pr = &g_sw.ports[port];
+
+	if (unlikely(pr->ring_out != NULL))
+		return pr->ring_down ? 0 :
+		       (uint16_t)rte_ring_enqueue_burst(pr->ring_out,
+							(void **)m, n, NULL);
+	return rte_eth_tx_burst(pr->port_id, q, m, n);
+}
 
 /* The checksums port (an index) verified in hardware and found good, as
  * ACIS_HW_*_CSUM_OK bits for acis_pkt_classify_hw; 0 on ports without RX
@@ -386,6 +414,9 @@ extern unsigned int acis_graph_ports;
  * frames due). The lcore loop repeats it; tests call it directly. */
 void acis_switch_walk(struct acis_lcore_ctx *lc);
 void acis_switch_fini(void);
+/* The current switch's mbuf pool, freed: by acis_switch_fini for a process
+ * of one switch; for several, after every switch is finished. */
+void acis_switch_pool_free(void);
 /* Fault in the shared memory of memif peers that connected since the last
  * call (the supervisor's second), so their first frames do not. */
 void acis_switch_populate_memif(void);

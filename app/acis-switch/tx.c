@@ -29,6 +29,9 @@ refusal(uint16_t port)
 {
 	struct rte_eth_link link;
 
+	if (g_sw.ports[port].ring_out != NULL)
+		return g_sw.ports[port].ring_down ? ACIS_DROP_TX_LINK_DOWN :
+		       ACIS_DROP_TX_FULL;
 	if (g_sw.ports[port].link_cheap &&
 	    rte_eth_link_get_nowait(g_sw.ports[port].port_id, &link) == 0 &&
 	    link.link_status == RTE_ETH_LINK_DOWN)
@@ -82,8 +85,8 @@ acis_tx_hold_flush(struct acis_lcore_ctx *lc, uint16_t port)
 		lc->txh_ports &= ~(1u << port);
 		return;
 	}
-	sent = rte_eth_tx_burst(g_sw.ports[port].port_id,
-				(uint16_t)lc->worker_index, h->m, h->n);
+	sent = acis_port_tx_burst(port, (uint16_t)lc->worker_index, h->m,
+				  h->n);
 	if (sent != 0) {
 		for (i = 0; i < sent; i++)
 			bytes += h->m[i]->pkt_len;

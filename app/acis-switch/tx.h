@@ -57,8 +57,8 @@ acis_tx_send_bytes(struct acis_lcore_ctx *lc, uint16_t port,
 
 	if (unlikely((lc->txh_ports >> port) & 1))
 		acis_tx_hold_flush(lc, port);
-	sent = rte_eth_tx_burst(g_sw.ports[port].port_id,
-				(uint16_t)lc->worker_index, pkts, cnt);
+	sent = acis_port_tx_burst(port, (uint16_t)lc->worker_index, pkts,
+				  cnt);
 	if (unlikely(sent < cnt))
 		bytes -= acis_tx_refused(lc, port, &pkts[sent],
 					 (uint16_t)(cnt - sent));

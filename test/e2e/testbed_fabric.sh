@@ -217,6 +217,14 @@ run_job "logical leaf-spine, 2% loss on leaf1's ring link, recovered" \
 check "logical: the fault stage of leaf1 alone dropped frames ($(port_counter leaf1 p2 dropped /acis/fault) on leaf1, $(port_counter leaf0 p2 dropped /acis/fault) on leaf0)" \
 	test "$(port_counter leaf1 p2 dropped /acis/fault)" -gt 0 -a \
 	"$(port_counter leaf0 p2 dropped /acis/fault)" -eq 0
+# A ring link set down at one end: that end neither sends nor takes,
+# and its hosts lose the spine until it is up again.
+"$FABRIC" ctl -p "$PREFIX" leaf1 port-link p2,down >/dev/null
+down_state=$(port_counter leaf1 p2 link_up)
+ip netns exec "$PREFIX-h2" ping -c 1 -W 1 "$ACIS_SWITCH_IP" >/dev/null 2>&1 && cut=0 || cut=1
+"$FABRIC" ctl -p "$PREFIX" leaf1 port-link p2,up >/dev/null
+check "logical: leaf1's ring link set down (link_up $down_state, ping cut: $cut), then up: h2 reaches the spine again" \
+	bash -c "[ $down_state -eq 0 ] && [ $cut -eq 1 ] && ip netns exec '$PREFIX-h2' ping -c 1 -W 2 '$ACIS_SWITCH_IP' >/dev/null"
 "$FABRIC" down -p "$PREFIX" >/dev/null
 
 # A child that does not fold (fold = off on leaf1): it refuses the

@@ -181,8 +181,14 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 		uint64_t bytes;
 		uint16_t sent;
 
-		n = rte_eth_rx_burst(q->port_id, q->queue,
-				     (struct rte_mbuf **)to, burst);
+		if (likely(q->ring == NULL))
+			n = rte_eth_rx_burst(q->port_id, q->queue,
+					     (struct rte_mbuf **)to, burst);
+		else if (g_sw.ports[q->port].ring_down)
+			n = 0; /* a ring pair's link set down */
+		else
+			n = (uint16_t)rte_ring_dequeue_burst(q->ring, to,
+							     burst, NULL);
 		if (n == 0)
 			continue;
 		if (forwards) {
