@@ -698,6 +698,8 @@ run_attached(acis_ctx_t *ctx, const struct acis_config *cfg,
 {
 	char ranks[4096], *tok, *save;
 	unsigned int id = 0;
+	int32_t *map = NULL;
+	uint32_t k;
 	int member = 0, tries, rc;
 	acis_comm_t *c = NULL;
 	FILE *f = NULL;
@@ -718,21 +720,38 @@ run_attached(acis_ctx_t *ctx, const struct acis_config *cfg,
 		return;
 	}
 	fclose(f);
+	/* with --fold, the reference folds as the communicator's own tree:
+	 * the world's restricted to its members, ranked in the file's order */
+	map = calloc(cfg->size, sizeof(*map));
+	for (k = 0; map != NULL && k < cfg->size; k++)
+		map[k] = -1;
+	k = 0;
 	for (tok = strtok_r(ranks, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save))
-		member |= (uint32_t)strtoul(tok, NULL, 10) == cfg->rank;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint32_t w = (uint32_t)strtoul(tok, NULL, 10);
+
+		member |= w == cfg->rank;
+		if (map != NULL && w < cfg->size)
+			map[w] = (int32_t)k;
+		k++;
+	}
 	rc = acis_comm_attach(ctx, id, &c);
 	if (!member) {
 		/* the switch must say we are not in it */
 		check("attach as a non-member is refused",
 		      rc == ACIS_ERR_REFUSED ? ACIS_OK : ACIS_ERR_STATE, NULL,
 		      NULL, 0, ctx);
+		free(map);
 		return;
 	}
 	check("attach to the management-made communicator", rc, NULL, NULL,
 	      0, ctx);
-	if (rc == ACIS_OK)
+	if (rc == ACIS_OK) {
+		fold_use(map);
 		run_all(ctx, c, o, "attached");
+		fold_use(NULL);
+	}
+	free(map);
 	/* the management side frees it; the handle is ours to drop */
 	acis_comm_detach(&c);
 }

@@ -707,6 +707,8 @@ static int
 tel_comm_create(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	static uint32_t ranks[65536];
+	const char *tree = NULL;
+	unsigned int waited;
 	uint32_t job;
 	const char *end;
 	int n;
@@ -726,12 +728,34 @@ tel_comm_create(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	id = acis_ct_comm_create(g_sw.coll.ct, job, (uint32_t)n,
 				 ranks, &status);
+	/* in a fabric, its tree, as a split's: worker 0 installs it */
+	if (id != ACIS_CTX_NONE && g_sw.coll.tctl != NULL &&
+	    g_sw.coll.links != 0 && g_sw.coll.tctl->req == 0) {
+		g_sw.coll.tctl->req_ctx = id;
+		rte_atomic_thread_fence(__ATOMIC_RELEASE);
+		g_sw.coll.tctl->req = 1;
+		tree = "pending";
+	}
 	rte_spinlock_unlock(&g_sw.coll.lock);
+	if (tree != NULL) {
+		/* the reply waits for the tree, so the members' first
+		 * collective folds (the children give up on a silent child
+		 * in a second) */
+		for (waited = 0; waited < 3000 && g_sw.coll.tctl->req != 0;
+		     waited++)
+			rte_delay_us_sleep(1000);
+		if (g_sw.coll.tctl->req == 0)
+			tree = acis_tree_find(g_sw.coll.trees, g_sw.ccfg.ip,
+					      id) != NULL ? "installed" :
+					      "none";
+	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "status", status);
 	if (id != ACIS_CTX_NONE)
 		rte_tel_data_add_dict_u64(d, "id", id);
 	rte_tel_data_add_dict_u64(d, "size", (uint64_t)n);
+	if (tree != NULL)
+		rte_tel_data_add_dict_string(d, "tree", tree);
 	return 0;
 }
 

@@ -148,6 +148,9 @@ struct acis_tree_install {
 				      split: the split's answers wait for
 				      every new communicator's tree */
 	uint32_t parent_ctx;     /**< split: the communicator split */
+	uint8_t mgmt;            /**< the root's, of a communicator made
+				      through management: settling ends
+				      the request (acis_tree_ctl.req) */
 	struct acis_tree *t;
 	struct acis_endpoint *eps; /**< [t->size] the ranks' endpoints */
 	uint32_t acked, failed;  /**< children, a bit per child index */
@@ -176,6 +179,12 @@ struct acis_tree_ctl {
 	struct acis_tree_assembly as[ACIS_TREE_ASSEMBLIES];
 	uint64_t next_check;     /**< when root trees are checked for their
 				      communicators */
+	/** a communicator made through management wants its tree: the
+	 * telemetry thread sets req_ctx and req = 1 under the control
+	 * lock; worker 0 starts the install (req = 2) and, once it
+	 * settles or none is needed, sets req = 0 */
+	uint32_t req_ctx;
+	volatile uint32_t req;
 };
 
 struct acis_coll_state {

@@ -203,6 +203,31 @@ check "logical: one process runs the three switches (acisctl switches)" \
 run_job "logical leaf-spine, 4 hosts, every collective, float32+int32+float64, split, non-blocking" \
 	4 41 --sizes 4,1000,65536,1048576 --dtypes float32,int32,float64 \
 	--split --nonblocking
+# A communicator made through management at the root: installed in the
+# tree as a split's would be, before comm-create answers; its members
+# fold as its tree says (leaf1 folds ranks 2 and 3, rank 0 alone below
+# leaf0).
+rm -f "$DIR/attach"
+sent0=$(coll spine0 installs_sent)
+acis_run_ranks "$PREFIX" 4 44 "$DIR" --timeout 30000 --sizes 4,65536 \
+	--dtypes float32 --colls allreduce,reduce,bcast,barrier \
+	--attach "$DIR/attach" --fold "$(fold_of 4)" >/dev/null 2>&1 &
+jm=$!
+job_joined() {
+	"$FABRIC" ctl -p "$PREFIX" spine0 --raw /acis/jobs |
+		grep -qE "\"job$1\": ?\"size=$2 joined=$2 "
+}
+mc=
+if acis_wait_for 100 job_joined 44 4; then
+	mc=$("$FABRIC" ctl -p "$PREFIX" spine0 --raw comm-create 44:0,2,3)
+	id=$(echo "$mc" | grep -o '"id": *[0-9]*' | grep -o '[0-9]*$')
+	echo "$id 0,2,3" >"$DIR/attach.tmp" && mv "$DIR/attach.tmp" "$DIR/attach"
+fi
+mc_ok=0
+wait $jm || mc_ok=1
+acis_rank_fails "$DIR" 4
+check "logical: a management communicator {0,2,3} gets its tree (${mc:-no reply}; $(( $(coll spine0 installs_sent) - sent0 )) INSTALLs) and folds in it: $(tail -n 1 "$DIR/rank0.log")" \
+	bash -c "[ $mc_ok -eq 0 ] && echo '$mc' | grep -q '\"tree\": *\"installed\"'"
 b0=$(port_counter leaf0 p2 tx_bytes)
 r0=$(port_counter leaf0 p2 rx_bytes)
 run_job "logical leaf-spine, 4 hosts, one 1 MiB allreduce" 4 42 \

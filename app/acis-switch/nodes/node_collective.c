@@ -1215,7 +1215,9 @@ install_settle(struct cctx *x, struct acis_tree_install *in)
 			x->st->installs_taken += in->below;
 		}
 	}
-	if (in->below) {
+	if (in->mgmt) {
+		g_sw.coll.tctl->req = 0;
+	} else if (in->below) {
 		answer(x, &in->parent, ACIS_T_CTRL_ACK, status, &in->h);
 	} else if (in->split) {
 		/* the split's answers, once its last new tree is in */
@@ -1596,6 +1598,34 @@ root_tree_gone(const struct acis_tree *t, void *arg)
  * INSTALLs whose frames stopped, and the trees of this switch's
  * communicators that are gone (freed, or their job ended): removed,
  * their children told. */
+/*
+ * A communicator made through management (acisctl comm-create): its tree
+ * as a split's would be, with no answers waiting for it; the request
+ * ends when the install settles (or at once, when none is needed).
+ */
+static void
+tree_mgmt_start(struct cctx *x, struct acis_tree_ctl *tc)
+{
+	const struct acis_comm *c = acis_ct_lookup(g_sw.coll.ct, tc->req_ctx);
+	struct acis_tree_install *in;
+	struct acis_hdr h;
+
+	if (c == NULL || g_sw.coll.trees == NULL) {
+		tc->req = 0;
+		return;
+	}
+	memset(&h, 0, sizeof(h));
+	h.job = c->job;
+	h.comm = c->id; /* not a world: settling answers no one */
+	if (!tree_root_install(x, c, &h, NULL) ||
+	    (in = install_find(g_sw.ccfg.ip, c->id)) == NULL) {
+		tc->req = 0;
+		return;
+	}
+	in->mgmt = 1;
+	tc->req = 2;
+}
+
 static void
 tree_timers(struct cctx *x, uint64_t now)
 {
@@ -1606,6 +1636,8 @@ tree_timers(struct cctx *x, uint64_t now)
 	uint32_t k;
 
 	tc->next_check = now + 10 * ms;
+	if (tc->req == 1)
+		tree_mgmt_start(x, tc);
 	for (i = 0; i < ACIS_TREE_INSTALLS; i++) {
 		struct acis_tree_install *in = &tc->in[i];
 		uint32_t all;
