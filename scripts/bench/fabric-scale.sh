@@ -53,7 +53,10 @@ bench_runinfo "$OUT" "$0 -o $OUT -n '$SIZES' -P '$PLACES' -i $ITER"
 ring() {
 	local n=$1 k
 	printf '[topology]\nname = ring of %d\nplacement = process\n' "$n"
-	for ((k = 0; k < n; k++)); do printf '[switch s%d]\nports = 3\n' "$k"; done
+	# addresses from 10.77.0.100: up to 150 switches beside the hosts
+	for ((k = 0; k < n; k++)); do
+		printf '[switch s%d]\nports = 3\nip = 10.77.0.%d\n' "$k" $((100 + k))
+	done
 	printf '[links]\n'
 	for ((k = 0; k < n; k++)); do
 		printf 'link = s%d:p1 s%d:p2\n' "$k" $(( (k + 1) % n ))
