@@ -389,7 +389,9 @@ setup_ring_pair(unsigned int idx, char *err, size_t len)
 	g_sw.port_index[pr->port_id] = (uint16_t)idx;
 	pr->n_rxq = (uint16_t)acis_pipeline_port_rx_queues(g_sw.pl, idx);
 	pr->n_txq = (uint16_t)g_sw.n_workers;
-	snprintf(pr->ethdev_name, sizeof(pr->ethdev_name), "%s", pc->dev);
+	/* the pipeline reader bounds the form: it fits */
+	snprintf(pr->ethdev_name, sizeof(pr->ethdev_name), "%.*s",
+		 (int)(sizeof(pr->ethdev_name) - 1), pc->dev);
 	return 0;
 }
 

@@ -228,6 +228,19 @@ wait $jm || mc_ok=1
 acis_rank_fails "$DIR" 4
 check "logical: a management communicator {0,2,3} gets its tree (${mc:-no reply}; $(( $(coll spine0 installs_sent) - sent0 )) INSTALLs) and folds in it: $(tail -n 1 "$DIR/rank0.log")" \
 	bash -c "[ $mc_ok -eq 0 ] && echo '$mc' | grep -q '\"tree\": *\"installed\"'"
+# Two jobs at once on the same hosts: each its own communicators and
+# trees, bit for bit.
+mkdir -p "$DIR/j2"
+acis_run_ranks "$PREFIX" 4 45 "$DIR/j2" --timeout 30000 --sizes 4,65536 \
+	--dtypes float32,int32 --split --fold "$(fold_of 4)" >/dev/null 2>&1 &
+j2=$!
+run_job "logical leaf-spine, two jobs at once (this one)" 4 46 \
+	--sizes 4,65536 --dtypes float32,int32 --split
+j2_ok=0
+wait $j2 || j2_ok=1
+acis_rank_fails "$DIR/j2" 4
+check "logical leaf-spine, two jobs at once (the other): $(tail -n 1 "$DIR/j2/rank0.log")" \
+	[ "$j2_ok" -eq 0 ]
 b0=$(port_counter leaf0 p2 tx_bytes)
 r0=$(port_counter leaf0 p2 rx_bytes)
 run_job "logical leaf-spine, 4 hosts, one 1 MiB allreduce" 4 42 \
