@@ -47,14 +47,14 @@ port_set(struct acis_fault_port *fp, const struct acis_fault_cfg *c)
 	fp->reorder = threshold(c->reorder);
 	fp->corrupt = threshold(c->corrupt);
 	fp->window = c->reorder_window ? c->reorder_window : 4;
-	fp->rate_mbps = c->rate_mbps;
+	fp->rate_kbps = c->rate_kbps;
 	fp->queue = c->queue != 0 && c->queue < ACIS_FAULT_QUEUE ?
 		    c->queue : ACIS_FAULT_QUEUE;
 	/* per-frame maths without a division: a byte's time as 32.32
-	 * fixed point (1 Mbit/s at 5 GHz and a 64 KiB frame still fit) */
-	fp->byte_tsc = c->rate_mbps == 0 ? 0 :
+	 * fixed point (1 kbit/s at 5 GHz: 2^35 cycles a byte, << 32) */
+	fp->byte_tsc = c->rate_kbps == 0 ? 0 :
 		(uint64_t)llround(8.0 * (double)g_sw.tsc_hz /
-				  (c->rate_mbps * 1e6) * 4294967296.0);
+				  (c->rate_kbps * 1e3) * 4294967296.0);
 	fp->delay_tsc = (uint64_t)llround(c->delay_us * 1e-6 *
 					  (double)g_sw.tsc_hz);
 	fp->jitter_tsc = c->jitter_us * 1e-6 * (double)g_sw.tsc_hz;
@@ -217,15 +217,17 @@ shape(struct acis_fault_lc *f, const struct acis_fault_port *fp,
 		return;
 	}
 	if (sh->byte_tsc != 0) {
-		uint64_t t = (uint64_t)(RTE_MAX(m->pkt_len, (uint32_t)WIRE_MIN)
-					+ WIRE_EXTRA) * sh->byte_tsc;
+		/* 128 bits: a 64 KiB frame at 1 kbit/s is 2^62 cycles << 32 */
+		unsigned __int128 t = (unsigned __int128)
+			(RTE_MAX(m->pkt_len, (uint32_t)WIRE_MIN) + WIRE_EXTRA) *
+			sh->byte_tsc;
 
 		if (f->link_free > now)
 			due = f->link_free;
 		else
 			f->link_frac = 0; /* idle: start on this cycle */
 		t += f->link_frac;
-		due += t >> 32;
+		due += (uint64_t)(t >> 32);
 		f->link_frac = (uint32_t)t;
 		f->link_free = due;
 	}
@@ -479,7 +481,8 @@ port_dict(struct rte_tel_data *d, unsigned int p)
 	rte_tel_data_add_dict_u64(d, "delay_us", (uint64_t)llround(fp->delay_us));
 	rte_tel_data_add_dict_u64(d, "delay_ns", (uint64_t)llround(fp->delay_us * 1e3));
 	rte_tel_data_add_dict_u64(d, "jitter_ns", (uint64_t)llround(fp->jitter_us * 1e3));
-	rte_tel_data_add_dict_u64(d, "rate_mbps", fp->rate_mbps);
+	rte_tel_data_add_dict_u64(d, "rate_mbps", fp->rate_kbps / 1000);
+	rte_tel_data_add_dict_u64(d, "rate_kbps", fp->rate_kbps);
 	rte_tel_data_add_dict_u64(d, "queue", fp->queue);
 	rte_tel_data_add_dict_u64(d, "seed", fp->seed);
 	rte_tel_data_add_dict_u64(d, "frames", s.frames);
@@ -540,7 +543,7 @@ acis_fault_set(const char *params, char *msg, size_t len)
 	c.reorder_window = fp->window;
 	c.delay_us = fp->delay_us;
 	c.jitter_us = fp->jitter_us;
-	c.rate_mbps = fp->rate_mbps;
+	c.rate_kbps = fp->rate_kbps;
 	c.queue = fp->queue;
 	c.seed = fp->seed;
 	c.enabled = 1;

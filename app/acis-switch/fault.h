@@ -31,7 +31,7 @@ struct acis_fault_port {
 	volatile uint32_t reorder;
 	volatile uint32_t corrupt;
 	volatile uint32_t window;
-	volatile uint32_t rate_mbps;
+	volatile uint32_t rate_kbps;
 	volatile uint32_t queue;    /* shaped frames held, 1..ACIS_FAULT_QUEUE */
 	volatile uint64_t byte_tsc; /* a byte on the wire, TSC cycles << 32 */
 	volatile uint64_t delay_tsc;

@@ -41,7 +41,7 @@ static const char *const coll_gauges[] = {
 	NULL};
 static const char *const fault_gauges[] = {
 	"drop_ppm", "duplicate_ppm", "reorder_ppm", "corrupt_ppm",
-	"reorder_window", "delay_us", "seed", "held_now", "rate_mbps",
+	"reorder_window", "delay_us", "seed", "held_now", "rate_mbps", "rate_kbps",
 	"delay_ns", "jitter_ns", "queue", NULL};
 static const char *const cgra_gauges[] = {
 	"worker", "vpe", "banks", "bank_size", "budget", "program_words",

@@ -46,7 +46,8 @@ struct acis_fault_cfg {
 	double delay_us;      /**< every frame delayed by this (the mean) */
 	double jitter_us;     /**< standard deviation of a Gaussian added to
 				   the delay (the sum clamped at 0) */
-	uint32_t rate_mbps;   /**< line rate, Mbit/s (0: unlimited) */
+	uint32_t rate_kbps;   /**< line rate, kbit/s (0: unlimited): the
+				   rate_kbps key, or rate_mbps x 1000 */
 	uint32_t queue;       /**< frames held per worker before the tail is
 				   dropped (0: ACIS_FAULT_QUEUE_MAX) */
 	uint64_t seed;
@@ -57,11 +58,11 @@ struct acis_fault_cfg {
 /** The keys of [fault PORT] (and of acisctl fault-set). */
 #define ACIS_FAULT_KEYS \
 	"drop duplicate reorder reorder_window corrupt delay_us jitter_us " \
-	"rate_mbps queue seed"
+	"rate_mbps rate_kbps queue seed"
 
 /** Most frames a shaped port holds per worker (the `queue` key's bound). */
 #define ACIS_FAULT_QUEUE_MAX 1024
-/** Highest `rate_mbps`: 400 Gbit/s. */
+/** Highest `rate_mbps`: 400 Gbit/s (`rate_kbps`: 1000 times it). */
 #define ACIS_FAULT_RATE_MAX 400000
 
 #define ACIS_MAX_CTRL_NETS 32

@@ -450,7 +450,8 @@ acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
 #define FAULT_FIELD(m) offsetof(struct acis_fault_cfg, m), \
 	sizeof(((struct acis_fault_cfg *)0)->m)
 		{"reorder_window", 1, 64, FAULT_FIELD(reorder_window)},
-		{"rate_mbps", 0, ACIS_FAULT_RATE_MAX, FAULT_FIELD(rate_mbps)},
+		{"rate_kbps", 0, ACIS_FAULT_RATE_MAX * 1000u,
+		 FAULT_FIELD(rate_kbps)},
 		{"queue", 1, ACIS_FAULT_QUEUE_MAX, FAULT_FIELD(queue)},
 		{"seed", 0, UINT32_MAX, FAULT_FIELD(seed)},
 #undef FAULT_FIELD
@@ -502,6 +503,17 @@ acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
 			return -EINVAL;
 		}
 		*(double *)((char *)f + probs[i].off) = v;
+		return 0;
+	}
+	if (strcmp(key, "rate_mbps") == 0) {
+		/* whole Mbit/s; a slower or finer rate is rate_kbps */
+		if (acis_conf_u32(value, &u) != 0 || u > ACIS_FAULT_RATE_MAX) {
+			snprintf(err, errlen, "rate_mbps: expected a whole number "
+				 "from 0 to %u (rate_kbps for finer rates), "
+				 "found '%s'", ACIS_FAULT_RATE_MAX, value);
+			return -EINVAL;
+		}
+		f->rate_kbps = u * 1000u;
 		return 0;
 	}
 	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {

@@ -1184,19 +1184,20 @@ test_fault_shaping_keys_take_rates_and_fractional_microseconds(void **state)
 	load_ok(SWITCH PORT_P0 "[fault p0]\nrate_mbps = 100000\n"
 		"delay_us = 0.177\njitter_us = 0.0124\nqueue = 64\n");
 	assert_int_equal(pl.ports[0].fault.enabled, 1);
-	assert_int_equal(pl.ports[0].fault.rate_mbps, 100000);
+	assert_int_equal(pl.ports[0].fault.rate_kbps, 100000000);
 	assert_true(pl.ports[0].fault.delay_us == 0.177);
 	assert_true(pl.ports[0].fault.jitter_us == 0.0124);
 	assert_int_equal(pl.ports[0].fault.queue, 64);
 	/* the bounds themselves, and whole microseconds as before */
 	load_ok(SWITCH PORT_P0 "[fault p0]\nrate_mbps = 400000\n"
 		"delay_us = 1000000\njitter_us = 0\nqueue = 1\n");
-	assert_int_equal(pl.ports[0].fault.rate_mbps, ACIS_FAULT_RATE_MAX);
+	assert_int_equal(pl.ports[0].fault.rate_kbps,
+			 ACIS_FAULT_RATE_MAX * 1000u);
 	assert_true(pl.ports[0].fault.delay_us == 1000000.0);
 	assert_int_equal(pl.ports[0].fault.queue, 1);
 	/* none given: unlimited, no delay, the largest queue */
 	load_ok(SWITCH PORT_P0 "[fault p0]\ndrop = 0.5\n");
-	assert_int_equal(pl.ports[0].fault.rate_mbps, 0);
+	assert_int_equal(pl.ports[0].fault.rate_kbps, 0);
 	assert_true(pl.ports[0].fault.delay_us == 0.0);
 	assert_true(pl.ports[0].fault.jitter_us == 0.0);
 	assert_int_equal(pl.ports[0].fault.queue, ACIS_FAULT_QUEUE_MAX);
@@ -1213,9 +1214,12 @@ test_fault_shaping_keys_refuse_bad_values_naming_the_form(void **state)
 		const char *text, *hint;
 	} bad[] = {
 		{"rate_mbps = 400001", "rate_mbps: expected a whole number "
-		 "from 0 to 400000, found '400001'"},
+		 "from 0 to 400000 (rate_kbps for finer rates), found "
+		 "'400001'"},
 		{"rate_mbps = -1", "rate_mbps: expected a whole number from 0 "
-		 "to 400000, found '-1'"},
+		 "to 400000 (rate_kbps for finer rates), found '-1'"},
+		{"rate_kbps = 1.5", "rate_kbps: expected a whole number from 0 "
+		 "to 400000000, found '1.5'"},
 		{"rate_mbps = fast", "found 'fast'"},
 		{"rate_mbps = 2.5", "found '2.5'"},
 		{"delay_us = -1", "delay_us: expected microseconds from 0 to "
@@ -1263,7 +1267,7 @@ test_fault_cfg_set_takes_every_key_and_keeps_a_refused_one(void **state)
 					    sizeof(e)), 0);
 	assert_int_equal(acis_fault_cfg_set(&f, "queue", "128", e,
 					    sizeof(e)), 0);
-	assert_int_equal(f.rate_mbps, 25000);
+	assert_int_equal(f.rate_kbps, 25000000);
 	assert_true(f.delay_us == 0.177);
 	assert_true(f.jitter_us == 0.0124);
 	assert_int_equal(f.queue, 128);
@@ -1284,8 +1288,17 @@ test_fault_cfg_set_takes_every_key_and_keeps_a_refused_one(void **state)
 	assert_int_equal(acis_fault_cfg_set(&f, "rate_mbps", "500000", e,
 					    sizeof(e)), -EINVAL);
 	assert_string_equal(e, "rate_mbps: expected a whole number from 0 "
-			    "to 400000, found '500000'");
-	assert_int_equal(f.rate_mbps, 25000);
+			    "to 400000 (rate_kbps for finer rates), found "
+			    "'500000'");
+	/* finer: kbit/s, for slow or dilated links (doc/fidelity.md) */
+	assert_int_equal(acis_fault_cfg_set(&f, "rate_kbps", "1565", e,
+					    sizeof(e)), 0);
+	assert_int_equal(f.rate_kbps, 1565);
+	assert_int_equal(acis_fault_cfg_set(&f, "rate_kbps", "400000001", e,
+					    sizeof(e)), -EINVAL);
+	assert_int_equal(acis_fault_cfg_set(&f, "rate_mbps", "25000", e,
+					    sizeof(e)), 0);
+	assert_int_equal(f.rate_kbps, 25000000);
 	assert_int_equal(acis_fault_cfg_set(&f, "jitter_us", "-1", e,
 					    sizeof(e)), -EINVAL);
 	assert_true(f.jitter_us == 0.0124);
