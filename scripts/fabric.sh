@@ -96,6 +96,10 @@ up() {
 	fi
 	mv "$state/list.new" "$state/list"
 	cp "$topo" "$state/topology.ini"
+	# a profile the file names is read beside it (doc/fidelity.md)
+	if [ -d "$(dirname "$topo")/profiles" ]; then
+		cp -r "$(dirname "$topo")/profiles" "$state/profiles"
+	fi
 	if [ -z "$placement" ]; then
 		placement=$("$FAB" check "$topo" | sed -n '1s/.*placement \([a-z]*\).*/\1/p')
 		# one machine runs what the file places on many as processes

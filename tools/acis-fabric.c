@@ -41,6 +41,13 @@ show(const struct acis_fabric *f)
 	printf("%s: %u switches, %u links, %u hosts, placement %s\n",
 	       f->name[0] ? f->name : "(no name)", f->n_switches, f->n_links,
 	       f->n_hosts, acis_fabric_placement_name(f->placement));
+	if (f->profile[0] != '\0')
+		printf("  profile %s (%s): links %g Mbit/s, %g us a hop "
+		       "(sd %g), %g us at each host; dilation %g: divide "
+		       "measured times by %g for the platform's\n",
+		       f->profile, f->profile_source[0] ? f->profile_source :
+		       "no source given", f->rate_mbps, f->hop_us,
+		       f->jitter_us, f->host_us, f->dilation, f->dilation);
 	for (a = 0; a < f->n_switches; a++) {
 		const struct acis_fabric_switch *w = &f->sw[a];
 

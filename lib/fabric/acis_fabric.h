@@ -73,6 +73,18 @@ struct acis_fabric_host {
 struct acis_fabric {
 	char name[64];
 	uint8_t placement;  /**< enum acis_fabric_placement */
+	/** [topology] profile: the platform of a seed paper every link is
+	 * shaped as (profiles/NAME.ini beside the file, doc/fidelity.md),
+	 * "" for none; its figures in the platform's own time */
+	char profile[ACIS_FABRIC_NAME_LEN];
+	char profile_source[128];
+	double rate_mbps;   /**< line rate of a switch-to-switch link */
+	double hop_us;      /**< added a link crossed (routing and link) */
+	double jitter_us;   /**< its Gaussian's standard deviation */
+	double host_us;     /**< at each end, between host and switch */
+	/** the emulator runs the platform this many times slower: delays
+	 * times it, rates divided by it (1: real time) */
+	double dilation;
 	uint16_t n_switches;
 	uint16_t n_hosts;
 	uint32_t n_links;

@@ -18,6 +18,7 @@ struct ctx {
 	struct acis_conf *conf;
 	struct acis_fabric *f;
 	char *err;
+	int profile_line; /* [topology] profile's line, 0 if none */
 };
 
 static int
@@ -112,6 +113,145 @@ switch_port(struct ctx *c, int line, const char *what, const char *s,
 	return 0;
 }
 
+static int link_shape(struct ctx *c, int line, const char *words, char *out);
+
+/* A number of a profile or topology key, from lo to hi. */
+static int
+number(struct ctx *c, const struct acis_conf_entry *e, double lo, double hi,
+       double *out)
+{
+	char *end = NULL;
+	double v = 0.0;
+
+	errno = 0;
+	if (e->value[0] >= '0' && e->value[0] <= '9')
+		v = strtod(e->value, &end);
+	if (end == NULL || errno != 0 || *end != '\0' || v < lo || v > hi)
+		return fail(c, e->line, "%s: expected a number from %g to %g, "
+			    "found '%s'", e->key, lo, hi, e->value);
+	*out = v;
+	return 0;
+}
+
+/*
+ * [topology] profile = NAME: the file profiles/NAME.ini beside the
+ * topology file, one [profile] section: name, source (text), rate_mbps,
+ * hop_us, jitter_us, host_us, dilation. Its faults name its own file.
+ */
+static int
+read_profile(struct ctx *c, const struct acis_conf_entry *pe)
+{
+	static const char *const keys[] = {"rate_mbps", "hop_us", "jitter_us",
+					   "host_us", "dilation"};
+	struct acis_fabric *f = c->f;
+	double *to[] = {&f->rate_mbps, &f->hop_us, &f->jitter_us,
+			&f->host_us, &f->dilation};
+	const double hi[] = {400000.0, 1000.0, 1000.0, 1000.0, 1e6};
+	const char *slash = strrchr(c->conf->path, '/');
+	struct acis_conf *top = c->conf, *pc;
+	struct acis_conf_section *s;
+	char path[600], why[ACIS_CONF_ERR_LEN];
+	unsigned int i, k;
+	int rc = 0;
+
+	if (pe->value[0] == '\0' ||
+	    strspn(pe->value, "abcdefghijklmnopqrstuvwxyz0123456789_-") !=
+	    strlen(pe->value) || strlen(pe->value) >= sizeof(f->profile))
+		return fail(c, pe->line, "profile: expected a profile's name "
+			    "(lower-case letters, digits, '-', '_'; the file "
+			    "profiles/NAME.ini beside this one), found '%s'",
+			    pe->value);
+	snprintf(path, sizeof(path), "%.*s/profiles/%s.ini",
+		 slash != NULL ? (int)(slash - top->path) : 1,
+		 slash != NULL ? top->path : ".", pe->value);
+	pc = acis_conf_load(path, why);
+	if (pc == NULL)
+		return fail(c, pe->line, "profile %s: %s", pe->value, why);
+	snprintf(f->profile, sizeof(f->profile), "%s", pe->value);
+	f->dilation = 1.0;
+	c->conf = pc;
+	s = acis_conf_section(pc, "profile", NULL);
+	if (s == NULL) {
+		rc = fail(c, 1, "no [profile] section (rate_mbps, hop_us, "
+			  "jitter_us, host_us, dilation)");
+		goto out;
+	}
+	for (i = 0; i < pc->n_sections && rc == 0; i++)
+		if (&pc->sections[i] != s)
+			rc = fail(c, pc->sections[i].line, "unknown section "
+				  "[%s] (a profile is one [profile])",
+				  pc->sections[i].type);
+	for (i = 0; i < s->n_entries && rc == 0; i++) {
+		const struct acis_conf_entry *e = &s->entries[i];
+
+		if (strcmp(e->key, "name") == 0)
+			continue;
+		if (strcmp(e->key, "source") == 0) {
+			snprintf(f->profile_source, sizeof(f->profile_source),
+				 "%s", e->value);
+			continue;
+		}
+		for (k = 0; k < 5; k++)
+			if (strcmp(e->key, keys[k]) == 0)
+				break;
+		if (k == 5) {
+			rc = fail(c, e->line, "unknown key '%s' (expected name, "
+				  "source, rate_mbps, hop_us, jitter_us, host_us "
+				  "or dilation)", e->key);
+			break;
+		}
+		rc = number(c, e, k == 4 ? 1.0 : 0.0, hi[k], to[k]);
+	}
+out:
+	c->conf = top;
+	acis_conf_free(pc);
+	return rc;
+}
+
+/* Every port without shaping of its own gets the profile's, dilated: a
+ * switch-to-switch link its line rate and hop, each end on its TX; a host
+ * port both ends' host time on the switch's TX to the host, so a frame
+ * from host to host meets the model's 2 T_a once. */
+static int
+apply_profile(struct ctx *c, int line)
+{
+	struct acis_fabric *f = c->f;
+	double d = f->dilation;
+	unsigned int a, p;
+
+	for (a = 0; a < f->n_switches; a++)
+		for (p = 0; p < f->sw[a].n_ports; p++) {
+			struct acis_fabric_port *q = &f->sw[a].ports[p];
+			char words[ACIS_FABRIC_SHAPE_LEN];
+			double kbps = f->rate_mbps * 1000.0 / d;
+			int n = 0;
+
+			if (q->shape[0] != '\0' || q->kind == ACIS_FABRIC_UNUSED)
+				continue;
+			if (q->kind == ACIS_FABRIC_TO_SWITCH) {
+				if (f->rate_mbps > 0 && kbps < 1.0)
+					return fail(c, line, "profile %s: its %g "
+						    "Mbit/s over dilation %g is "
+						    "below 1 kbit/s", f->profile,
+						    f->rate_mbps, d);
+				if (f->rate_mbps > 0)
+					n = snprintf(words, sizeof(words),
+						     "rate_kbps=%.0f ", kbps);
+				snprintf(words + n, sizeof(words) - (size_t)n,
+					 "delay_us=%.6g jitter_us=%.6g",
+					 f->hop_us * d, f->jitter_us * d);
+			} else if (f->host_us > 0) {
+				snprintf(words, sizeof(words), "delay_us=%.6g",
+					 2 * f->host_us * d);
+			} else {
+				continue;
+			}
+			if (link_shape(c, line, words, q->shape) != 0)
+				return -1;
+		}
+	return 0;
+}
+
 static int
 read_topology(struct ctx *c)
 {
@@ -143,6 +283,18 @@ read_topology(struct ctx *c)
 				    "(one process per switch) or machine (one "
 				    "switch per machine), found '%s'", e->value);
 	}
+	c->f->dilation = 1.0;
+	e = acis_conf_get(s, "profile", &dup);
+	if (dup)
+		return fail(c, dup, "profile: given twice");
+	if (e != NULL && read_profile(c, e) != 0)
+		return -1;
+	c->profile_line = e != NULL ? e->line : 0;
+	e = acis_conf_get(s, "dilation", &dup);
+	if (dup)
+		return fail(c, dup, "dilation: given twice");
+	if (e != NULL && number(c, e, 1.0, 1e6, &c->f->dilation) != 0)
+		return -1;
 	return 0;
 }
 
@@ -509,6 +661,7 @@ build(struct acis_conf *conf, char *err)
 	}
 	if (read_topology(&c) != 0 || read_switches(&c) != 0 ||
 	    read_links(&c) != 0 || read_hosts(&c) != 0 ||
+	    (c.profile_line != 0 && apply_profile(&c, c.profile_line) != 0) ||
 	    unused_keys(&c) != 0 || routes(&c) != 0) {
 		acis_fabric_free(f);
 		f = NULL;

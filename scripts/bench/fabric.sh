@@ -36,6 +36,7 @@ while getopts "o:s:i:P:h" o; do
 done
 bench_want_ints fabric -s "${SIZES//,/ }"
 bench_want_int fabric -i "$ITER"
+case $PLACE in logical | process) ;; *) echo "fabric: -P $PLACE: expected logical or process" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "fabric: needs root (namespaces)" >&2; exit 1; }
 BENCH=$ACIS_BUILD/tools/acis-bench
 FAB=$ACIS_BUILD/tools/acis-fabric
@@ -51,7 +52,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-case $PLACE in logical | process) ;; *) echo "fabric: -P $PLACE: expected logical or process" >&2; exit 2 ;; esac
 bench_runinfo "$OUT" "$0 -o $OUT -s $SIZES -i $ITER -P $PLACE"
 
 # Bytes sent on every fabric link of topology $1, both ways.

@@ -75,6 +75,9 @@ expect "run-acis-bench.sh -n '2 3'" 2 run-acis-bench.sh -n '2 3'
 ACIS_MTU=x expect "run-acis-bench.sh with ACIS_MTU=x" 2 run-acis-bench.sh
 ACIS_MTU=9600 expect "run-acis-bench.sh with ACIS_MTU=9600" 2 run-acis-bench.sh
 expect "run-acis-bench.sh -n 0" 2 run-acis-bench.sh -n 0
+expect "fidelity.sh -n 1" 2 fidelity.sh -n 1
+expect "fabric.sh -P machine" 2 fabric.sh -P machine
+expect "fabric-scale.sh -P both" 2 fabric-scale.sh -P both
 expect "fwd.sh -r 0" 2 fwd.sh -r 0
 expect "fwd.sh -s 2x" 2 fwd.sh -s 2x
 expect "fwd.sh -f '64 20'" 2 fwd.sh -f '64 20'

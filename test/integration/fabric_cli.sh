@@ -123,5 +123,42 @@ check "a shaped link: [fault p2] on leaf0 and [fault p0] on spine0" bash -c \
 check "a shaped link: the pipeline loads" "$SW" --no-huge -m 64 --no-pci \
 	--no-shconf --in-memory -l 0 --log-level=error -- \
 	--pipeline "$TMP/shaped-spine0.ini" --check
+# Fidelity mode (doc/fidelity.md): a profile shapes every link and host
+# port, dilated; links with their own words keep them.
+"$AF" check "$T/pair-cuscomnet.ini" >"$TMP/prof.out"
+check "a profile: check names it, its source and the dilation" \
+	grep -q 'profile cuscomnet (seed 003 (CusComNet), Table I).*dilation 1000' "$TMP/prof.out"
+"$AF" pipeline "$T/pair-cuscomnet.ini" a >"$TMP/prof-a.ini"
+check "a profile: the link at 1600 kbit/s and 570 us, the host port 260 us (2 x 0.13 us, dilated 1000)" bash -c \
+	"grep -A3 '^\[fault p1\]' '$TMP/prof-a.ini' | grep -qx 'rate_kbps = 1600' &&
+	 grep -A3 '^\[fault p1\]' '$TMP/prof-a.ini' | grep -qx 'delay_us = 570' &&
+	 grep -A1 '^\[fault p0\]' '$TMP/prof-a.ini' | grep -qx 'delay_us = 260'"
+check "a profile's pipeline loads" "$SW" -- --pipeline "$TMP/prof-a.ini" --check
+mkdir -p "$TMP/p/profiles"
+cp "$T/profiles/cuscomnet.ini" "$TMP/p/profiles/"
+sed 's/^profile = cuscomnet$/profile = cuscomnet\ndilation = 100/' "$T/pair-cuscomnet.ini" |
+	sed 's/^link = a:p1 b:p1$/link = a:p1 b:p1 delay_us=7/' >"$TMP/p/t.ini"
+"$AF" pipeline "$TMP/p/t.ini" a >"$TMP/p/a.ini"
+check "dilation in the topology overrides the profile's; a link's own words stay, undilated" bash -c \
+	"grep -A1 '^\[fault p0\]' '$TMP/p/a.ini' | grep -qx 'delay_us = 26' &&
+	 grep -A2 '^\[fault p1\]' '$TMP/p/a.ini' | grep -qx 'delay_us = 7' &&
+	 ! grep -q rate_kbps '$TMP/p/a.ini'"
+sed 's/^profile = cuscomnet$/profile = nosuch/' "$T/pair-cuscomnet.ini" >"$TMP/p/missing.ini"
+"$AF" check "$TMP/p/missing.ini" 2>"$TMP/p/err" >/dev/null
+rc=$?
+check "a missing profile: exit 1, the topology's line and the file looked for" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'missing.ini:9: profile nosuch: .*profiles/nosuch.ini' '$TMP/p/err'"
+printf '[profile]\nrate_mbps = 1600\nhop_us = fast\n' >"$TMP/p/profiles/bad.ini"
+sed 's/^profile = cuscomnet$/profile = bad/' "$T/pair-cuscomnet.ini" >"$TMP/p/bad.ini"
+"$AF" check "$TMP/p/bad.ini" 2>"$TMP/p/err" >/dev/null
+rc=$?
+check "a bad profile: exit 1, the profile's file and line, the form expected" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'profiles/bad.ini:3: hop_us: expected a number from 0 to 1000, found .fast.' '$TMP/p/err'"
+printf '[profile]\nrate_mbps = 0.5\ndilation = 1000\n' >"$TMP/p/profiles/slow.ini"
+sed 's/^profile = cuscomnet$/profile = slow/' "$T/pair-cuscomnet.ini" >"$TMP/p/slow.ini"
+"$AF" check "$TMP/p/slow.ini" 2>"$TMP/p/err" >/dev/null
+rc=$?
+check "a dilated rate below 1 kbit/s is refused" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'below 1 kbit/s' '$TMP/p/err'"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
