@@ -50,6 +50,9 @@ port_set(struct acis_fault_port *fp, const struct acis_fault_cfg *c)
 	fp->rate_kbps = c->rate_kbps;
 	fp->queue = c->queue != 0 && c->queue < ACIS_FAULT_QUEUE ?
 		    c->queue : ACIS_FAULT_QUEUE;
+	fp->classes = c->classes != 0 ? c->classes : 1;
+	fp->class_queue = c->class_queue != 0 ? c->class_queue : 256;
+	fp->acis_class = RTE_MIN(c->acis_class, fp->classes - 1);
 	/* per-frame maths without a division: a byte's time as 32.32
 	 * fixed point (1 kbit/s at 5 GHz: 2^35 cycles a byte, << 32) */
 	fp->byte_tsc = c->rate_kbps == 0 ? 0 :
@@ -118,6 +121,21 @@ acis_fault_fini(void)
 			for (k = 0; k < f->q_n; k++)
 				acis_frame_free(f->q[(f->q_head + k) &
 						     (ACIS_FAULT_QUEUE - 1)].m);
+			for (k = 0; k < ACIS_FAULT_CLASSES; k++) {
+				unsigned int in;
+
+				for (in = 0; in < ACIS_FAULT_INPUTS; in++) {
+					struct rte_mbuf *m = f->cq[k].head[in];
+
+					while (m != NULL) {
+						struct rte_mbuf *nx =
+							acis_meta(m)->hold_next;
+
+						acis_frame_free(m);
+						m = nx;
+					}
+				}
+			}
 			rte_free(f);
 			lc->fault[p] = NULL;
 		}
@@ -201,21 +219,19 @@ struct shaping {
 	uint64_t byte_tsc;
 	uint32_t queue;
 	uint32_t delay; /* delay or jitter */
+	uint32_t classes; /* > 1 with a line rate: frames wait by class */
+	uint32_t class_queue;
+	uint32_t acis_class;
 };
 
 /* A frame joins the shaper's FIFO, due when the link is free, has
  * serialised it, and its delay has passed; or is dropped at the tail. */
 static inline void
-shape(struct acis_fault_lc *f, const struct acis_fault_port *fp,
-      const struct shaping *sh, struct rte_mbuf *m, uint64_t now)
+commit(struct acis_fault_lc *f, const struct acis_fault_port *fp,
+       const struct shaping *sh, struct rte_mbuf *m, uint64_t now)
 {
 	uint64_t due = now;
 
-	if (unlikely(f->q_n >= sh->queue)) {
-		f->c.queue_drops++;
-		acis_frame_free(m);
-		return;
-	}
 	if (sh->byte_tsc != 0) {
 		/* 128 bits: a 64 KiB frame at 1 kbit/s is 2^62 cycles << 32 */
 		unsigned __int128 t = (unsigned __int128)
@@ -245,6 +261,109 @@ shape(struct acis_fault_lc *f, const struct acis_fault_port *fp,
 	f->c.shaped++;
 }
 
+static inline void
+shape(struct acis_fault_lc *f, const struct acis_fault_port *fp,
+      const struct shaping *sh, struct rte_mbuf *m, uint64_t now)
+{
+	if (unlikely(f->q_n >= sh->queue)) {
+		f->c.queue_drops++;
+		acis_frame_free(m);
+		return;
+	}
+	commit(f, fp, sh, m, now);
+}
+
+/*
+ * A frame's class: a VLAN tag's priority (PCP 7 the highest class, 0 the
+ * lowest: class (7 - PCP) x classes / 8), an ACiS frame (IPv4/UDP to or
+ * from the switch's ACiS port) acis_class, anything else the lowest.
+ */
+static inline unsigned int
+frame_class(const struct rte_mbuf *m, const struct shaping *sh)
+{
+	const uint8_t *e = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), ihl;
+	uint16_t port = rte_cpu_to_be_16(g_sw.ccfg.udp_port);
+
+	if (len >= 18 && e[12] == 0x81 && e[13] == 0x00)
+		return (7u - (e[14] >> 5)) * sh->classes / 8u;
+	if (len >= 34 && e[12] == 0x08 && e[13] == 0x00 && e[23] == 17) {
+		ihl = (e[14] & 0x0fu) * 4u;
+		if (len >= 14 + ihl + 8 &&
+		    (memcmp(e + 14 + ihl, &port, 2) == 0 ||
+		     memcmp(e + 14 + ihl + 2, &port, 2) == 0))
+			return sh->acis_class;
+	}
+	return sh->classes - 1;
+}
+
+/* A frame into its class, behind the frames of its input; or dropped at
+ * the tail when the class holds class_queue. */
+static inline void
+enqueue_class(struct acis_fault_lc *f, const struct shaping *sh,
+	      struct rte_mbuf *m)
+{
+	struct acis_fault_class *q = &f->cq[frame_class(m, sh)];
+	unsigned int in = m->port < RTE_DIM(g_sw.port_index) ?
+			  g_sw.port_index[m->port] : ACIS_MAX_PORTS;
+
+	if (unlikely(q->n >= sh->class_queue)) {
+		q->drops++;
+		f->c.queue_drops++;
+		acis_frame_free(m);
+		return;
+	}
+	acis_meta(m)->hold_next = NULL;
+	if (q->tail[in] != NULL) {
+		acis_meta(q->tail[in])->hold_next = m;
+	} else {
+		q->head[in] = m;
+		q->nonempty |= 1ull << in;
+	}
+	q->tail[in] = m;
+	q->n++;
+	q->in++;
+	if (q->n > q->max)
+		q->max = q->n;
+	f->cq_n++;
+}
+
+/* Classes: while the link is free (or frees within 10 us, so it is kept
+ * busy between walks), it takes the next frame of the highest class with
+ * frames, its inputs served in turn. */
+static void
+serve(struct acis_fault_lc *f, const struct acis_fault_port *fp,
+      const struct shaping *sh, uint64_t now)
+{
+	uint64_t ahead = now + g_sw.tsc_hz / 100000;
+
+	while (f->cq_n != 0 && f->link_free <= ahead &&
+	       f->q_n < ACIS_FAULT_QUEUE) {
+		struct acis_fault_class *q = f->cq;
+		uint64_t later;
+		unsigned int in;
+		struct rte_mbuf *m;
+
+		while (q->n == 0)
+			q++;
+		later = q->rr + 1u < 64u ?
+			q->nonempty & (~0ull << (q->rr + 1u)) : 0;
+		in = (unsigned int)__builtin_ctzll(later != 0 ? later :
+						    q->nonempty);
+		m = q->head[in];
+		q->head[in] = acis_meta(m)->hold_next;
+		if (q->head[in] == NULL) {
+			q->tail[in] = NULL;
+			q->nonempty &= ~(1ull << in);
+		}
+		q->rr = (uint8_t)in;
+		q->n--;
+		q->sent++;
+		f->cq_n--;
+		commit(f, fp, sh, m, now);
+	}
+}
+
 /* A frame past the reorder decision: to the shaper when the port shapes
  * (or the shaper still holds frames it must not overtake), else out. */
 static inline void
@@ -252,10 +371,15 @@ pass(struct acis_fault_lc *f, const struct acis_fault_port *fp,
      const struct shaping *sh, struct rte_mbuf *m, uint64_t now,
      struct rte_mbuf **out, uint16_t *k, uint16_t cap)
 {
-	if (sh->byte_tsc != 0 || sh->delay || f->q_n != 0)
+	if (sh->classes > 1 && sh->byte_tsc != 0) {
+		enqueue_class(f, sh, m);
+		serve(f, fp, sh, now);
+	} else if (sh->byte_tsc != 0 || sh->delay || f->q_n != 0 ||
+		   f->cq_n != 0) {
 		shape(f, fp, sh, m, now);
-	else
+	} else {
 		emit(f, m, out, k, cap);
+	}
 }
 
 /* Reorder: hold a frame back; when the hold is full it goes on at once
@@ -295,6 +419,8 @@ release(struct acis_fault_lc *f, const struct acis_fault_port *fp,
 			f->held[j++] = *h;
 	}
 	f->n_reorder = j;
+	if (f->cq_n != 0)
+		serve(f, fp, sh, now);
 	while (f->q_n != 0 && *k < cap) {
 		const struct acis_fault_shaped *q = &f->q[f->q_head];
 
@@ -304,7 +430,8 @@ release(struct acis_fault_lc *f, const struct acis_fault_port *fp,
 		f->q_head = (f->q_head + 1) & (ACIS_FAULT_QUEUE - 1);
 		f->q_n--;
 	}
-	f->n_held = (uint16_t)(f->n_reorder + f->q_n);
+	f->n_held = (uint16_t)RTE_MIN(f->n_reorder + f->q_n + f->cq_n,
+				      (uint32_t)UINT16_MAX);
 }
 
 static inline void
@@ -314,10 +441,16 @@ shaping_of(const struct acis_fault_port *fp, struct shaping *sh)
 		sh->byte_tsc = fp->byte_tsc;
 		sh->queue = fp->queue;
 		sh->delay = fp->delay_tsc != 0 || fp->jitter_tsc != 0.0;
+		sh->classes = fp->classes;
+		sh->class_queue = fp->class_queue;
+		sh->acis_class = fp->acis_class;
 	} else {
 		sh->byte_tsc = 0;
 		sh->queue = ACIS_FAULT_QUEUE;
 		sh->delay = 0;
+		sh->classes = 1;
+		sh->class_queue = ACIS_FAULT_QUEUE;
+		sh->acis_class = 0;
 	}
 }
 
@@ -387,7 +520,7 @@ acis_fault_apply(struct acis_lcore_ctx *lc, uint16_t port,
 		}
 	}
 done:
-	if (f->n_reorder != 0 || f->q_n != 0)
+	if (f->n_reorder != 0 || f->q_n != 0 || f->cq_n != 0)
 		release(f, fp, &sh, now, out, &k, cap);
 	else
 		f->n_held = 0;
@@ -423,8 +556,12 @@ acis_fault_flush(struct acis_lcore_ctx *lc)
 			continue;
 		if (now == 0)
 			now = rte_rdtsc();
-		/* the common case: a shaper whose head is not due yet */
-		if (f->n_reorder == 0 && f->q[f->q_head].due_tsc > now)
+		/* the common case: a shaper whose head is not due yet, and
+		 * no class waiting for a link that is free */
+		if (f->n_reorder == 0 &&
+		    (f->q_n == 0 || f->q[f->q_head].due_tsc > now) &&
+		    (f->cq_n == 0 ||
+		     f->link_free > now + g_sw.tsc_hz / 100000))
 			continue;
 		shaping_of(&g_fault[p], &sh);
 		release(f, &g_fault[p], &sh, now, out, &k, RTE_DIM(out));
@@ -496,6 +633,41 @@ port_dict(struct rte_tel_data *d, unsigned int p)
 	rte_tel_data_add_dict_u64(d, "shaped", s.shaped);
 	rte_tel_data_add_dict_u64(d, "queue_drops", s.queue_drops);
 	rte_tel_data_add_dict_u64(d, "held_now", held);
+	rte_tel_data_add_dict_u64(d, "classes", fp->classes);
+	if (fp->classes > 1) {
+		unsigned int c, i;
+
+		rte_tel_data_add_dict_u64(d, "class_queue", fp->class_queue);
+		rte_tel_data_add_dict_u64(d, "acis_class", fp->acis_class);
+		/* each class: frames in, sent to the link, dropped at its
+		 * tail, waiting, the most it held (workers summed) */
+		for (c = 0; c < ACIS_FAULT_CLASSES; c++) {
+			uint64_t v[5] = {0};
+			char key[32];
+			static const char *const what[] = {"in", "sent",
+				"dropped", "waiting", "max"};
+
+			for (i = 0; i < g_sw.n_lcores; i++) {
+				const struct acis_fault_lc *f =
+					g_sw.lcores[i]->fault[p];
+
+				if (f == NULL)
+					continue;
+				v[0] += f->cq[c].in;
+				v[1] += f->cq[c].sent;
+				v[2] += f->cq[c].drops;
+				v[3] += f->cq[c].n;
+				v[4] = RTE_MAX(v[4], (uint64_t)f->cq[c].max);
+			}
+			if (c >= fp->classes && v[0] == 0)
+				continue;
+			for (i = 0; i < 5; i++) {
+				snprintf(key, sizeof(key), "class%u_%s", c,
+					 what[i]);
+				rte_tel_data_add_dict_u64(d, key, v[i]);
+			}
+		}
+	}
 }
 
 static int
@@ -544,6 +716,9 @@ acis_fault_set(const char *params, char *msg, size_t len)
 	c.delay_us = fp->delay_us;
 	c.jitter_us = fp->jitter_us;
 	c.rate_kbps = fp->rate_kbps;
+	c.classes = fp->classes;
+	c.class_queue = fp->class_queue;
+	c.acis_class = fp->acis_class;
 	c.queue = fp->queue;
 	c.seed = fp->seed;
 	c.enabled = 1;

@@ -33,6 +33,9 @@ struct acis_fault_port {
 	volatile uint32_t window;
 	volatile uint32_t rate_kbps;
 	volatile uint32_t queue;    /* shaped frames held, 1..ACIS_FAULT_QUEUE */
+	volatile uint32_t classes;  /* strict-priority classes, 1..8 */
+	volatile uint32_t class_queue; /* frames a class holds */
+	volatile uint32_t acis_class;  /* ACiS frames' class */
 	volatile uint64_t byte_tsc; /* a byte on the wire, TSC cycles << 32 */
 	volatile uint64_t delay_tsc;
 	volatile double jitter_tsc; /* standard deviation, TSC cycles */
@@ -66,12 +69,31 @@ struct acis_fault_shaped {
 	uint64_t due_tsc;
 };
 
+/* Inputs a class queue serves in turn: the ports, and the switch itself
+ * (its answers and control frames). */
+#define ACIS_FAULT_INPUTS (ACIS_MAX_PORTS + 1)
+
+/* One strict-priority class of a shaped port: a FIFO per input, linked
+ * through the frames' metadata (hold_next), served round robin. */
+struct acis_fault_class {
+	struct rte_mbuf *head[ACIS_FAULT_INPUTS];
+	struct rte_mbuf *tail[ACIS_FAULT_INPUTS];
+	uint64_t nonempty; /* inputs with frames, a bit each */
+	uint16_t n;        /* frames waiting */
+	uint8_t rr;        /* the input served last */
+	uint64_t in, sent, drops; /* counters */
+	uint16_t max;      /* most frames it held */
+};
+
 /* Every port's settings, indexed by port index. */
 /* The current switch's ports' faults, ACIS_MAX_PORTS of them (switch.h). */
 #define g_fault (g_sw.fault)
 
 /*
- * One worker's state for one port. The shaper is a FIFO: a frame is due
+ * One worker's state for one port. With classes, frames first wait in
+ * their class (strict priority between classes, round robin between the
+ * inputs of one), and the link takes the next when it is free. The
+ * shaper is then a FIFO: a frame is due
  * when the link has serialised it and its delay has passed, but never
  * before the frame ahead of it, so jitter stretches a link's gaps and
  * never reorders it (reordering is the reorder key's job). Due times only
@@ -93,6 +115,10 @@ struct acis_fault_lc {
 	struct acis_fault_counters c;
 	struct acis_fault_held held[ACIS_FAULT_HOLD];
 	struct acis_fault_shaped q[ACIS_FAULT_QUEUE];
+	/* classes (classes > 1): frames wait here until the link is free;
+	 * q[] is then the delay line behind the link */
+	uint32_t cq_n;
+	struct acis_fault_class cq[ACIS_FAULT_CLASSES];
 };
 
 struct acis_lcore_ctx;

@@ -50,6 +50,12 @@ struct acis_fault_cfg {
 				   rate_kbps key, or rate_mbps x 1000 */
 	uint32_t queue;       /**< frames held per worker before the tail is
 				   dropped (0: ACIS_FAULT_QUEUE_MAX) */
+	/** strict-priority classes of a shaped port (1: one FIFO), the
+	 * frames each holds per worker (0: 256), and the class of ACiS
+	 * frames (0, the highest, by default); doc/faults.md */
+	uint32_t classes;
+	uint32_t class_queue;
+	uint32_t acis_class;
 	uint64_t seed;
 	uint8_t enabled;
 	int line;
@@ -58,8 +64,10 @@ struct acis_fault_cfg {
 /** The keys of [fault PORT] (and of acisctl fault-set). */
 #define ACIS_FAULT_KEYS \
 	"drop duplicate reorder reorder_window corrupt delay_us jitter_us " \
-	"rate_mbps rate_kbps queue seed"
+	"rate_mbps rate_kbps queue classes class_queue acis_class seed"
 
+/** Most strict-priority classes of a shaped port. */
+#define ACIS_FAULT_CLASSES 8
 /** Most frames a shaped port holds per worker (the `queue` key's bound). */
 #define ACIS_FAULT_QUEUE_MAX 1024
 /** Highest `rate_mbps`: 400 Gbit/s (`rate_kbps`: 1000 times it). */

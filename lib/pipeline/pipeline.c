@@ -453,6 +453,11 @@ acis_fault_cfg_set(struct acis_fault_cfg *f, const char *key,
 		{"rate_kbps", 0, ACIS_FAULT_RATE_MAX * 1000u,
 		 FAULT_FIELD(rate_kbps)},
 		{"queue", 1, ACIS_FAULT_QUEUE_MAX, FAULT_FIELD(queue)},
+		{"classes", 1, ACIS_FAULT_CLASSES, FAULT_FIELD(classes)},
+		{"class_queue", 1, ACIS_FAULT_QUEUE_MAX,
+		 FAULT_FIELD(class_queue)},
+		{"acis_class", 0, ACIS_FAULT_CLASSES - 1,
+		 FAULT_FIELD(acis_class)},
 		{"seed", 0, UINT32_MAX, FAULT_FIELD(seed)},
 #undef FAULT_FIELD
 	};

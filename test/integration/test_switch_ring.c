@@ -1076,6 +1076,128 @@ test_fault_stage_shaper_spaces_frames_by_their_wire_time(void **state)
 	stop_switch();
 }
 
+/* A numbered frame b <- a to UDP port dport. */
+static unsigned int
+classed(uint8_t *f, const struct tf_addr *b, const struct tf_addr *a,
+	uint32_t i, unsigned int size, uint16_t dport)
+{
+	static uint8_t payload[1500];
+
+	memset(payload, 0x5a, sizeof(payload));
+	memcpy(payload, &i, sizeof(i));
+	return tf_udp(f, b, a, 1000, dport, payload, size - 42, -1);
+}
+
+/* The numbers of the frames port leaves within 2 s, up to max. */
+static unsigned int
+drain_numbers(unsigned int port, uint32_t *got, unsigned int max)
+{
+	uint64_t t0 = rte_rdtsc();
+	unsigned int n = 0;
+	struct rte_mbuf *m;
+
+	while (n < max && rte_rdtsc() - t0 < 2 * g_sw.tsc_hz) {
+		walk();
+		while ((m = sent(port)) != NULL) {
+			if (n < max)
+				got[n++] = number_of(m);
+			rte_pktmbuf_free(m);
+		}
+	}
+	return n;
+}
+
+/* Priority classes on a shaped port (doc/faults.md): frames wait for the
+ * link in their class; the highest class with frames goes first (ACiS
+ * frames in class 0 by default, plain ones in the lowest), and within a
+ * class the inputs take turns. 10 plain frames from two inputs (p0: 0-4,
+ * p2: 10-14) and 3 ACiS frames from p0 (100-102) meet a 1 Mbit/s link
+ * free for the first only: the ACiS frames overtake the plain ones
+ * waiting, which then alternate between p2 and p0. */
+static void
+test_fault_stage_classes_strict_priority_round_robin(void **state)
+{
+	enum { SIZE = 200 };
+	static const uint32_t want[] = {0, 100, 101, 102, 10, 1, 11, 2, 12,
+					3, 13, 4, 14};
+	enum { N = RTE_DIM(want) };
+	const struct acis_fault_lc *x;
+	struct tf_addr a, b, c;
+	uint8_t f[SIZE];
+	uint32_t got[N + 1];
+	char msg[256];
+	unsigned int i, n;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	learn_two(&a, &b);
+	c = tf_host(12);
+	assert_int_equal(acis_fault_set("p1,rate_mbps=1,classes=4", msg,
+					sizeof(msg)), 1);
+	for (i = 0; i < 5; i++)
+		inject(0, f, classed(f, &b, &a, i, SIZE, 2000));
+	for (i = 0; i < 3; i++)
+		inject(0, f, classed(f, &b, &a, 100 + i, SIZE,
+				     g_sw.ccfg.udp_port));
+	for (i = 0; i < 5; i++)
+		inject(2, f, classed(f, &b, &c, 10 + i, SIZE, 2000));
+	n = drain_numbers(1, got, N + 1);
+	assert_int_equal(n, N);
+	for (i = 0; i < N; i++)
+		if (got[i] != want[i])
+			fail_msg("frame %u out was %u, expected %u", i, got[i],
+				 want[i]);
+	x = fault_lc(1);
+	assert_int_equal(x->cq[0].in, 3);
+	assert_int_equal(x->cq[0].sent, 3);
+	assert_int_equal(x->cq[3].in, 10);
+	assert_int_equal(x->cq[3].sent, 10);
+	assert_int_equal(x->cq_n, 0);
+	expect_silent(1);
+	expect_no_leak();
+	stop_switch();
+}
+
+/* A class holds class_queue frames; beyond, its tail is dropped and
+ * counted, and another class still takes its own. */
+static void
+test_fault_stage_class_tail_drops_alone(void **state)
+{
+	enum { SIZE = 200 };
+	const struct acis_fault_lc *x;
+	struct tf_addr a, b;
+	uint8_t f[SIZE];
+	uint32_t got[16];
+	char msg[256];
+	unsigned int i, n;
+
+	(void)state;
+	start_switch(NPORTS, NULL);
+	learn_two(&a, &b);
+	assert_int_equal(acis_fault_set("p1,rate_mbps=1,classes=2,"
+					"class_queue=3", msg, sizeof(msg)), 1);
+	/* the first goes on the link, 3 wait, 3 are dropped */
+	for (i = 0; i < 7; i++)
+		inject(0, f, classed(f, &b, &a, i, SIZE, 2000));
+	for (i = 0; i < 2; i++)
+		inject(0, f, classed(f, &b, &a, 100 + i, SIZE,
+				     g_sw.ccfg.udp_port));
+	n = drain_numbers(1, got, 7);
+	assert_int_equal(n, 6);
+	assert_int_equal(got[0], 0);
+	assert_int_equal(got[1], 100);
+	assert_int_equal(got[2], 101);
+	for (i = 3; i < 6; i++)
+		assert_int_equal(got[i], i - 2);
+	x = fault_lc(1);
+	assert_int_equal(x->cq[1].drops, 3);
+	assert_int_equal(x->cq[0].drops, 0);
+	assert_int_equal(x->c.queue_drops, 3);
+	assert_int_equal(x->cq[1].max, 3);
+	expect_no_leak();
+	stop_switch();
+}
+
 /* Shaping, measured: a burst of N 1000-byte frames on a 10 Mbit/s port
  * takes N wire times (52 ms) to come out, where without shaping it takes
  * a few graph walks. Only a lower bound (80 %) on the time, so a busy
@@ -1269,6 +1391,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_fault_stage_drops_at_the_tail_when_the_shaper_queue_is_full, teardown),
 		cmocka_unit_test_teardown(test_fault_stage_shaper_spaces_frames_by_their_wire_time, teardown),
 		cmocka_unit_test_teardown(test_fault_stage_rate_limits_a_burst_to_its_line_rate, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_classes_strict_priority_round_robin, teardown),
+		cmocka_unit_test_teardown(test_fault_stage_class_tail_drops_alone, teardown),
 		cmocka_unit_test_teardown(test_fault_stage_jitter_is_gaussian_seeded_and_clamped, teardown),
 		cmocka_unit_test_teardown(test_fault_stage_jitter_keeps_a_link_in_order, teardown),
 		cmocka_unit_test_teardown(test_control_only_from_allowed_hosts_and_ports, teardown),
