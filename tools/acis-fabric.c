@@ -386,6 +386,8 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name,
 			       server ? w->name : f->sw[q->peer].name,
 			       server ? p : q->peer_port);
 		}
+		if (q->reliable)
+			printf("reliable = on\n");
 		if (!f->flood[(unsigned int)k * ACIS_FABRIC_MAX_PORTS + p]) {
 			printf("flood = off\n");
 		} else if (q->kind == ACIS_FABRIC_TO_SWITCH) {

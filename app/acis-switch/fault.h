@@ -26,6 +26,7 @@
 /* A port's settings; written by control, read by the workers. */
 struct acis_fault_port {
 	volatile uint32_t on;
+	uint32_t rel;               /* a reliable link (rel.h): set at start */
 	volatile uint32_t drop;     /* probabilities as thresholds of 2^32 */
 	volatile uint32_t dup;
 	volatile uint32_t reorder;

@@ -29,6 +29,7 @@
 #include "capture.h"
 #include "fault.h"
 #include "lookaside.h"
+#include "rel.h"
 #include "switch.h"
 
 static struct {
@@ -441,7 +442,8 @@ main(int argc, char **argv)
 	if (acis_telemetry_register() != 0 ||
 	    acis_coll_telemetry_register() != 0 ||
 	    acis_la_telemetry_register() != 0 ||
-	    acis_fault_telemetry_register() != 0)
+	    acis_fault_telemetry_register() != 0 ||
+	    acis_rel_telemetry_register() != 0)
 		printf("acis-switch: warning: telemetry commands not "
 		       "registered (is telemetry disabled?)\n");
 	for (k = 0; k < acis_n_switches; k++) {

@@ -39,6 +39,7 @@
 #include "fault.h"
 #include "lookaside.h"
 #include "switch.h"
+#include "rel.h"
 #include "tx.h"
 
 #define errf acis_errf
@@ -957,6 +958,9 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	rc = acis_fault_init(pl);
 	if (rc != 0)
 		return errf(err, len, rc, "out of memory for the fault stage");
+	rc = acis_rel_init(err, len);
+	if (rc != 0)
+		return rc;
 	return setup_graphs(err, len);
 }
 
@@ -969,6 +973,8 @@ acis_switch_walk(struct acis_lcore_ctx *lc)
 		acis_coll_quiescent(lc);
 		acis_la_poll(lc);
 		acis_fault_flush(lc);
+		if (unlikely(g_sw.n_rel != 0))
+			acis_rel_poll(lc);
 		if (unlikely(lc->txh_ports != 0))
 			acis_tx_hold_flush_all(lc);
 	}
@@ -1104,6 +1110,7 @@ acis_switch_fini(void)
 	unsigned int i, j;
 
 	acis_tx_hold_fini();
+	acis_rel_fini();
 	acis_coll_fini();
 	acis_la_fini();
 	acis_fault_fini();

@@ -267,6 +267,7 @@ struct acis_port_rt {
 
 struct acis_la_state;
 struct acis_fault_port;
+struct acis_rel_port;
 
 struct acis_switch {
 	struct acis_pipeline *pl;
@@ -309,6 +310,9 @@ struct acis_switch {
 	 * answers, which TX keeps when its queue refuses them; 0 if none */
 	uint64_t answer_flag;
 	struct acis_coll_state coll;
+	/** reliable links' state, per port (rel.h); NULL for the others */
+	struct acis_rel_port *rel[ACIS_MAX_PORTS];
+	unsigned int n_rel;
 };
 
 /* The calling thread's current switch; the process's first switch until

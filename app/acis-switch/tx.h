@@ -12,11 +12,12 @@
 #include "switch.h"
 
 /* Whether a port's frames go straight to its queue: no fault stage on
- * it, and nothing of this lcore's held back for it. */
+ * it, no link header to add (a reliable link, rel.h), and nothing of this
+ * lcore's held back for it. */
 static inline int
 acis_tx_plain(const struct acis_lcore_ctx *lc, uint16_t port)
 {
-	return !g_fault[port].on &&
+	return !(g_fault[port].on | g_fault[port].rel) &&
 	       (lc->fault[port] == NULL || lc->fault[port]->n_held == 0);
 }
 

@@ -52,6 +52,8 @@ struct acis_fabric_port {
 	 * a pipeline's [fault PORT] (rate_mbps, delay_us, jitter_us, ...),
 	 * the same on both ends; "" for none */
 	char shape[ACIS_FABRIC_SHAPE_LEN];
+	/** reliable=on on the link: per-hop reliability at both ends */
+	uint8_t reliable;
 };
 
 struct acis_fabric_switch {

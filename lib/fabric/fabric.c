@@ -462,7 +462,7 @@ read_links(struct ctx *c)
 			struct acis_conf_entry *e = &s->entries[j];
 			char a[64], b[64], shape[ACIS_FABRIC_SHAPE_LEN];
 			uint16_t sa, pa, sb, pb;
-			int used = 0;
+			int used = 0, rel;
 
 			if (strcmp(e->key, "link") != 0)
 				return fail(c, e->line, "[links]: unknown key "
@@ -473,6 +473,26 @@ read_links(struct ctx *c)
 				return fail(c, e->line, "link: expected "
 					    "'link = A:pN B:pM [KEY=VALUE ...]', "
 					    "found '%s'", e->value);
+			/* reliable=on|off: per-hop reliability, not a
+			 * fault key */
+			rel = 0;
+			{
+				char *w = strstr(e->value + used, "reliable=");
+
+				if (w != NULL && (w == e->value + used ||
+						  w[-1] == ' ' || w[-1] == '\t')) {
+					size_t wl = strcspn(w, " \t");
+
+					if (wl == 11 && strncmp(w, "reliable=on", 11) == 0)
+						rel = 1;
+					else if (!(wl == 12 && strncmp(w, "reliable=off", 12) == 0))
+						return fail(c, e->line, "link: reliable: "
+							    "expected on or off, found "
+							    "'%.*s'", (int)(wl - 9),
+							    w + 9);
+					memset(w, ' ', wl); /* not a fault key */
+				}
+			}
 			if (link_shape(c, e->line, e->value + used, shape) != 0)
 				return -1;
 			if (switch_port(c, e->line, "link", a, &sa, &pa) != 0)
@@ -492,6 +512,8 @@ read_links(struct ctx *c)
 			f->sw[sb].ports[pb].peer_port = pa;
 			strcpy(f->sw[sa].ports[pa].shape, shape);
 			strcpy(f->sw[sb].ports[pb].shape, shape);
+			f->sw[sa].ports[pa].reliable = (uint8_t)rel;
+			f->sw[sb].ports[pb].reliable = (uint8_t)rel;
 			f->n_links++;
 		}
 	}

@@ -96,6 +96,10 @@ struct acis_port_cfg {
 				       tree, doc/fabric.md) */
 	uint8_t has_peer;         /**< peer = IP MAC: a fabric link to the
 				       switch at that address */
+	uint8_t reliable;         /**< per-hop reliability on the link
+				       (doc/faults.md, "Reliable links") */
+	uint32_t reliable_rto_us; /**< resend what is unacknowledged after
+				       this long without an ACK */
 	uint8_t peer_mac[6];
 	uint32_t peer_ip;         /**< network order */
 	struct acis_fault_cfg fault; /**< from [fault NAME] */

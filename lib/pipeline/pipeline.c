@@ -950,7 +950,8 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 				    "at line %d)", s->arg, p->ports[i].line);
 	if (p->n_ports == ACIS_MAX_PORTS)
 		return fail(c, s->line, "more than %d ports", ACIS_MAX_PORTS);
-	rc = check_keys(c, s, "dev rxd txd mtu promisc xdp_steer rx_checksum flood peer");
+	rc = check_keys(c, s, "dev rxd txd mtu promisc xdp_steer rx_checksum flood peer "
+			"reliable reliable_rto_us");
 	if (rc != 0)
 		return rc;
 	pc = &p->ports[p->n_ports];
@@ -1018,6 +1019,11 @@ read_port(struct ctx *c, struct acis_conf_section *s)
 	if ((rc = get_bool(c, s, "rx_checksum", &pc->rx_checksum)) != 0)
 		return rc;
 	if ((rc = get_bool(c, s, "flood", &pc->flood)) != 0)
+		return rc;
+	pc->reliable_rto_us = 2000;
+	if ((rc = get_bool(c, s, "reliable", &pc->reliable)) != 0 ||
+	    (rc = get_uint(c, s, "reliable_rto_us", 10, 10000000,
+			   &pc->reliable_rto_us)) != 0)
 		return rc;
 	if ((rc = get_once(c, s, "peer", &e)) != 0)
 		return rc;

@@ -160,5 +160,22 @@ sed 's/^profile = cuscomnet$/profile = slow/' "$T/pair-cuscomnet.ini" >"$TMP/p/s
 rc=$?
 check "a dilated rate below 1 kbit/s is refused" bash -c \
 	"[ $rc -eq 1 ] && grep -q 'below 1 kbit/s' '$TMP/p/err'"
+# Per-hop reliability: reliable=on on a link reaches both ends' ports;
+# another value is refused naming the link's line.
+sed 's/^link = leaf0:p2 spine0:p0$/link = leaf0:p2 spine0:p0 reliable=on drop=0.01/' \
+	"$T/leaf-spine.ini" >"$TMP/rel.ini"
+"$AF" pipeline "$TMP/rel.ini" leaf0 >"$TMP/rel-leaf0.ini"
+"$AF" pipeline "$TMP/rel.ini" spine0 >"$TMP/rel-spine0.ini"
+check "a reliable link: reliable = on at both ends, its fault words kept" bash -c \
+	"grep -A4 '^\[port p2\]' '$TMP/rel-leaf0.ini' | grep -qx 'reliable = on' &&
+	 grep -A4 '^\[port p0\]' '$TMP/rel-spine0.ini' | grep -qx 'reliable = on' &&
+	 grep -A2 '^\[fault p2\]' '$TMP/rel-leaf0.ini' | grep -qx 'drop = 0.01' &&
+	 ! grep -q 'reliable = on' <(grep -A4 '^\[port p0\]' '$TMP/rel-leaf0.ini')"
+sed 's/^link = leaf0:p2 spine0:p0$/link = leaf0:p2 spine0:p0 reliable=yes/' \
+	"$T/leaf-spine.ini" >"$TMP/rel-bad.ini"
+"$AF" check "$TMP/rel-bad.ini" 2>"$TMP/rel.err" >/dev/null
+rc=$?
+check "reliable=yes is refused: expected on or off, the line named" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'rel-bad.ini:.*: link: reliable: expected on or off, found .yes.' '$TMP/rel.err'"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

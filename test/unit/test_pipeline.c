@@ -103,6 +103,24 @@ test_emulated_fpga_files_are_relative_to_the_pipeline_file(void **state)
 	assert_string_equal(pl.ports[1].dev, "net_pcap0,rx_pcap=in.pcap");
 }
 
+/* reliable = on, with its timeout; the timeout's bounds named. */
+static void
+test_reliable_port_keys(void **state)
+{
+	(void)state;
+	assert_int_equal(load(SWITCH "[port p0]\ndev = net_null0\n"
+			      "reliable = on\nreliable_rto_us = 500\n", 0), 0);
+	assert_int_equal(pl.ports[0].reliable, 1);
+	assert_int_equal(pl.ports[0].reliable_rto_us, 500);
+	assert_int_equal(load(SWITCH PORT_P0, 0), 0);
+	assert_int_equal(pl.ports[0].reliable, 0);
+	assert_int_equal(pl.ports[0].reliable_rto_us, 2000);
+	expect_error(SWITCH "[port p0]\ndev = net_null0\nreliable_rto_us = 5\n",
+		     6, "reliable_rto_us");
+	expect_error(SWITCH "[port p0]\ndev = net_null0\nreliable = maybe\n",
+		     6, "reliable");
+}
+
 /* A link between logical switches: ring_pair:LINK:a|b, checked here so a
  * mistyped end is named with its line, not a probe failure at start. */
 static void
@@ -547,7 +565,8 @@ test_unknown_port_key_is_an_error_listing_expected_keys(void **state)
 	(void)state;
 	expect_error(SWITCH PORT_P0 "rx = 4\n", 6,
 		     "unknown key 'rx' in [port p0] (expected one of: dev "
-		     "rxd txd mtu promisc xdp_steer rx_checksum flood peer)");
+		     "rxd txd mtu promisc xdp_steer rx_checksum flood peer "
+		     "reliable reliable_rto_us)");
 }
 
 static void
@@ -1374,6 +1393,7 @@ main(void)
 		cmocka_unit_test(test_minimal_file_gets_documented_switch_defaults),
 		cmocka_unit_test(test_emulated_fpga_files_are_relative_to_the_pipeline_file),
 		cmocka_unit_test(test_ring_pair_ends_are_checked),
+		cmocka_unit_test(test_reliable_port_keys),
 		cmocka_unit_test(test_minimal_file_gets_documented_l2_defaults),
 		cmocka_unit_test(test_minimal_file_gets_documented_port_defaults),
 		cmocka_unit_test(test_file_without_lcores_gets_one_lcore_polling_every_port),

@@ -13,6 +13,7 @@
  * order: those sent here precede those behind them, which the graph
  * sends later in the same walk.
  */
+#include "../rel.h"
 #include "../direct.h"
 #include "../tx.h"
 
@@ -191,6 +192,13 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 							     burst, NULL);
 		if (n == 0)
 			continue;
+		/* a reliable link: its frames taken apart, answered */
+		if (unlikely(g_sw.rel[q->port] != NULL)) {
+			lc->last_rx += n;
+			n = acis_rel_rx(lc, q->port, to, n);
+			if (n == 0)
+				continue;
+		}
 		if (forwards) {
 			sent = rx_direct(lc, &d, to, n, q->port_id, &bytes);
 		} else {
