@@ -11,6 +11,10 @@
  *                                    of those hosts (all: every host)
  *   acis-fabric list FILE            switches (name, address, MAC), hosts
  *                                    and links, one a line, for scripts
+ *   acis-fabric torus DIMS [mesh] [hosts=N] [profile=NAME]
+ *                                    a k-ary n-cube's topology file (e.g.
+ *                                    4x4x4): switches at coordinates, six
+ *                                    fabric ports and a host port each
  *   acis-fabric pipeline FILE SWITCH [PLACEMENT]
  *                                    the pipeline file of one switch, for
  *                                    the file's placement or the one given
@@ -30,7 +34,8 @@ usage(FILE *f)
 		   "       acis-fabric tree FILE HOST... | all\n"
 		   "       acis-fabric fold FILE HOST... | all\n"
 		   "       acis-fabric list FILE\n"
-		   "       acis-fabric pipeline FILE SWITCH [logical|process|machine]\n");
+		   "       acis-fabric pipeline FILE SWITCH [logical|process|machine]\n"
+		   "       acis-fabric torus DIMS [mesh] [hosts=N] [profile=NAME]\n");
 }
 
 static void
@@ -422,6 +427,128 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name,
 	return 0;
 }
 
+/*
+ * A torus (or, with mesh, a mesh) of the dimensions DIMS ("8", "4x4",
+ * "4x4x4"; each 2 to 64): switch s_X[_Y[_Z]] at coord = X[,Y[,Z]], port
+ * p0 its host's, then two ports a dimension: p1 X+, p2 X-, p3 Y+, p4 Y-,
+ * p5 Z+, p6 Z-. Each switch's + port links to its neighbour's - port,
+ * around the ring in a torus, not past the edge in a mesh. Hosts go on
+ * hosts=N switches spread evenly (every switch by default; a process
+ * reaches at most 32 hosts), addresses from 10.77.0.100 (250 switches
+ * at most) and MACs 02:ac:15:01:HH:LL.
+ */
+static int
+torus(int argc, char **argv)
+{
+	unsigned int dim[3] = {1, 1, 1}, nd = 0, n, k, d, hosts, placed = 0;
+	unsigned int stride;
+	const char *s = argv[0], *profile = NULL;
+	int mesh = 0, i;
+	char *end;
+
+	while (nd < 3) {
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s || v < 2 || v > 64)
+			goto bad;
+		dim[nd++] = (unsigned int)v;
+		if (*end != 'x')
+			break;
+		s = end + 1;
+	}
+	if (*end != '\0')
+		goto bad;
+	n = dim[0] * dim[1] * dim[2];
+	hosts = n;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "mesh") == 0) {
+			mesh = 1;
+		} else if (strncmp(argv[i], "hosts=", 6) == 0) {
+			unsigned long v = strtoul(argv[i] + 6, &end, 10);
+
+			if (end == argv[i] + 6 || *end != '\0' || v < 1 || v > n) {
+				fprintf(stderr, "acis-fabric: %s: expected hosts=N, "
+					"N from 1 to %u (the switches)\n",
+					argv[i], n);
+				return 2;
+			}
+			hosts = (unsigned int)v;
+		} else if (strncmp(argv[i], "profile=", 8) == 0 &&
+			   argv[i][8] != '\0') {
+			profile = argv[i] + 8;
+		} else {
+			fprintf(stderr, "acis-fabric: torus: unknown word '%s' "
+				"(expected mesh, hosts=N or profile=NAME)\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	if (n > 250) {
+		fprintf(stderr, "acis-fabric: torus: %u switches; a topology "
+			"this tool writes has at most 250 (addresses "
+			"10.77.0.100..)\n", n);
+		return 2;
+	}
+	printf("# A %s of %s switches, made by acis-fabric torus: switch "
+	       "s_X%s%s at\n# coord = X%s%s, p0 its host's, p1/p2 X+/X-%s%s.\n",
+	       mesh ? "mesh" : "torus", argv[0], nd > 1 ? "_Y" : "",
+	       nd > 2 ? "_Z" : "", nd > 1 ? ",Y" : "", nd > 2 ? ",Z" : "",
+	       nd > 1 ? ", p3/p4 Y+/Y-" : "", nd > 2 ? ", p5/p6 Z+/Z-" : "");
+	printf("[topology]\nname = %s %s\nplacement = logical\n",
+	       argv[0], mesh ? "mesh" : "torus");
+	if (profile != NULL)
+		printf("profile = %s\n", profile);
+	for (k = 0; k < n; k++) {
+		unsigned int c[3] = {k % dim[0], k / dim[0] % dim[1],
+				     k / dim[0] / dim[1]};
+
+		printf("\n[switch s");
+		for (d = 0; d < nd; d++)
+			printf("_%u", c[d]);
+		printf("]\nports = %u\ncoord = ", 1 + 2 * nd);
+		for (d = 0; d < nd; d++)
+			printf("%s%u", d ? "," : "", c[d]);
+		printf("\nip = 10.77.0.%u\nmac = 02:ac:15:01:%02x:%02x\n",
+		       100 + k, k >> 8, k & 0xff);
+	}
+	printf("\n[links]\n");
+	for (k = 0; k < n; k++) {
+		unsigned int c[3] = {k % dim[0], k / dim[0] % dim[1],
+				     k / dim[0] / dim[1]};
+
+		for (d = 0; d < nd; d++) {
+			unsigned int m[3] = {c[0], c[1], c[2]}, e;
+
+			if (mesh && c[d] + 1 == dim[d])
+				continue; /* the edge */
+			m[d] = (c[d] + 1) % dim[d];
+			printf("link = s");
+			for (e = 0; e < nd; e++)
+				printf("_%u", c[e]);
+			printf(":p%u s", 1 + 2 * d);
+			for (e = 0; e < nd; e++)
+				printf("_%u", m[e]);
+			printf(":p%u\n", 2 + 2 * d);
+		}
+	}
+	printf("\n[hosts]\n");
+	stride = n / hosts;
+	for (k = 0; k < n && placed < hosts; k += stride) {
+		unsigned int c[3] = {k % dim[0], k / dim[0] % dim[1],
+				     k / dim[0] / dim[1]};
+
+		printf("h%u = s", placed++);
+		for (d = 0; d < nd; d++)
+			printf("_%u", c[d]);
+		printf(":p0\n");
+	}
+	return 0;
+bad:
+	fprintf(stderr, "acis-fabric: torus: expected DIMS as K, KxK or KxKxK, "
+		"each K from 2 to 64 (e.g. 4x4x4), found '%s'\n", argv[0]);
+	return 2;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -434,6 +561,8 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (argc >= 3 && strcmp(argv[1], "torus") == 0)
+		return torus(argc - 2, argv + 2);
 	if (argc < 3 || (strcmp(argv[1], "check") != 0 &&
 			 strcmp(argv[1], "routes") != 0 &&
 			 strcmp(argv[1], "list") != 0 &&

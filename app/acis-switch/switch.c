@@ -874,8 +874,13 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	/* Enough mbufs to fill every descriptor, plus caches and bursts. */
 	need = 0;
 	for (i = 0; i < pl->n_ports; i++)
-		need += pl->ports[i].rxd * acis_pipeline_port_rx_queues(pl, i) +
-			pl->ports[i].txd * g_sw.n_workers;
+		/* a ring pair has no descriptors to fill: its frames are
+		 * the sending switch's */
+		if (strncmp(pl->ports[i].dev, ACIS_RING_PAIR,
+			    strlen(ACIS_RING_PAIR)) != 0)
+			need += pl->ports[i].rxd *
+				acis_pipeline_port_rx_queues(pl, i) +
+				pl->ports[i].txd * g_sw.n_workers;
 	need += pl->n_lcores * (pl->mbuf_cache + 4u * pl->burst);
 	if (pl->mbufs < need)
 		return errf(err, len, -EINVAL, "%s: [switch] mbufs = %u is too "

@@ -63,6 +63,10 @@ struct acis_fabric_switch {
 	char ip[16];
 	char mac[18];
 	uint16_t n_ports;
+	/** coord = x[,y[,z]]: its place in a direct network (a torus or a
+	 * mesh, acis-fabric torus); n_coord 0 when not given */
+	uint8_t n_coord;
+	uint16_t coord[3];
 	struct acis_fabric_port ports[ACIS_FABRIC_MAX_PORTS];
 };
 

@@ -374,6 +374,29 @@ read_switches(struct ctx *c)
 
 			if (strcmp(d->key, "ports") == 0)
 				continue;
+			if (strcmp(d->key, "coord") == 0) {
+				const char *v = d->value;
+				uint32_t x;
+
+				d->used = 1;
+				if (w->n_coord != 0)
+					return fail(c, d->line, "coord: given "
+						    "twice");
+				while (w->n_coord < 3 &&
+				       acis_conf_u32_prefix(v, &x, &v) == 0 &&
+				       x < 65536) {
+					w->coord[w->n_coord++] = (uint16_t)x;
+					if (*v != ',')
+						break;
+					v++;
+				}
+				if (w->n_coord == 0 || *v != '\0')
+					return fail(c, d->line, "coord: expected "
+						    "x, x,y or x,y,z (whole "
+						    "numbers below 65536), "
+						    "found '%s'", d->value);
+				continue;
+			}
 			if (strcmp(d->key, "ip") == 0 ||
 			    strcmp(d->key, "mac") == 0) {
 				if (switch_addr(c, w, d) != 0)
@@ -383,8 +406,8 @@ read_switches(struct ctx *c)
 			if (strncmp(d->key, "dev.p", 5) != 0 ||
 			    acis_conf_u32(d->key + 5, &p) != 0)
 				return fail(c, d->line, "switch %s: unknown key "
-					    "'%s' (expected ports, ip, mac or "
-					    "dev.pN)", s->arg, d->key);
+					    "'%s' (expected ports, ip, mac, "
+					    "coord or dev.pN)", s->arg, d->key);
 			if (p >= n)
 				return fail(c, d->line, "%s: switch %s has ports "
 					    "p0..p%u", d->key, s->arg, n - 1);

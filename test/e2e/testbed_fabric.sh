@@ -337,5 +337,23 @@ done
 check "fat tree: spine1's links outside the flooding tree carried nothing ($quiet frames)" \
 	[ "$quiet" -eq 0 ]
 
+"$FABRIC" down -p "$PREFIX" >/dev/null
+
+# ---- tori (acis-fabric torus): 2x2x2 with a host on every switch, and
+# 4x4x4 (64 logical switches) with 8 hosts ----
+for t in "2x2x2:8" "4x4x4:8"; do
+	dims=${t%%:*} n=${t##*:}
+	"$FAB" torus "$dims" hosts="$n" >"$DIR/torus-$dims.ini"
+	TOPO=$DIR/torus-$dims.ini
+	# 64 switches: pools of 4095 mbufs (ring pairs need no descriptors)
+	PLACED=logical
+	"$FABRIC" up "$TOPO" -p "$PREFIX" -P logical >/dev/null
+	ACIS_MBUFS=4095 "$FABRIC" start -p "$PREFIX" >/dev/null
+	ACIS_SWITCH_IP=$(switch_ip "$TOPO" "$(root_of "$TOPO")")
+	run_job "torus $dims, $n hosts, every collective, float32+int32, split" \
+		"$n" 71 --sizes 4,65536 --dtypes float32,int32 --split
+	"$FABRIC" down -p "$PREFIX" >/dev/null
+done
+
 echo "fabric: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

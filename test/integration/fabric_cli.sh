@@ -160,6 +160,31 @@ sed 's/^profile = cuscomnet$/profile = slow/' "$T/pair-cuscomnet.ini" >"$TMP/p/s
 rc=$?
 check "a dilated rate below 1 kbit/s is refused" bash -c \
 	"[ $rc -eq 1 ] && grep -q 'below 1 kbit/s' '$TMP/p/err'"
+# Tori and meshes from their dimensions (acis-fabric torus).
+"$AF" torus 4x4x4 >"$TMP/t444.ini"
+"$AF" check "$TMP/t444.ini" >"$TMP/t444.out"
+check "torus 4x4x4: 64 switches, 192 links, 64 hosts, every switch's six neighbours around the rings" bash -c \
+	"head -1 '$TMP/t444.out' | grep -q '64 switches, 192 links, 64 hosts' &&
+	 grep -q '^  s_0_0_0: p0=h0 p1=s_1_0_0:p2 p2=s_3_0_0:p1 p3=s_0_1_0:p4 p4=s_0_3_0:p3 p5=s_0_0_1:p6 p6=s_0_0_3:p5$' '$TMP/t444.out' &&
+	 grep -qx 'coord = 3,2,1' '$TMP/t444.ini'"
+"$AF" torus 4x4 mesh hosts=4 >"$TMP/m44.ini"
+check "mesh 4x4, 4 hosts: 24 links, no port past the edge, hosts spread" bash -c \
+	"'$AF' check '$TMP/m44.ini' | head -1 | grep -q '16 switches, 24 links, 4 hosts' &&
+	 '$AF' check '$TMP/m44.ini' | grep -q '^  s_3_3: p0=- p1=- p2=s_2_3:p1 p3=- p4=s_3_2:p3$' &&
+	 grep -qx 'h1 = s_0_1:p0' '$TMP/m44.ini'"
+"$AF" torus 8x8x8 >/dev/null 2>"$TMP/t.err"
+rc=$?
+check "torus 8x8x8: more switches than addresses, refused (exit 2)" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'at most 250' '$TMP/t.err'"
+"$AF" torus 4x1 >/dev/null 2>"$TMP/t.err"
+rc=$?
+check "torus 4x1: a dimension below 2, refused with the form expected" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'expected DIMS as K, KxK or KxKxK' '$TMP/t.err'"
+printf '[topology]\nname = x\n[switch a]\nports = 1\ncoord = 1,x\n' >"$TMP/coord.ini"
+"$AF" check "$TMP/coord.ini" 2>"$TMP/t.err" >/dev/null
+check "a bad coord is refused naming its line" \
+	grep -q 'coord.ini:5: coord: expected x, x,y or x,y,z' "$TMP/t.err"
+
 # Per-hop reliability: reliable=on on a link reaches both ends' ports;
 # another value is refused naming the link's line.
 sed 's/^link = leaf0:p2 spine0:p0$/link = leaf0:p2 spine0:p0 reliable=on drop=0.01/' \
