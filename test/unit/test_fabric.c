@@ -242,7 +242,7 @@ test_bad_files_name_the_line_and_the_form(void **state)
 		     "switch NAME, links, hosts)");
 	expect_error(TOP "[switch a]\nports = 1\nspeed = 10\n",
 		     "t.ini:5: switch a: unknown key 'speed' (expected ports, "
-		     "ip, mac or dev.pN)");
+		     "ip, mac, coord or dev.pN)");
 	expect_error(TOP TWO "[links]\nlink = a:p1 b:p1 speed=10\n",
 		     "t.ini:8: link: unknown key 'speed' (expected one of: "
 		     ACIS_FAULT_KEYS ")");
