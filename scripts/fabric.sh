@@ -31,7 +31,9 @@
 # bytes each way (the TX counters of both ends' ports). stop ends them (SIGINT: they print their
 # counters), down ends them and removes the namespaces and files.
 #
-# Environment: ACIS_BUILD (the build folder), ACIS_SW_IDLE_SLEEP (each
+# Environment: ACIS_FABRIC_LCORES (placement logical: the EAL lcores,
+# e.g. 0-1; switch k is walked by the k-th, round robin; default 0, the
+# main lcore walks them all), ACIS_BUILD (the build folder), ACIS_SW_IDLE_SLEEP (each
 # switch's --idle-sleep, default 50 us), ACIS_MTU, ACIS_MBUFS and
 # ACIS_FOLD (off: no folding in the tree, the unicast baseline) as in the
 # generated pipelines; ACIS_NOFOLD="SWITCH ..." starts those switches
@@ -152,15 +154,37 @@ pipeline_of() {
 	fi
 }
 
-# start_logical: every switch in one process on PREFIX-fab, the main
-# lcore walking them all
+# lcore_ids LIST: the EAL lcore list (0, 0-1, 0,2) as ids, one a line
+lcore_ids() {
+	local part
+	for part in ${1//,/ }; do
+		if [[ $part =~ ^([0-9]+)-([0-9]+)$ ]]; then
+			seq "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+		elif [[ $part =~ ^[0-9]+$ ]]; then
+			echo "$part"
+		else
+			die "ACIS_FABRIC_LCORES=$1: expected lcore ids like 0, 0-1 or 0,2"
+		fi
+	done
+}
+
+# start_logical: every switch in one process on PREFIX-fab; with
+# ACIS_FABRIC_LCORES naming several lcores, switch k is walked by the
+# k-th of them (round robin), else the main lcore walks them all
 start_logical() {
-	local name mem pid args=()
+	local name mem pid k=0 ids=() args=()
 	[ -f "$state/fab.pid" ] && kill -0 "$(cat "$state/fab.pid")" 2>/dev/null &&
 		die "the fabric's switches are running (pid $(cat "$state/fab.pid"))"
+	mapfile -t ids < <(lcore_ids "${ACIS_FABRIC_LCORES:-0}")
 	for name in $(switches); do
 		pipeline_of "$name"
+		if [ ${#ids[@]} -gt 1 ]; then
+			printf '\n[lcore %s]\nrx = %s\n' "${ids[$((k % ${#ids[@]}))]}" \
+				"$(sed -n 's/^\[port \(.*\)\]$/\1/p' "$state/$name.ini" | tr '\n' ' ')" \
+				>>"$state/$name.ini"
+		fi
 		args+=(--pipeline "$state/$name.ini")
+		k=$((k + 1))
 	done
 	mem=$(acis_eal_mem_args)
 	# shellcheck disable=SC2086

@@ -343,6 +343,24 @@ pair_ring(const char *name, unsigned int size, char *err, size_t len)
 }
 
 void
+acis_ring_pair_own(struct rte_mbuf **m, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *c;
+
+		if (likely(acis_frame_plain(m[i])))
+			continue;
+		c = rte_pktmbuf_copy(m[i], g_sw.pool, 0, UINT32_MAX);
+		if (c == NULL)
+			continue;
+		rte_pktmbuf_free(m[i]);
+		m[i] = c;
+	}
+}
+
+void
 acis_switch_rings_free(void)
 {
 	while (n_pair_rings != 0)

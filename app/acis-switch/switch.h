@@ -342,6 +342,14 @@ void acis_switches_release(void);
 /* Set on SIGINT/SIGTERM (or --idle-exit): every lcore leaves its loop. */
 extern volatile int acis_quit;
 
+/* A ring pair hands the frame itself to the other switch, which writes
+ * its metadata and may fold into its payload, perhaps on another lcore
+ * at once: a frame shared with anyone else (a flood's copies, a payload
+ * several answers carry) goes as a private copy; a plain one, the
+ * common case, as it is. (The frame is left as it was when no mbuf is
+ * free: it is then sent shared.) */
+void acis_ring_pair_own(struct rte_mbuf **m, uint16_t n);
+
 /* Transmit on queue q of port (an index): its ethdev's queue, or a ring
  * pair's outbound ring (none while its link is set down). */
 static inline uint16_t
@@ -350,10 +358,13 @@ acis_port_tx_burst(uint16_t port, uint16_t q, struct rte_mbuf **m,
 {
 	const struct acis_port_rt *pr = &g_sw.ports[port];
 
-	if (unlikely(pr->ring_out != NULL))
-		return pr->ring_down ? 0 :
-		       (uint16_t)rte_ring_enqueue_burst(pr->ring_out,
+	if (unlikely(pr->ring_out != NULL)) {
+		if (pr->ring_down)
+			return 0;
+		acis_ring_pair_own(m, n);
+		return (uint16_t)rte_ring_enqueue_burst(pr->ring_out,
 							(void **)m, n, NULL);
+	}
 	return rte_eth_tx_burst(pr->port_id, q, m, n);
 }
 

@@ -315,7 +315,11 @@ check "three levels: agg0 took its tree from the core and gave it on ($(coll agg
 
 # ---- fat tree: 4 leaves, 2 spines, 8 hosts ----
 TOPO=$ACIS_ROOT/topologies/fat-tree.ini
-up_fabric "$TOPO" logical
+# the six logical switches spread over lcores 0 and 1, alternately
+ACIS_FABRIC_LCORES=0-1 up_fabric "$TOPO" logical
+check "fat tree: leaf1 is walked by lcore 1, leaf0 by lcore 0 (ACIS_FABRIC_LCORES=0-1)" \
+	bash -c "'$FABRIC' ctl -p '$PREFIX' leaf1 --raw lcores | grep -q '\"lcore1\"' &&
+		 '$FABRIC' ctl -p '$PREFIX' leaf0 --raw lcores | grep -q '\"lcore0\"'"
 root=$(root_of "$TOPO")
 ACIS_SWITCH_IP=$(switch_ip "$TOPO" "$root")
 check "fat tree: every host reaches every switch's address" ping_all "$TOPO" 8
