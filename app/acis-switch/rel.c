@@ -120,24 +120,12 @@ static void
 wire(struct acis_lcore_ctx *lc, uint16_t port, struct rte_mbuf **pkts,
      uint16_t n)
 {
-	struct rte_mbuf *out[2 * RTE_GRAPH_BURST_SIZE + ACIS_FAULT_HOLD];
-	uint16_t done = 0;
-
 	if (n == 0)
 		return;
-	if (!g_fault[port].on && (lc->fault[port] == NULL ||
-				  lc->fault[port]->n_held == 0)) {
+	if (acis_tx_fault_idle(lc, port))
 		acis_tx_send(lc, port, pkts, n);
-		return;
-	}
-	while (done < n) {
-		uint16_t k = RTE_MIN((uint16_t)(n - done),
-				     (uint16_t)RTE_GRAPH_BURST_SIZE);
-
-		acis_tx_send(lc, port, out, acis_fault_apply(lc, port,
-				&pkts[done], k, out, RTE_DIM(out)));
-		done += k;
-	}
+	else
+		acis_tx_faulted(lc, port, pkts, n);
 }
 
 uint16_t

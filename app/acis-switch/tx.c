@@ -39,6 +39,23 @@ refusal(uint16_t port)
 	return ACIS_DROP_TX_FULL;
 }
 
+void
+acis_tx_faulted(struct acis_lcore_ctx *lc, uint16_t port,
+		struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *out[2 * RTE_GRAPH_BURST_SIZE + ACIS_FAULT_HOLD];
+	uint16_t done = 0;
+
+	while (done < n) {
+		uint16_t k = RTE_MIN((uint16_t)(n - done),
+				     (uint16_t)RTE_GRAPH_BURST_SIZE);
+
+		acis_tx_send(lc, port, out, acis_fault_apply(lc, port,
+				&pkts[done], k, out, RTE_DIM(out)));
+		done += k;
+	}
+}
+
 uint64_t
 acis_tx_refused(struct acis_lcore_ctx *lc, uint16_t port,
 		struct rte_mbuf **pkts, uint16_t n)

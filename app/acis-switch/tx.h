@@ -11,15 +11,29 @@
 #include "fault.h"
 #include "switch.h"
 
-/* Whether a port's frames go straight to its queue: no fault stage on
- * it, no link header to add (a reliable link, rel.h), and nothing of this
- * lcore's held back for it. */
+/* Whether a port's fault stage lets frames by: off, and nothing of this
+ * lcore's held back for the port. */
+static inline int
+acis_tx_fault_idle(const struct acis_lcore_ctx *lc, uint16_t port)
+{
+	return !g_fault[port].on &&
+	       (lc->fault[port] == NULL || lc->fault[port]->n_held == 0);
+}
+
+/* Whether a port's frames go straight to its queue: its fault stage
+ * idle, and no link header to add (a reliable link, rel.h). */
 static inline int
 acis_tx_plain(const struct acis_lcore_ctx *lc, uint16_t port)
 {
-	return !(g_fault[port].on | g_fault[port].rel) &&
-	       (lc->fault[port] == NULL || lc->fault[port]->n_held == 0);
+	return !g_fault[port].rel && acis_tx_fault_idle(lc, port);
 }
+
+struct rte_mbuf;
+/* Frames to a port through its fault stage, in chunks (duplicates and
+ * released frames can outnumber what came in), then to its queue
+ * (tx.c). */
+void acis_tx_faulted(struct acis_lcore_ctx *lc, uint16_t port,
+		     struct rte_mbuf **pkts, uint16_t n);
 
 /* What a queue refused of a send (tx.c): collective answers are held
  * (acis_tx_hold) while there is room, the rest freed and counted

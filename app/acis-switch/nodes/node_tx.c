@@ -38,25 +38,10 @@ tx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	 * originals kept until acknowledged) */
 	if (unlikely(g_fault[port].rel))
 		cnt = acis_rel_tx(lc, port, pkts, cnt);
-	if (likely(acis_tx_plain(lc, port))) {
+	if (likely(acis_tx_plain(lc, port)))
 		acis_tx_send(lc, port, pkts, cnt);
-		return n_in;
-	}
-	/* The fault stage, in chunks: duplicates and released frames can
-	 * outnumber what came in. */
-	{
-		struct rte_mbuf *out[2 * RTE_GRAPH_BURST_SIZE + ACIS_FAULT_HOLD];
-		uint16_t done = 0;
-
-		while (done < cnt) {
-			uint16_t n = RTE_MIN((uint16_t)(cnt - done),
-					     (uint16_t)RTE_GRAPH_BURST_SIZE);
-
-			acis_tx_send(lc, port, out, acis_fault_apply(lc, port,
-					&pkts[done], n, out, RTE_DIM(out)));
-			done += n;
-		}
-	}
+	else
+		acis_tx_faulted(lc, port, pkts, cnt);
 	return n_in;
 }
 
