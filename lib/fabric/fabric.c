@@ -113,7 +113,8 @@ switch_port(struct ctx *c, int line, const char *what, const char *s,
 	return 0;
 }
 
-static int link_shape(struct ctx *c, int line, const char *words, char *out);
+static int link_shape(struct ctx *c, int line, const char *words, char *out,
+		      uint8_t *reliable);
 
 /* A number of a profile or topology key, from lo to hi. */
 static int
@@ -246,7 +247,7 @@ apply_profile(struct ctx *c, int line)
 			} else {
 				continue;
 			}
-			if (link_shape(c, line, words, q->shape) != 0)
+			if (link_shape(c, line, words, q->shape, NULL) != 0)
 				return -1;
 		}
 	return 0;
@@ -431,10 +432,13 @@ read_switches(struct ctx *c)
 /*
  * A link's shaping and faults: KEY=VALUE words after its ends, the keys
  * and values of a pipeline's [fault PORT] (acis_fault_cfg_set checks
- * them), applied on both ends' TX. Kept as "KEY=VALUE ..." in out.
+ * them), applied on both ends' TX. Kept as "KEY=VALUE ..." in out. With
+ * reliable given, the word reliable=on|off sets it (per-hop
+ * reliability, not a fault key).
  */
 static int
-link_shape(struct ctx *c, int line, const char *words, char *out)
+link_shape(struct ctx *c, int line, const char *words, char *out,
+	   uint8_t *reliable)
 {
 	char buf[ACIS_FABRIC_SHAPE_LEN], msg[256], *tok, *save = NULL;
 	struct acis_fault_cfg scratch;
@@ -456,11 +460,20 @@ link_shape(struct ctx *c, int line, const char *words, char *out)
 				    "the two ends (KEY one of: "
 				    ACIS_FAULT_KEYS "), found '%s'", tok);
 		*eq = '\0';
+		if (reliable != NULL && strcmp(tok, "reliable") == 0) {
+			if (strcmp(eq + 1, "on") != 0 &&
+			    strcmp(eq + 1, "off") != 0)
+				return fail(c, line, "link: reliable: expected "
+					    "on or off, found '%s'", eq + 1);
+			*reliable = eq[1] == 'o' && eq[2] == 'n';
+			continue;
+		}
 		rc = acis_fault_cfg_set(&scratch, tok, eq + 1, msg,
 					sizeof(msg));
 		if (rc == -ENOENT)
 			return fail(c, line, "link: unknown key '%s' (expected "
-				    "one of: " ACIS_FAULT_KEYS ")", tok);
+				    "%sone of: " ACIS_FAULT_KEYS ")", tok,
+				    reliable != NULL ? "reliable or " : "");
 		if (rc != 0)
 			return fail(c, line, "link: %s", msg);
 		*eq = '=';
@@ -485,7 +498,8 @@ read_links(struct ctx *c)
 			struct acis_conf_entry *e = &s->entries[j];
 			char a[64], b[64], shape[ACIS_FABRIC_SHAPE_LEN];
 			uint16_t sa, pa, sb, pb;
-			int used = 0, rel;
+			int used = 0;
+			uint8_t rel;
 
 			if (strcmp(e->key, "link") != 0)
 				return fail(c, e->line, "[links]: unknown key "
@@ -496,27 +510,9 @@ read_links(struct ctx *c)
 				return fail(c, e->line, "link: expected "
 					    "'link = A:pN B:pM [KEY=VALUE ...]', "
 					    "found '%s'", e->value);
-			/* reliable=on|off: per-hop reliability, not a
-			 * fault key */
 			rel = 0;
-			{
-				char *w = strstr(e->value + used, "reliable=");
-
-				if (w != NULL && (w == e->value + used ||
-						  w[-1] == ' ' || w[-1] == '\t')) {
-					size_t wl = strcspn(w, " \t");
-
-					if (wl == 11 && strncmp(w, "reliable=on", 11) == 0)
-						rel = 1;
-					else if (!(wl == 12 && strncmp(w, "reliable=off", 12) == 0))
-						return fail(c, e->line, "link: reliable: "
-							    "expected on or off, found "
-							    "'%.*s'", (int)(wl - 9),
-							    w + 9);
-					memset(w, ' ', wl); /* not a fault key */
-				}
-			}
-			if (link_shape(c, e->line, e->value + used, shape) != 0)
+			if (link_shape(c, e->line, e->value + used, shape,
+				       &rel) != 0)
 				return -1;
 			if (switch_port(c, e->line, "link", a, &sa, &pa) != 0)
 				return -1;
@@ -535,8 +531,8 @@ read_links(struct ctx *c)
 			f->sw[sb].ports[pb].peer_port = pa;
 			strcpy(f->sw[sa].ports[pa].shape, shape);
 			strcpy(f->sw[sb].ports[pb].shape, shape);
-			f->sw[sa].ports[pa].reliable = (uint8_t)rel;
-			f->sw[sb].ports[pb].reliable = (uint8_t)rel;
+			f->sw[sa].ports[pa].reliable = rel;
+			f->sw[sb].ports[pb].reliable = rel;
 			f->n_links++;
 		}
 	}

@@ -244,8 +244,8 @@ test_bad_files_name_the_line_and_the_form(void **state)
 		     "t.ini:5: switch a: unknown key 'speed' (expected ports, "
 		     "ip, mac, coord or dev.pN)");
 	expect_error(TOP TWO "[links]\nlink = a:p1 b:p1 speed=10\n",
-		     "t.ini:8: link: unknown key 'speed' (expected one of: "
-		     ACIS_FAULT_KEYS ")");
+		     "t.ini:8: link: unknown key 'speed' (expected reliable "
+		     "or one of: " ACIS_FAULT_KEYS ")");
 	expect_error(TOP TWO "[links]\nlink = a:p1 b:p1 rate_mbps\n",
 		     "t.ini:8: link: expected KEY=VALUE after the two ends "
 		     "(KEY one of: " ACIS_FAULT_KEYS "), found 'rate_mbps'");
