@@ -172,7 +172,7 @@ lcore_ids() {
 # ACIS_FABRIC_LCORES naming several lcores, switch k is walked by the
 # k-th of them (round robin), else the main lcore walks them all
 start_logical() {
-	local name mem pid k=0 ids=() args=()
+	local name k=0 ids=() args=()
 	[ -f "$state/fab.pid" ] && kill -0 "$(cat "$state/fab.pid")" 2>/dev/null &&
 		die "the fabric's switches are running (pid $(cat "$state/fab.pid"))"
 	mapfile -t ids < <(lcore_ids "${ACIS_FABRIC_LCORES:-0}")
@@ -186,44 +186,41 @@ start_logical() {
 		args+=(--pipeline "$state/$name.ini")
 		k=$((k + 1))
 	done
+	run_switch "$prefix-fab" "${ACIS_FABRIC_LCORES:-0}" fab 300 "${args[@]}"
+}
+
+# run_switch NAMESPACE LCORES NAME TRIES ACIS-SWITCH-ARGS...: one
+# acis-switch process in NAMESPACE on EAL file prefix NAMESPACE and
+# LCORES, its log and pid NAME.log and NAME.pid in the state folder; up
+# once its telemetry answers (within TRIES tenths of a second)
+run_switch() {
+	local ns=$1 lcores=$2 name=$3 tries=$4 mem pid
+	shift 4
 	mem=$(acis_eal_mem_args)
 	# shellcheck disable=SC2086
-	ACIS_MTU=${ACIS_MTU:-$mtu} \
-	ip netns exec "$prefix-fab" "$SW" -l "${ACIS_FABRIC_LCORES:-0}" $mem \
-		--file-prefix "$prefix-fab" --no-pci --log-level=warning -- \
-		"${args[@]}" --idle-sleep "${ACIS_SW_IDLE_SLEEP:-50}" \
-		>"$state/fab.log" 2>&1 &
+	ACIS_MEMIF_DIR=$state/memif ACIS_MTU=${ACIS_MTU:-$mtu} \
+	ip netns exec "$ns" "$SW" -l "$lcores" $mem \
+		--file-prefix "$ns" --no-pci --log-level=warning -- \
+		"$@" --idle-sleep "${ACIS_SW_IDLE_SLEEP:-50}" \
+		>"$state/$name.log" 2>&1 &
 	pid=$!
-	echo "$pid" >"$state/fab.pid"
-	if ! acis_wait_for 300 "$CTL" -f "$prefix-fab" info; then
-		echo "fabric: the switches did not come up; their log:" >&2
-		cat "$state/fab.log" >&2
+	echo "$pid" >"$state/$name.pid"
+	if ! acis_wait_for "$tries" "$CTL" -f "$ns" info; then
+		echo "fabric: switch process $name did not come up; its log:" >&2
+		cat "$state/$name.log" >&2
 		return 1
 	fi
 }
 
 # start_one NAME INDEX: its pipeline, the process, its telemetry up
 start_one() {
-	local name=$1 k=$2 lcore mem pid
+	local name=$1 k=$2
 	[ -f "$state/$name.pid" ] && kill -0 "$(cat "$state/$name.pid")" 2>/dev/null &&
 		die "switch $name is running (pid $(cat "$state/$name.pid"))"
 	pipeline_of "$name"
 	# spread the switches over the machine's cores
-	lcore=$((k % $(nproc)))
-	mem=$(acis_eal_mem_args)
-	# shellcheck disable=SC2086
-	ACIS_MEMIF_DIR=$state/memif ACIS_MTU=${ACIS_MTU:-$mtu} \
-	ip netns exec "$prefix-$name" "$SW" -l "$lcore" $mem \
-		--file-prefix "$prefix-$name" --no-pci --log-level=warning -- \
-		--pipeline "$state/$name.ini" \
-		--idle-sleep "${ACIS_SW_IDLE_SLEEP:-50}" >"$state/$name.log" 2>&1 &
-	pid=$!
-	echo "$pid" >"$state/$name.pid"
-	if ! acis_wait_for 150 "$CTL" -f "$prefix-$name" info; then
-		echo "fabric: switch $name did not come up; its log:" >&2
-		cat "$state/$name.log" >&2
-		return 1
-	fi
+	run_switch "$prefix-$name" $((k % $(nproc))) "$name" 150 \
+		--pipeline "$state/$name.ini"
 }
 
 # Every port of a running switch with its link up (the memif links
