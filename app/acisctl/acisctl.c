@@ -40,6 +40,7 @@ static const struct {
 	{"job-free", "/acis/job_free", "remove a job and its communicators, e.g. of a dead host (PARAMS: JOB)"},
 	{"port-link", "/acis/port/link", "set a port's link (PARAMS: PORT,up or PORT,down)"},
 	{"fault", "/acis/fault", "fault injection per port: settings, counters"},
+	{"links", "/acis/links", "reliable links per port: resends, CRC errors, ACKs"},
 	{"sync", "/acis/sync", "deadlines and SSP barriers per communicator"},
 	{"fault-set", "/acis/fault/set", "change a port's faults (PARAMS: PORT,KEY=VALUE,... or PORT,off)"},
 	{"list", "/", "every telemetry command the process offers"},
