@@ -50,6 +50,12 @@ def main():
         got = [ex.get(p + k, -1) for k in ("rho", "q", "t_q", "t_p", "t")]
         check(f"CusComNet Eq. 2-7 at lambda = {m}e6/s: rho {rho}, q {q}, T_q {tq}, T_p {tp}, T {t}",
               all(near(g, w, 6e-5) for g, w in zip(got, (rho, q, tq, tp, t))), f"got {got}")
+    # M/G/1: packets of one size wait half as long as Eq. 5's M/M/1
+    rc, v, _ = run("cuscomnet", "--k", "2", "--bits", "528", "--rate", "4e6", "--cv2", "0")
+    check("CusComNet Eq. 5 with --cv2 0 (M/D/1): T_q 0.1625 / 2, q 0.1625 / 2",
+          near(v.get("t_q", 0), 0.1625 / 2, 6e-5) and near(v.get("q", 0), 0.1625 / 2, 6e-5), f"{v}")
+    rc, _, err = run("cuscomnet", "--k", "2", "--bits", "528", "--rate", "4e6", "--cv2", "-1")
+    check("--cv2 below 0 refused", rc == 1 and "--cv2" in err, err)
     mpe_ok = True
     for n in (4, 8, 16, 32):
         lg = {4: 2, 8: 3, 16: 4, 32: 5}[n]
