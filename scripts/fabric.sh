@@ -6,7 +6,7 @@
 # in one acis-switch process, links ring pairs) or process (one process
 # per switch, links net_memif pairs).
 #
-#   scripts/fabric.sh up     TOPOLOGY [-p PREFIX] [-m MTU] [-P PLACEMENT]
+#   scripts/fabric.sh up     TOPOLOGY [-p PREFIX] [-m MTU] [-P PLACEMENT] [-b]
 #   scripts/fabric.sh start  [-p PREFIX] [SWITCH...]
 #   scripts/fabric.sh stop   [-p PREFIX] [SWITCH...]
 #   scripts/fabric.sh ctl    [-p PREFIX] SWITCH ACISCTL-COMMAND...
@@ -21,7 +21,10 @@
 # interface eth0, MAC 02:a0:00:00:00:(10+i) and IPv4 10.77.0.(10+i)/24,
 # as on the one-switch testbed (scripts/testbed.sh), joined by a veth to
 # interface pN of its switch's namespace (logical: sKpN of PREFIX-fab, K
-# the switch's place in the file). start writes each switch's pipeline
+# the switch's place in the file). With -b each host also gets eth1 on
+# 10.77.2.(10+i)/24, a port of the Linux bridge br0 in namespace
+# PREFIX-br, as testbed.sh -b gives it: the hosts joined without the
+# switches, the benchmarks' baseline. start writes each switch's pipeline
 # file (acis-fabric pipeline) and starts the switches in the file's
 # order, on EAL file prefix PREFIX-SWITCH (logical: the one process on
 # PREFIX-fab; acisctl -f PREFIX-fab -n SWITCH reaches a switch), their
@@ -29,7 +32,8 @@
 # live there too. Switch k answers on 10.77.0.(200+k) unless the
 # file gives it an address. links shows every fabric link's frames and
 # bytes each way (the TX counters of both ends' ports). stop ends them (SIGINT: they print their
-# counters), down ends them and removes the namespaces and files.
+# counters), down ends them and removes the namespaces (PREFIX-br too)
+# and files.
 #
 # Environment: ACIS_FABRIC_LCORES (placement logical: the EAL lcores,
 # e.g. 0-1; switch k is walked by the k-th, round robin; default 0, the
@@ -50,11 +54,13 @@ fi
 prefix=acisf
 mtu=1500
 placement=
-while getopts "p:m:P:" o; do
+bridge=0
+while getopts "p:m:P:b" o; do
 	case $o in
 	p) prefix=$OPTARG ;;
 	m) mtu=$OPTARG ;;
 	P) placement=$OPTARG ;;
+	b) bridge=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -88,9 +94,11 @@ ctl_args() {
 up() {
 	local name sw port i=0 ns kind
 	[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
-	[ -n "$topo" ] || die "usage: $0 up TOPOLOGY [-p PREFIX] [-m MTU]"
+	[ -n "$topo" ] || die "usage: $0 up TOPOLOGY [-p PREFIX] [-m MTU] [-P PLACEMENT] [-b]"
 	[ -x "$FAB" ] || die "no $FAB (build first: make build)"
 	[ ! -e "$state" ] || die "fabric $prefix exists; run: $0 down -p $prefix"
+	[ "$bridge" -eq 0 ] || ! ip netns list | grep -q "^$prefix-br\b" ||
+		die "$prefix-br exists; run: $0 down -p $prefix"
 	mkdir -p "$state/memif"
 	if ! "$FAB" list "$topo" >"$state/list.new"; then
 		rm -rf "$state"
@@ -119,6 +127,7 @@ up() {
 		ip -n "$ns" link set lo up
 		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	done <"$state/list"
+	[ "$bridge" -eq 0 ] || acis_bridge_up "$prefix" "$mtu"
 	while read -r kind name sw port; do
 		[ "$kind" = host ] || continue
 		ns="$prefix-$name"
@@ -130,19 +139,16 @@ up() {
 		fi
 		ip netns add "$ns"
 		ip -n "$ns" link set lo up
-		ip link add "$prefix-v$i" mtu "$mtu" type veth peer name "$iface" \
-			mtu "$mtu" netns "$swns"
-		ip link set "$prefix-v$i" netns "$ns"
-		ip -n "$ns" link set "$prefix-v$i" name eth0
-		ip -n "$ns" link set eth0 address "$(printf '02:a0:00:00:00:%02x' $((10 + i)))"
-		ip -n "$ns" addr add "10.77.0.$((10 + i))/24" dev eth0
-		ip -n "$ns" link set eth0 up
-		ip -n "$swns" link set "$iface" up
+		acis_host_veth "$ns" eth0 "$(printf '02:a0:00:00:00:%02x' $((10 + i)))" \
+			"10.77.0.$((10 + i))" "$mtu" "$prefix-v$i" "$iface" "$swns"
 		acis_tame "$ns" eth0
 		acis_tame "$swns" "$iface"
+		[ "$bridge" -eq 0 ] || acis_bridge_host "$prefix" "$ns" "$i" "$mtu"
 		i=$((i + 1))
 	done <"$state/list"
 	echo "fabric $prefix: $(switches | wc -l) switches ($(switches | tr '\n' ' ')), $i hosts (10.77.0.10..10.77.0.$((9 + i))), placement $placement"
+	[ "$bridge" -eq 0 ] ||
+		echo "fabric $prefix: bridge br0 in $prefix-br ($(acis_bridge_ip 0)..$(acis_bridge_ip $((i - 1))) on the hosts' eth1)"
 }
 
 # pipeline_of NAME: its pipeline file in the state folder, fold = off
@@ -284,22 +290,19 @@ stop() {
 }
 
 down() {
-	local ns pid kind name
+	local ns kind name
 	if [ -f "$state/list" ]; then
 		stop
 		while read -r kind name _; do
 			[ "$kind" = switch ] || [ "$kind" = host ] || continue
 			ns="$prefix-$name"
 			[ "$kind" = switch ] && ns=$(sw_ns "$name")
-			ip netns list | grep -q "^$ns\b" || continue
 			# what is left in our namespaces was started by the
-			# fabric's users (host programs): end it first
-			for pid in $(ip netns pids "$ns" 2>/dev/null); do
-				kill "$pid" 2>/dev/null || true
-			done
-			ip netns delete "$ns" 2>/dev/null || true
+			# fabric's users (host programs): ended first
+			acis_netns_remove "$ns"
 		done <"$state/list"
 	fi
+	acis_netns_remove "$prefix-br"
 	rm -rf "$state"
 }
 
@@ -361,5 +364,5 @@ exec)
 	switches | grep -qx "$node" && ns=$(sw_ns "$node")
 	exec ip netns exec "$ns" "$@" ;;
 status) status ;;
-*) echo "usage: $0 up TOPOLOGY|start|stop|ctl|exec|status|links|down [-p PREFIX] [-m MTU] [-P logical|process]" >&2; exit 2 ;;
+*) echo "usage: $0 up TOPOLOGY|start|stop|ctl|exec|status|links|down [-p PREFIX] [-m MTU] [-P logical|process] [-b]" >&2; exit 2 ;;
 esac

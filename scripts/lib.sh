@@ -52,6 +52,64 @@ acis_tame() {
 		>/dev/null 2>&1 || true
 }
 
+# acis_host_veth NS IF MAC IP MTU TMPNAME PEER PEERNS: interface IF of
+# namespace NS (MAC, IP/24, MTU), a veth made as TMPNAME whose other end
+# PEER is in namespace PEERNS, both ends up.
+acis_host_veth() {
+	local ns=$1 ifc=$2 mac=$3 ip=$4 mtu=$5 tmp=$6 peer=$7 peerns=$8
+	ip link add "$tmp" mtu "$mtu" type veth peer name "$peer" \
+		mtu "$mtu" netns "$peerns"
+	ip link set "$tmp" netns "$ns"
+	ip -n "$ns" link set "$tmp" name "$ifc"
+	ip -n "$ns" link set "$ifc" address "$mac"
+	ip -n "$ns" addr add "$ip/24" dev "$ifc"
+	ip -n "$ns" link set "$ifc" up
+	ip -n "$peerns" link set "$peer" up
+}
+
+# The hosts' second network, beside the switch's (testbed.sh -b,
+# fabric.sh -b): host I's eth1, MAC 02:a0:00:00:02:(10+I), IPv4
+# 10.77.2.(10+I)/24, a veth whose peer br-hI is a port of the Linux
+# bridge br0 in namespace PREFIX-br: the hosts joined by the kernel's own
+# bridge, as a user would join them without acis-switch (the benchmarks'
+# baseline). The kernel's defaults stay (segmentation and receive
+# offloads on): it is the path a user would give MPI, and nothing of
+# ours reads its frames.
+acis_bridge_ip() { echo "10.77.2.$((10 + $1))"; }
+
+# acis_bridge_up PREFIX MTU: namespace PREFIX-br and its br0, which only
+# forwards: no address, no STP (its listening delay would hold every
+# port back).
+acis_bridge_up() {
+	local br="$1-br"
+	ip netns add "$br"
+	ip -n "$br" link set lo up
+	ip netns exec "$br" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip netns exec "$br" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	ip -n "$br" link add br0 mtu "$2" type bridge stp_state 0 forward_delay 0
+	ip -n "$br" link set br0 up
+}
+
+# acis_bridge_host PREFIX NS I MTU: host I, namespace NS, on br0 (eth1)
+acis_bridge_host() {
+	acis_host_veth "$2" eth1 "$(printf '02:a0:00:00:02:%02x' $((10 + $3)))" \
+		"$(acis_bridge_ip "$3")" "$4" "$1-b$3" "br-h$3" "$1-br"
+	ip -n "$1-br" link set "br-h$3" master br0
+}
+
+# acis_netns_remove NS...: each namespace gone, and first what runs in
+# it (started by the testbed's users: switches, host programs)
+acis_netns_remove() {
+	local ns pid
+	for ns; do
+		ip netns list | grep -q "^$ns\b" || continue
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill "$pid" 2>/dev/null || true
+		done
+		ip netns delete "$ns" 2>/dev/null || true
+	done
+}
+
 # Wait until a command succeeds, up to $1 tenths of a second.
 acis_wait_for() {
 	local tries=$1; shift

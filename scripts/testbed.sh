@@ -20,9 +20,10 @@
 # With -b each host also gets eth1, MAC 02:a0:00:00:02:(10+i), IPv4
 # 10.77.2.(10+i)/24, a veth whose peer is a port of the Linux bridge br0
 # in namespace PREFIX-br: the hosts joined by the kernel's own bridge, as
-# a user would join them without acis-switch (the benchmarks' baseline).
-# Same MTU as eth0, the kernel's default offloads (nothing of ours reads
-# that path). "down" deletes PREFIX-br too.
+# a user would join them without acis-switch (the benchmarks' baseline;
+# scripts/lib.sh's acis_bridge_*, shared with fabric.sh -b). Same MTU as
+# eth0, the kernel's default offloads (nothing of ours reads that path).
+# "down" deletes PREFIX-br too.
 #
 # With -M the folder of the switch's memif sockets, $ACIS_MEMIF_DIR
 # (default /run/acis-memif), is made, and what a host process sets to use
@@ -64,8 +65,6 @@ die() { echo "testbed: $*" >&2; exit 1; }
 
 host_ip() { echo "10.77.0.$((10 + $1))"; }
 host_mac() { printf '02:a0:00:00:00:%02x' $((10 + $1)); }
-bridge_ip() { echo "10.77.2.$((10 + $1))"; }
-bridge_mac() { printf '02:a0:00:00:02:%02x' $((10 + $1)); }
 
 up() {
 	[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
@@ -75,25 +74,25 @@ up() {
 		die "$prefix-br exists; run: $0 down -p $prefix"
 	ip netns add "$prefix-sw"
 	ip -n "$prefix-sw" link set lo up
-	[ "$bridge" -eq 0 ] || bridge_up
+	[ "$bridge" -eq 0 ] || acis_bridge_up "$prefix" "$mtu"
 	for ((i = 0; i < hosts; i++)); do
 		local ns="$prefix-h$i"
 		ip netns add "$ns"
 		ip -n "$ns" link set lo up
 		if [ "$tap" -eq 1 ]; then
-			[ "$bridge" -eq 0 ] || bridge_host "$i"
+			[ "$bridge" -eq 0 ] || acis_bridge_host "$prefix" "$ns" "$i" "$mtu"
 			continue
 		fi
-		host_veth "$i" eth0 "$(host_mac "$i")" "$(host_ip "$i")" \
-			"$prefix-v$i" "sw$i" "$prefix-sw"
+		acis_host_veth "$ns" eth0 "$(host_mac "$i")" "$(host_ip "$i")" \
+			"$mtu" "$prefix-v$i" "sw$i" "$prefix-sw"
 		acis_tame "$ns" eth0
 		acis_tame "$prefix-sw" "sw$i"
-		[ "$bridge" -eq 0 ] || bridge_host "$i"
+		[ "$bridge" -eq 0 ] || acis_bridge_host "$prefix" "$ns" "$i" "$mtu"
 	done
 	echo "testbed $prefix: switch namespace $prefix-sw, $hosts hosts ($(host_ip 0)..$(host_ip $((hosts - 1))))"
 	[ "$memif" -eq 0 ] || memif_up
 	[ "$bridge" -eq 0 ] ||
-		echo "testbed $prefix: bridge br0 in $prefix-br ($(bridge_ip 0)..$(bridge_ip $((hosts - 1))) on the hosts' eth1)"
+		echo "testbed $prefix: bridge br0 in $prefix-br ($(acis_bridge_ip 0)..$(acis_bridge_ip $((hosts - 1))) on the hosts' eth1)"
 }
 
 # The memif sockets' folder (-M), and the environment of host I's
@@ -104,41 +103,6 @@ memif_up() {
 	echo "testbed $prefix: memif sockets in $dir (switch: pipelines/testbed-memif.ini); host I's processes set"
 	echo "  ACIS_TRANSPORT=dpdk ACIS_BIND=10.77.0.(10+I) ACIS_DPDK_PORT=net_memif0,role=client,id=0,socket=$dir/hI.sock,socket-abstract=no"
 	echo "  (id=1 for a second process on the same host)"
-}
-
-# The kernel's bridge the hosts' eth1 join (-b). It only forwards: no
-# address, no STP (its listening delay would hold every port back).
-bridge_up() {
-	local br="$prefix-br"
-	ip netns add "$br"
-	ip -n "$br" link set lo up
-	ip netns exec "$br" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip netns exec "$br" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	ip -n "$br" link add br0 mtu "$mtu" type bridge stp_state 0 forward_delay 0
-	ip -n "$br" link set br0 up
-}
-
-# host_veth I IF MAC IP TMPNAME PEER PEERNS: host I's interface IF (MAC,
-# IP/24), a veth created as TMPNAME whose other end PEER is in PEERNS.
-host_veth() {
-	local ns="$prefix-h$1" ifc=$2 mac=$3 ip=$4 tmp=$5 peer=$6 peerns=$7
-	ip link add "$tmp" mtu "$mtu" type veth peer name "$peer" \
-		mtu "$mtu" netns "$peerns"
-	ip link set "$tmp" netns "$ns"
-	ip -n "$ns" link set "$tmp" name "$ifc"
-	ip -n "$ns" link set "$ifc" address "$mac"
-	ip -n "$ns" addr add "$ip/24" dev "$ifc"
-	ip -n "$ns" link set "$ifc" up
-	ip -n "$peerns" link set "$peer" up
-}
-
-# Host I's eth1 and its port br-hI on br0 (-b). The kernel's defaults
-# stay (segmentation and receive offloads on): this is the path a user
-# would give MPI, and nothing of ours reads its frames.
-bridge_host() {
-	host_veth "$1" eth1 "$(bridge_mac "$1")" "$(bridge_ip "$1")" \
-		"$prefix-b$1" "br-h$1" "$prefix-br"
-	ip -n "$prefix-br" link set "br-h$1" master br0
 }
 
 # The switch's tap devices into the hosts (after the switch started).
@@ -158,15 +122,9 @@ tap_hosts() {
 }
 
 down() {
-	local ns pid
-	for ns in $(ip netns list | awk '{print $1}' | grep -E "^$prefix-(sw|br|h[0-9]+)$" || true); do
-		# Processes left in our namespaces were started by the testbed's
-		# users (switch, host programs): end them before the namespace.
-		for pid in $(ip netns pids "$ns" 2>/dev/null); do
-			kill "$pid" 2>/dev/null || true
-		done
-		ip netns delete "$ns" 2>/dev/null || true
-	done
+	# shellcheck disable=SC2046
+	acis_netns_remove $(ip netns list | awk '{print $1}' |
+		grep -E "^$prefix-(sw|br|h[0-9]+)$" || true)
 }
 
 case $cmd in
