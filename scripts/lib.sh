@@ -110,6 +110,32 @@ acis_netns_remove() {
 	done
 }
 
+# Open MPI across a testbed's host namespaces PREFIX-h0..: one rank per
+# host, mpirun in h0, the other hosts' daemons started in their
+# namespaces by scripts/bench/mpi-netns-agent.sh, Open MPI's own traffic
+# (launch, point to point) on subnet NET: 10.77.0 (the switch's) or
+# 10.77.2 (the Linux bridge's, testbed.sh or fabric.sh -b). Each host's
+# session directory is under $BENCH_OMPI_TMP (default
+# /tmp/acis-ompi-PREFIX; the caller removes it). Ranks yield when idle:
+# more ranks than cores share them.
+#   acis_ompi_hosts PREFIX NET NP MPIRUN-ARGS... (options, program, its args)
+acis_ompi_hosts() {
+	local prefix=$1 net=$2 np=$3 r hosts=''
+	local tmp=${BENCH_OMPI_TMP:-/tmp/acis-ompi-$prefix}
+	shift 3
+	for ((r = 0; r < np; r++)); do
+		hosts+=${hosts:+,}$net.$((10 + r))
+	done
+	mkdir -p "$tmp/h0"
+	BENCH_NETNS_PREFIX=$prefix BENCH_OMPI_TMP=$tmp TMPDIR=$tmp/h0 \
+	ip netns exec "$prefix-h0" mpirun.openmpi --allow-run-as-root \
+		-np "$np" --host "$hosts" --map-by node --bind-to none \
+		--mca plm_rsh_agent "$ACIS_ROOT/scripts/bench/mpi-netns-agent.sh" \
+		--mca btl self,tcp --mca btl_tcp_if_include "$net.0/24" \
+		--mca oob_tcp_if_include "$net.0/24" --mca mpi_yield_when_idle 1 \
+		"$@"
+}
+
 # Wait until a command succeeds, up to $1 tenths of a second.
 acis_wait_for() {
 	local tries=$1; shift

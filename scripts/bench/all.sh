@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Every comparison of doc/benchmarks.md in one command (`make bench`):
-# forwarding, aggregation, end to end, look-aside and scaling, each into
+# forwarding, aggregation, end to end, look-aside, the reference
+# applications and scaling, each into
 # DIR/<name>/ with its CSV, table, plot and run.txt. Takes about half an
 # hour on two cores with the defaults; QUICK=1 cuts iterations and sizes
 # (a few minutes: for a look at the shape, not for publishing). Needs root.
@@ -25,11 +26,13 @@ if [ -n "${QUICK:-}" ]; then
 	"$D/agg.sh" -o "$OUT/agg" -L "256 8192" -r 2 -m 16 -w "1 2" -k "sw nic"
 	"$D/e2e.sh" -o "$OUT/e2e" -n "2 4" -i 20 -w 2 -S 65536
 	"$D/lookaside.sh" -o "$OUT/lookaside" -t 0.1
+	"$D/apps.sh" -o "$OUT/apps" -q -r 1
 else
 	"$D/fwd.sh" -o "$OUT/fwd"
 	"$D/agg.sh" -o "$OUT/agg" -w "1 2" -k "sw nic"
 	"$D/e2e.sh" -o "$OUT/e2e" -n "2 3 4" -i 100 -w 10
 	"$D/lookaside.sh" -o "$OUT/lookaside"
+	"$D/apps.sh" -o "$OUT/apps"
 fi
 "$D/scaling.sh" -o "$OUT/scaling" -a "$OUT/agg" -e "$OUT/e2e"
-acis_log "all results in $OUT: fwd agg e2e lookaside scaling"
+acis_log "all results in $OUT: fwd agg e2e lookaside apps scaling"

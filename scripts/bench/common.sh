@@ -40,6 +40,49 @@ bench_want_secs() {
 	fi
 }
 
+# bench_pick SCRIPT OPTION KIND LIST NAME...: the NAMEs the comma list
+# LIST names, in the NAMEs' order, into BENCH_PICKED; a name not among
+# them, or no name at all, exits 2 naming the valid ones (e2e.sh -P,
+# apps.sh -a).
+bench_pick() {
+	local script=$1 opt=$2 kind=$3 list=$4 w valid
+	shift 4
+	valid=$(IFS=,; echo "$*")
+	BENCH_PICKED=()
+	for w in ${list//,/ }; do
+		[[ " $* " == *" $w "* ]] || {
+			echo "$script: $opt: no $kind '$w' (valid: $valid)" >&2
+			exit 2
+		}
+	done
+	for w; do
+		[[ ",$list," == *",$w,"* ]] && BENCH_PICKED+=("$w")
+	done
+	[ ${#BENCH_PICKED[@]} -gt 0 ] || {
+		echo "$script: $opt wants ${kind}s, comma-separated (valid: $valid)" >&2
+		exit 2
+	}
+}
+
+# bench_cores SCRIPT MODE: how the switch and the hosts share the cores
+# (-x of e2e.sh and apps.sh); another MODE exits 2. dedicated: a switch
+# is hardware of its own, so it polls the last core, SW_CORE, without
+# sleeping (ACIS_SW_LCORES for acis_switch_start, ACIS_FABRIC_LCORES for
+# a fabric's process), and HOST_CPUS names the other cores, the hosts'
+# (one core: all share it). shared: nothing is pinned, HOST_CPUS is empty.
+bench_cores() {
+	case $2 in
+	dedicated | shared) ;;
+	*) echo "$1: -x $2: want dedicated or shared" >&2; exit 2 ;;
+	esac
+	SW_CORE=$(( $(nproc) > 1 ? $(nproc) - 1 : 0 ))
+	HOST_CPUS=''
+	[ "$2" = dedicated ] || return 0
+	export ACIS_SW_IDLE_SLEEP=0 ACIS_SW_LCORES=$SW_CORE ACIS_FABRIC_LCORES=$SW_CORE
+	HOST_CPUS=0
+	[ "$SW_CORE" -le 1 ] || HOST_CPUS=0-$((SW_CORE - 1))
+}
+
 # bench_testbed_mtu SCRIPT OPTION MTU: the testbed's MTU, within libacis's
 # range (576-9000); with PIPELINE empty, sets it to the testbed pipeline
 # for that MTU: above 1500 the jumbo one, whose AF_PACKET ring slots hold

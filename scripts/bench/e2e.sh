@@ -107,19 +107,9 @@ bench_want_ints e2e -n "$HOSTS_LIST"
 bench_want_int e2e -s "$MIN"
 bench_want_int e2e -S "$MAX" "$MIN"
 bench_want_int e2e -t "$TIMEOUT"
-case $CORES in
-dedicated | shared) ;;
-*) echo "e2e: -x $CORES: want dedicated or shared" >&2; exit 2 ;;
-esac
 # dedicated: the switch on the last core, never sleeping; the hosts'
-# libacis on the others (one core: all share it)
-SW_CORE=$(( $(nproc) > 1 ? $(nproc) - 1 : 0 ))
-HOST_CPUS=''
-if [ "$CORES" = dedicated ]; then
-	export ACIS_SW_IDLE_SLEEP=0 ACIS_SW_LCORES=$SW_CORE
-	HOST_CPUS=0
-	[ "$SW_CORE" -le 1 ] || HOST_CPUS=0-$((SW_CORE - 1))
-fi
+# libacis on the others
+bench_cores e2e "$CORES"
 P_FLAG=$PIPELINE
 bench_testbed_mtu e2e -m "$MTU"
 # acis-memif's ports: the memif pipeline, which has the AF_PACKET ports
@@ -131,24 +121,10 @@ if [ -z "$P_FLAG" ]; then
 			ACIS_MBUF_SIZE=10240
 fi
 
-# -P LIST: the peers named, in PEERS' order; an unknown name exits 2
-# naming the valid ones
+# -P LIST: the peers named, in PEERS' order
 if [ "$P_GIVEN" -eq 1 ]; then
-	wanted=" ${PEERS_WANTED//,/ } " chosen=()
-	for w in $wanted; do
-		[[ " ${PEERS[*]} " == *" $w "* ]] || {
-			echo "e2e: -P: no peer '$w' (valid: $(IFS=,; echo "${PEERS[*]}"))" >&2
-			exit 2
-		}
-	done
-	for p in "${PEERS[@]}"; do
-		[[ $wanted == *" $p "* ]] && chosen+=("$p")
-	done
-	[ ${#chosen[@]} -gt 0 ] || {
-		echo "e2e: -P wants peers, comma-separated (valid: $(IFS=,; echo "${PEERS[*]}"))" >&2
-		exit 2
-	}
-	PEERS=("${chosen[@]}")
+	bench_pick e2e -P peer "$PEERS_WANTED" "${PEERS[@]}"
+	PEERS=("${BENCH_PICKED[@]}")
 fi
 # acis-mpi: where Open MPI and libacis-mpi for it are
 ACIS_MPI_LIB=$ACIS_BUILD/lib/mpi/libacis-mpi-openmpi.so

@@ -75,6 +75,11 @@ expect "run-acis-bench.sh -n '2 3'" 2 run-acis-bench.sh -n '2 3'
 ACIS_MTU=x expect "run-acis-bench.sh with ACIS_MTU=x" 2 run-acis-bench.sh
 ACIS_MTU=9600 expect "run-acis-bench.sh with ACIS_MTU=9600" 2 run-acis-bench.sh
 expect "run-acis-bench.sh -n 0" 2 run-acis-bench.sh -n 0
+expect "apps.sh -a nope" 2 apps.sh -a nope
+expect "apps.sh -a ''" 2 apps.sh -a ''
+expect "apps.sh -r 0" 2 apps.sh -r 0
+expect "apps.sh -x both" 2 apps.sh -x both
+expect "apps.sh -t with no topology file" 2 apps.sh -t /nonexistent/acis.ini
 expect "fidelity.sh -n 1" 2 fidelity.sh -n 1
 expect "fabric.sh -P machine" 2 fabric.sh -P machine
 expect "fabric-scale.sh -P both" 2 fabric-scale.sh -P both
