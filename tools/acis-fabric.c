@@ -15,6 +15,9 @@
  *                                    a k-ary n-cube's topology file (e.g.
  *                                    4x4x4): switches at coordinates, six
  *                                    fabric ports and a host port each
+ *   acis-fabric chain|binomial|star N [profile=NAME]
+ *                                    a fabric shaped as one of the MPE's
+ *                                    collective trees, a host a switch
  *   acis-fabric pipeline FILE SWITCH [PLACEMENT]
  *                                    the pipeline file of one switch, for
  *                                    the file's placement or the one given
@@ -25,6 +28,7 @@
 
 #include "acis_conf.h"
 #include "acis_fabric.h"
+#include "acis_pipeline.h"
 
 static void
 usage(FILE *f)
@@ -35,7 +39,8 @@ usage(FILE *f)
 		   "       acis-fabric fold FILE HOST... | all\n"
 		   "       acis-fabric list FILE\n"
 		   "       acis-fabric pipeline FILE SWITCH [logical|process|machine]\n"
-		   "       acis-fabric torus DIMS [mesh] [hosts=N] [profile=NAME]\n");
+		   "       acis-fabric torus DIMS [mesh] [hosts=N] [profile=NAME]\n"
+		   "       acis-fabric chain|binomial|star N [profile=NAME]\n");
 }
 
 static void
@@ -313,6 +318,14 @@ list(const struct acis_fabric *f)
 	return 0;
 }
 
+/* A timer of the switch's, dilated, within what the pipeline allows */
+static double
+dilated_ms(double ms, double dilation)
+{
+	ms *= dilation;
+	return ms < ACIS_TIMER_MS_MAX ? ms : ACIS_TIMER_MS_MAX;
+}
+
 /*
  * The pipeline file of one switch of the fabric: a port pN for every
  * port of the topology that leads somewhere. A port's device is the
@@ -408,6 +421,16 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name,
 	/* communicators fold in the tree ($ACIS_FOLD=off: the unicast
 	 * baseline, every member's frames to the root) */
 	printf("\n[collective]\nfold = ${ACIS_FOLD:-on}\n");
+	/* Fidelity mode runs the platform D times slower: so do the
+	 * switch's timers (a slot's deadline, and its linger time, whose
+	 * sixteenth is the resend interval), or a collective that takes
+	 * longer than 125 ms dilated is resent into the slow links it waits
+	 * on. Capped at the hour the pipeline reader allows. */
+	if (f->profile[0] != '\0' && f->dilation > 1.0)
+		printf("# the switch's timers, dilated %g times\n"
+		       "deadline_ms = %.0f\nlinger_ms = %.0f\n", f->dilation,
+		       dilated_ms(ACIS_DEADLINE_MS_DEFAULT, f->dilation),
+		       dilated_ms(ACIS_LINGER_MS_DEFAULT, f->dilation));
 	/* each link's shaping, on this end's TX */
 	for (p = 0; p < w->n_ports; p++) {
 		char buf[ACIS_FABRIC_SHAPE_LEN], *tok, *save = NULL;
@@ -549,6 +572,87 @@ bad:
 	return 2;
 }
 
+/*
+ * A fabric shaped as a collective tree of N switches (2 to 250), a host
+ * on port p0 of each, switch sI answering on 10.77.0.(100 + I): the
+ * hardware MPE's trees (seed 001, section 4.2.2.4), which the switches'
+ * aggregation tree follows when the hosts join s0.
+ *   chain     s0 - s1 - ... : one parent, one child each (the MPE's linear)
+ *   binomial  sI's parent is I without its highest bit: log2 N deep
+ *   star      s0 joined by one link to a hub switch without a host, every
+ *             other switch hanging off the hub: with [collective] fold =
+ *             off, s0's one channel carries every member's frame
+ */
+static int
+shape_tree(const char *kind, int argc, char **argv)
+{
+	unsigned int n, i, hub_ports, *ports;
+	const char *profile = NULL;
+	char *end;
+	unsigned long v;
+	int a;
+
+	v = strtoul(argv[0], &end, 10);
+	if (end == argv[0] || *end != '\0' || v < 2 || v > 250) {
+		fprintf(stderr, "acis-fabric: %s: expected N from 2 to 250 "
+			"(the switches), found '%s'\n", kind, argv[0]);
+		return 2;
+	}
+	n = (unsigned int)v;
+	for (a = 1; a < argc; a++) {
+		if (strncmp(argv[a], "profile=", 8) == 0 && argv[a][8] != '\0') {
+			profile = argv[a] + 8;
+		} else {
+			fprintf(stderr, "acis-fabric: %s: unknown word '%s' "
+				"(expected profile=NAME)\n", kind, argv[a]);
+			return 2;
+		}
+	}
+	ports = calloc(n, sizeof(*ports));
+	if (ports == NULL) {
+		fprintf(stderr, "acis-fabric: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		ports[i] = 1; /* p0 is the host's */
+	hub_ports = 0;
+	printf("# A %s of %u switches, made by acis-fabric %s: host hI on "
+	       "port p0 of sI.\n[topology]\nname = %s %u\nplacement = logical\n",
+	       kind, n, kind, kind, n);
+	if (profile != NULL)
+		printf("profile = %s\n", profile);
+	/* the links first, counting each switch's ports, then the switches */
+	printf("\n[links]\n");
+	for (i = 1; i < n; i++) {
+		unsigned int parent;
+
+		if (kind[0] == 's') {
+			if (i == 1)
+				printf("link = s0:p%u hub:p%u\n", ports[0]++,
+				       hub_ports++);
+			printf("link = hub:p%u s%u:p%u\n", hub_ports++, i,
+			       ports[i]++);
+			continue;
+		}
+		parent = kind[0] == 'c' ? i - 1 :
+			 i - (1u << (31 - __builtin_clz(i)));
+		printf("link = s%u:p%u s%u:p%u\n", parent, ports[parent]++, i,
+		       ports[i]++);
+	}
+	printf("\n[hosts]\n");
+	for (i = 0; i < n; i++)
+		printf("h%u = s%u:p0\n", i, i);
+	for (i = 0; i < n; i++)
+		printf("\n[switch s%u]\nports = %u\nip = 10.77.0.%u\n"
+		       "mac = 02:ac:15:02:%02x:%02x\n", i,
+		       ports[i] < 2 ? 2 : ports[i], 100 + i, i >> 8, i & 0xff);
+	if (hub_ports != 0)
+		printf("\n[switch hub]\nports = %u\nip = 10.77.0.99\n"
+		       "mac = 02:ac:15:02:ff:ff\n", hub_ports);
+	free(ports);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -563,6 +667,10 @@ main(int argc, char **argv)
 	}
 	if (argc >= 3 && strcmp(argv[1], "torus") == 0)
 		return torus(argc - 2, argv + 2);
+	if (argc >= 3 && (strcmp(argv[1], "chain") == 0 ||
+			  strcmp(argv[1], "binomial") == 0 ||
+			  strcmp(argv[1], "star") == 0))
+		return shape_tree(argv[1], argc - 2, argv + 2);
 	if (argc < 3 || (strcmp(argv[1], "check") != 0 &&
 			 strcmp(argv[1], "routes") != 0 &&
 			 strcmp(argv[1], "list") != 0 &&

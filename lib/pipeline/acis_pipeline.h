@@ -70,6 +70,10 @@ struct acis_fault_cfg {
 #define ACIS_FAULT_CLASSES 8
 /** Most frames a shaped port holds per worker (the `queue` key's bound). */
 #define ACIS_FAULT_QUEUE_MAX 1024
+/** [collective] deadline_ms and linger_ms: defaults and the most allowed */
+#define ACIS_DEADLINE_MS_DEFAULT 5000
+#define ACIS_LINGER_MS_DEFAULT 2000
+#define ACIS_TIMER_MS_MAX 3600000
 /** Highest `rate_mbps`: 400 Gbit/s (`rate_kbps`: 1000 times it). */
 #define ACIS_FAULT_RATE_MAX 400000
 

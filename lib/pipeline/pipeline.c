@@ -352,9 +352,9 @@ read_collective(struct ctx *c, struct acis_conf_section *s)
 			   &p->join_timeout_ms)) != 0 ||
 	    (rc = get_uint(c, s, "max_members", 2, 1u << 28,
 			   &p->max_members)) != 0 ||
-	    (rc = get_uint(c, s, "deadline_ms", 10, 3600000,
+	    (rc = get_uint(c, s, "deadline_ms", 10, ACIS_TIMER_MS_MAX,
 			   &p->deadline_ms)) != 0 ||
-	    (rc = get_uint(c, s, "linger_ms", 1, 3600000,
+	    (rc = get_uint(c, s, "linger_ms", 1, ACIS_TIMER_MS_MAX,
 			   &p->linger_ms)) != 0)
 		return rc;
 	if ((rc = get_bool(c, s, "fair_share", &p->fair_share)) != 0)
@@ -1181,8 +1181,8 @@ set_defaults(struct acis_pipeline *p)
 	p->join_timeout_ms = 60000;
 	p->fair_share = 1;
 	p->max_members = 1u << 20;
-	p->deadline_ms = 5000;
-	p->linger_ms = 2000;
+	p->deadline_ms = ACIS_DEADLINE_MS_DEFAULT;
+	p->linger_ms = ACIS_LINGER_MS_DEFAULT;
 }
 
 int

@@ -134,6 +134,9 @@ check "a profile: the link at 1600 kbit/s and 570 us, the host port 260 us (2 x 
 	 grep -A3 '^\[fault p1\]' '$TMP/prof-a.ini' | grep -qx 'delay_us = 570' &&
 	 grep -A1 '^\[fault p0\]' '$TMP/prof-a.ini' | grep -qx 'delay_us = 260'"
 check "a profile's pipeline loads" "$SW" -- --pipeline "$TMP/prof-a.ini" --check
+check "a profile dilates the switch's timers: deadline 5 s x 1000 capped at an hour, linger 2 s x 1000" bash -c \
+	"grep -qx 'deadline_ms = 3600000' '$TMP/prof-a.ini' && grep -qx 'linger_ms = 2000000' '$TMP/prof-a.ini' &&
+	 ! '$AF' pipeline '$T/leaf-spine.ini' leaf0 | grep -q 'deadline_ms\|linger_ms'"
 mkdir -p "$TMP/p/profiles"
 cp "$T/profiles/cuscomnet.ini" "$TMP/p/profiles/"
 sed 's/^profile = cuscomnet$/profile = cuscomnet\ndilation = 100/' "$T/pair-cuscomnet.ini" |
@@ -180,6 +183,24 @@ check "torus 8x8x8: more switches than addresses, refused (exit 2)" bash -c \
 rc=$?
 check "torus 4x1: a dimension below 2, refused with the form expected" bash -c \
 	"[ $rc -eq 2 ] && grep -q 'expected DIMS as K, KxK or KxKxK' '$TMP/t.err'"
+# The MPE's collective trees as fabrics (acis-fabric chain|binomial|star).
+"$AF" chain 4 >"$TMP/chain.ini"
+check "chain 4: s0 - s1 - s2 - s3, a host each" bash -c \
+	"'$AF' check '$TMP/chain.ini' | head -1 | grep -q '4 switches, 3 links, 4 hosts' &&
+	 '$AF' check '$TMP/chain.ini' | grep -q '^  s1: p0=h1 p1=s0:p1 p2=s2:p1$'"
+"$AF" binomial 8 >"$TMP/binomial.ini"
+check "binomial 8: s7 under s3 under s1 under s0, three levels" bash -c \
+	"'$AF' check '$TMP/binomial.ini' | grep -q '^  s0: p0=h0 p1=s1:p1 p2=s2:p1 p3=s4:p1$' &&
+	 '$AF' check '$TMP/binomial.ini' | grep -q '^  s3: p0=h3 p1=s1:p2 p2=s7:p1$' &&
+	 '$AF' tree '$TMP/binomial.ini' all | grep -q 'root s0'"
+"$AF" star 4 >"$TMP/star.ini"
+check "star 4: s0 and every other switch on a hub without a host" bash -c \
+	"'$AF' check '$TMP/star.ini' | head -1 | grep -q '5 switches, 4 links, 4 hosts' &&
+	 '$AF' check '$TMP/star.ini' | grep -q '^  hub: p0=s0:p1 p1=s1:p1 p2=s2:p1 p3=s3:p1$'"
+"$AF" star 1 >/dev/null 2>"$TMP/t.err"
+rc=$?
+check "star 1: fewer than 2 switches refused (exit 2) with the range" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'expected N from 2 to 250' '$TMP/t.err'"
 printf '[topology]\nname = x\n[switch a]\nports = 1\ncoord = 1,x\n' >"$TMP/coord.ini"
 "$AF" check "$TMP/coord.ini" 2>"$TMP/t.err" >/dev/null
 check "a bad coord is refused naming its line" \
