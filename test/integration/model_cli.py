@@ -120,6 +120,16 @@ def main():
         check("fit logcn: fixed 3 us, 0.75 us a switch, G 50 B/us",
               rc == 0 and near(v["fixed_us"], 3, 1e-9) and near(v["per_switch_us"], 0.75, 1e-9) and
               near(v["effective_G_bytes_per_us"], 50, 1e-6), f"{v}")
+        f = os.path.join(d, "logcn-sf.csv")
+        with open(f, "w") as fh:  # each link stores and forwards 0.01 us a byte of the first 1000
+            fh.write("n,m,t_us\n")
+            for n in (1, 2, 4, 8):
+                for m in (100, 1000, 10000):
+                    fh.write(f"{n},{m},{3 + n * 0.75 + 0.01 * (n - 1) * min(m, 1000) + m / 50}\n")
+        rc, v, _ = run("fit", "logcn", f, "--chunk", "1000")
+        check("fit logcn --chunk 1000: 0.01 us a byte a link of the first chunk, the rest as without",
+              rc == 0 and near(v["per_switch_byte_us"], 0.01, 1e-9) and near(v["fixed_us"], 3, 1e-6) and
+              near(v["per_switch_us"], 0.75, 1e-6) and near(v["effective_G_bytes_per_us"], 50, 1e-5), f"{v}")
         bad = os.path.join(d, "bad.csv")
         with open(bad, "w") as fh:
             fh.write("k,t_us\n2,1.0\n3,fast\n")
