@@ -33,8 +33,10 @@ want_long(const struct app *a, int opt, const char *arg, long min, long max)
 	return v;
 }
 
-int
-app_init(struct app *a, const struct app_def *def, int argc, char **argv)
+/* The options: -1 to run, else the exit code (0 after -h, 2 after a
+ * bad option or size). */
+static int
+parse(struct app *a, const struct app_def *def, int argc, char **argv)
 {
 	char letters[64];
 	long v;
@@ -94,7 +96,20 @@ app_init(struct app *a, const struct app_def *def, int argc, char **argv)
 				def->name, argv[optind], def->usage);
 		return 2;
 	}
-	return -1;
+	return def->fits(a);
+}
+
+void
+app_start(struct app *a, const struct app_def *def, int *argc, char ***argv)
+{
+	int rc;
+
+	MPI_Init(argc, argv);
+	rc = parse(a, def, *argc, *argv);
+	if (rc >= 0) {
+		MPI_Finalize();
+		exit(rc);
+	}
 }
 
 int

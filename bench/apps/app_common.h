@@ -18,9 +18,13 @@
 
 #include <mpi.h>
 
-/* An application's options past the common ones (-n -i -w -h): the
- * letters for getopt, and a handler that takes one and returns 0, or -1
- * after saying on stderr (rank 0) what was wrong. */
+struct app;
+
+/* An application: its options past the common ones (-n -i -w -h), the
+ * letters for getopt and a handler that takes one and returns 0, or -1
+ * after saying on stderr (rank 0) what was wrong; and the check of the
+ * size against the ranks, which returns -1 when they fit, else
+ * app_refuse's 2. */
 struct app_def {
 	const char *name;  /* "fft": the first word of every message */
 	const char *usage; /* printed by -h and after a bad option */
@@ -28,6 +32,7 @@ struct app_def {
 	int iters;	   /* default timed iterations */
 	const char *extra; /* getopt letters of its own, or "" */
 	int (*option)(int opt, const char *arg, int say);
+	int (*fits)(const struct app *a);
 };
 
 /* One run: who we are, the options, and the clock. */
@@ -42,11 +47,13 @@ struct app {
 };
 
 /*
- * After MPI_Init: the options (every rank parses the same argv; rank 0
- * alone speaks). Returns -1 to run, else the exit code (0 after -h, 2
- * after a bad option); the caller then finalizes and exits with it.
+ * MPI_Init, then the options (every rank parses the same argv; rank 0
+ * alone speaks) and the size against the ranks. Returns when the run
+ * goes on; after -h the process ends with exit code 0, after a bad
+ * option or size with 2 (MPI_Finalize first, every rank alike).
  */
-int app_init(struct app *a, const struct app_def *def, int argc, char **argv);
+void app_start(struct app *a, const struct app_def *def, int *argc,
+	       char ***argv);
 
 /* Rank 0 says why the options cannot run (a size the ranks cannot
  * share): every rank calls it alike and returns its 2, the exit code. */

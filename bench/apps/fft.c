@@ -45,6 +45,31 @@ option(int opt, const char *arg, int say)
 	return -1;
 }
 
+static int
+log2_exact(long v)
+{
+	int k = 0;
+
+	if (v < 1 || (v & (v - 1)) != 0)
+		return -1;
+	while ((1L << k) < v)
+		k++;
+	return k;
+}
+
+static int
+fits(const struct app *a)
+{
+	if (log2_exact(a->ranks) < 0)
+		return app_refuse(a, "%d ranks: want a power of two", a->ranks);
+	if (log2_exact(a->n) < 1 || a->n < a->ranks || a->n > (1L << 26))
+		return app_refuse(a,
+				  "-n %ld: want a power of two from 2 and "
+				  "the ranks (%d) to 67108864",
+				  a->n, a->ranks);
+	return -1;
+}
+
 static const struct app_def def = {
 	.name = "fft",
 	.usage =
@@ -68,19 +93,8 @@ static const struct app_def def = {
 	.iters = 10,
 	.extra = "e:",
 	.option = option,
+	.fits = fits,
 };
-
-static int
-log2_exact(long v)
-{
-	int k = 0;
-
-	if (v < 1 || (v & (v - 1)) != 0)
-		return -1;
-	while ((1L << k) < v)
-		k++;
-	return k;
-}
 
 /* The two halves of a butterfly: every stage, serial or exchanged, goes
  * through these, so both round alike. */
@@ -238,21 +252,9 @@ main(int argc, char **argv)
 	int it, s, rc, ok = 1, bits, pbits;
 	long m, i;
 
-	MPI_Init(&argc, &argv);
-	rc = app_init(&a, &def, argc, argv);
+	app_start(&a, &def, &argc, &argv);
 	bits = log2_exact(a.n);
 	pbits = log2_exact(a.ranks);
-	if (rc < 0 && pbits < 0)
-		rc = app_refuse(&a, "%d ranks: want a power of two", a.ranks);
-	else if (rc < 0 && (bits < 1 || a.n < a.ranks || a.n > (1L << 26)))
-		rc = app_refuse(&a,
-				"-n %ld: want a power of two from 2 and "
-				"the ranks (%d) to 67108864",
-				a.n, a.ranks);
-	if (rc >= 0) {
-		MPI_Finalize();
-		return rc;
-	}
 	m = a.n / a.ranks;
 	w = app_alloc(&a, sizeof(*w) * (a.n / 2), "twiddles");
 	for (i = 0; i < a.n / 2; i++) {

@@ -30,6 +30,17 @@ option(int opt, const char *arg, int say)
 	return 0;
 }
 
+static int
+fits(const struct app *a)
+{
+	if (a->n % a->ranks != 0 || a->n > 32768)
+		return app_refuse(a,
+				  "-n %ld: want a multiple of the ranks (%d) "
+				  "up to 32768",
+				  a->n, a->ranks);
+	return -1;
+}
+
 static const struct app_def def = {
 	.name = "mvm",
 	.usage =
@@ -52,6 +63,7 @@ static const struct app_def def = {
 	.iters = 10,
 	.extra = "k",
 	.option = option,
+	.fits = fits,
 };
 
 /* y[r] = row r of a (n columns) times x, for rows rows; each dot product
@@ -104,17 +116,7 @@ main(int argc, char **argv)
 	long m, i, bad;
 	int it, rc, ok = 1;
 
-	MPI_Init(&argc, &argv);
-	rc = app_init(&a, &def, argc, argv);
-	if (rc < 0 && (a.n % a.ranks != 0 || a.n > 32768))
-		rc = app_refuse(&a,
-				"-n %ld: want a multiple of the ranks (%d) "
-				"up to 32768",
-				a.n, a.ranks);
-	if (rc >= 0) {
-		MPI_Finalize();
-		return rc;
-	}
+	app_start(&a, &def, &argc, &argv);
 	m = a.n / a.ranks;
 	rows = app_alloc(&a, sizeof(float) * m * a.n, "the rows");
 	x = app_alloc(&a, sizeof(float) * a.n, "x");

@@ -21,6 +21,17 @@
 #define DT 0.001f
 #define SOFTENING2 0.01f /* keeps close pairs finite */
 
+static int
+fits(const struct app *a)
+{
+	if (a->n % a->ranks != 0)
+		return app_refuse(a,
+				  "-n %ld: the particles must split evenly "
+				  "over the %d ranks",
+				  a->n, a->ranks);
+	return -1;
+}
+
 static const struct app_def def = {
 	.name = "nbody",
 	.usage = "usage: nbody [-n PARTICLES] [-i STEPS] [-w WARMUP] [-h]\n"
@@ -37,6 +48,7 @@ static const struct app_def def = {
 	.n = 4096,
 	.iters = 10,
 	.extra = "",
+	.fits = fits,
 };
 
 struct bodies {
@@ -114,17 +126,7 @@ main(int argc, char **argv)
 	long block, lo, bad;
 	int it, rc, ok = 1;
 
-	MPI_Init(&argc, &argv);
-	rc = app_init(&a, &def, argc, argv);
-	if (rc < 0 && a.n % a.ranks != 0)
-		rc = app_refuse(&a,
-				"-n %ld: the particles must split evenly "
-				"over the %d ranks",
-				a.n, a.ranks);
-	if (rc >= 0) {
-		MPI_Finalize();
-		return rc;
-	}
+	app_start(&a, &def, &argc, &argv);
 	block = a.n / a.ranks;
 	lo = a.me * block;
 	bodies_init(&a, &b, a.n);
