@@ -81,6 +81,15 @@ expect "apps.sh -r 0" 2 apps.sh -r 0
 expect "apps.sh -x both" 2 apps.sh -x both
 expect "apps.sh -t with no topology file" 2 apps.sh -t /nonexistent/acis.ini
 expect "fidelity.sh -n 1" 2 fidelity.sh -n 1
+expect "fidelity-load.sh -r 1" 2 fidelity-load.sh -r 1
+expect "fidelity-load.sh -r '0.5 x'" 2 fidelity-load.sh -r '0.5 x'
+expect "fidelity-load.sh -t 0" 2 fidelity-load.sh -t 0
+expect "mpe-trees.sh -n 12" 2 mpe-trees.sh -n 12
+expect "mpe-trees.sh -n 64" 2 mpe-trees.sh -n 64
+expect "mpe-trees.sh -b 6" 2 mpe-trees.sh -b 6
+expect "thesis-models.sh -p both" 2 thesis-models.sh -p both
+expect "thesis-models.sh -N 1" 2 thesis-models.sh -N 1
+expect "thesis-models.sh -S below -s" 2 thesis-models.sh -s 4096 -S 64
 expect "fabric.sh -P machine" 2 fabric.sh -P machine
 expect "fabric-scale.sh -P both" 2 fabric-scale.sh -P both
 expect "fwd.sh -r 0" 2 fwd.sh -r 0
