@@ -180,6 +180,31 @@ struct acis_lookaside_cfg {
 	int line;
 };
 
+/** [torus] host = MAC COORD entries at most */
+#define ACIS_MAX_TORUS_HOSTS 512
+
+/**
+ * [torus]: the switch is a node of a torus or mesh (doc/torus.md) and
+ * routes host to host frames hop by hop with lib/torus. Port pD is
+ * direction D (p1 X+ ... p6 Z-, as acis-fabric torus numbers them).
+ */
+struct acis_torus_cfg {
+	uint8_t on;       /**< the section is there */
+	uint8_t k[3];     /**< dims = K[xK[xK]]: nodes along X, Y, Z (1: absent) */
+	uint8_t mesh;     /**< mesh = on: no wrap links */
+	uint8_t coord[3]; /**< coord = X[,Y[,Z]]: this switch's place */
+	uint8_t routing;  /**< routing = dor|o1turn|rmr|rlb|ccar */
+	uint32_t seed;    /**< seed = N: the random algorithms' draws */
+	/** the port index of direction D (1..6); UINT16_MAX: no link */
+	uint16_t dir_port[7];
+	/** host = MAC COORD: where each host of the network sits */
+	unsigned int n_hosts;
+	struct {
+		uint8_t mac[6];
+		uint8_t coord[3];
+	} hosts[ACIS_MAX_TORUS_HOSTS];
+};
+
 struct acis_pipeline {
 	char path[ACIS_PATH_LEN];
 	char name[ACIS_NAME_LEN];
@@ -238,6 +263,7 @@ struct acis_pipeline {
 	struct acis_lookaside_cfg lookaside[ACIS_MAX_LOOKASIDE];
 	/** set when the file declared no [lcore]: one lcore does everything */
 	uint8_t default_lcores;
+	struct acis_torus_cfg torus;
 };
 
 /**

@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 
 #include "acis_pipeline.h"
+#include "acis_torus.h"
 #include "acis_pkt.h"
 
 #define RTE_DIM_(a) (sizeof(a) / sizeof((a)[0]))
@@ -1185,12 +1186,136 @@ set_defaults(struct acis_pipeline *p)
 	p->linger_ms = ACIS_LINGER_MS_DEFAULT;
 }
 
+/* "X[,Y[,Z]]" (each below k of its dimension): a place in the torus. */
+static int
+torus_coord(const char *v, const uint8_t k[3], uint8_t out[3])
+{
+	const char *q = v, *end;
+	unsigned int d;
+
+	out[0] = out[1] = out[2] = 0;
+	for (d = 0; d < 3; d++) {
+		uint32_t x;
+
+		if (acis_conf_u32_prefix(q, &x, &end) != 0 || x >= k[d])
+			return -1;
+		out[d] = (uint8_t)x;
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			return -1;
+		q = end + 1;
+	}
+	return -1;
+}
+
+/* [torus]: dims, mesh, coord, routing, seed, host = MAC COORD lines. */
+static int
+read_torus(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_torus_cfg *t = &c->p->torus;
+	struct acis_conf_entry *e;
+	unsigned int i, d;
+	char name[8];
+	int rc, a;
+
+	rc = check_keys(c, s, "dims mesh coord routing seed host");
+	if (rc != 0)
+		return rc;
+	if ((rc = get_once(c, s, "dims", &e)) != 0)
+		return rc;
+	if (e == NULL)
+		return fail(c, s->line, "[torus] needs dims = K, KxK or KxKxK "
+			    "(each K from 2 to %d)", ACIS_TORUS_MAX_K);
+	rc = acis_torus_dims_parse(e->value, t->k);
+	if (rc == -E2BIG)
+		return fail(c, e->line, "dims: at most three dimensions, found "
+			    "'%s'", e->value);
+	if (rc != 0)
+		return fail(c, e->line, "dims: expected K, KxK or KxKxK, "
+			    "each K from 2 to %d, found '%s'",
+			    ACIS_TORUS_MAX_K, e->value);
+	if ((rc = get_bool(c, s, "mesh", &t->mesh)) != 0)
+		return rc;
+	if ((rc = get_once(c, s, "coord", &e)) != 0)
+		return rc;
+	if (e == NULL || torus_coord(e->value, t->k, t->coord) != 0)
+		return fail(c, e != NULL ? e->line : s->line, "coord: expected "
+			    "X[,Y[,Z]] inside dims (%ux%ux%u), found '%s'",
+			    t->k[0], t->k[1], t->k[2],
+			    e != NULL ? e->value : "nothing");
+	if ((rc = get_once(c, s, "routing", &e)) != 0)
+		return rc;
+	t->routing = ACIS_TORUS_DOR;
+	if (e != NULL) {
+		if ((a = acis_torus_algo_parse(e->value)) < 0)
+			return fail(c, e->line, "routing: expected dor, o1turn, "
+				    "rmr, rlb or ccar, found '%s'", e->value);
+		t->routing = (uint8_t)a;
+	}
+	t->seed = 1;
+	if ((rc = get_uint(c, s, "seed", 0, UINT32_MAX, &t->seed)) != 0)
+		return rc;
+	for (i = 0; i < s->n_entries; i++) {
+		char mac[24];
+		const char *sp;
+
+		e = &s->entries[i];
+		if (strcmp(e->key, "host") != 0)
+			continue;
+		e->used = 1;
+		if (t->n_hosts == ACIS_MAX_TORUS_HOSTS)
+			return fail(c, e->line, "host: more than %d hosts",
+				    ACIS_MAX_TORUS_HOSTS);
+		sp = strchr(e->value, ' ');
+		if (sp == NULL || (size_t)(sp - e->value) >= sizeof(mac))
+			goto bad_host;
+		memcpy(mac, e->value, (size_t)(sp - e->value));
+		mac[sp - e->value] = '\0';
+		while (*sp == ' ')
+			sp++;
+		if (acis_parse_mac(mac, t->hosts[t->n_hosts].mac) != 0 ||
+		    torus_coord(sp, t->k, t->hosts[t->n_hosts].coord) != 0)
+			goto bad_host;
+		t->n_hosts++;
+		continue;
+bad_host:
+		return fail(c, e->line, "host: expected MAC X[,Y[,Z]] (a "
+			    "host's MAC and its switch's place inside dims), "
+			    "found '%s'", e->value);
+	}
+	/* direction D is port pD; a torus has every link of its dimensions */
+	for (d = 1; d <= 6; d++) {
+		unsigned int dim = (d - 1) / 2;
+
+		t->dir_port[d] = UINT16_MAX;
+		snprintf(name, sizeof(name), "p%u", d);
+		for (i = 0; i < c->p->n_ports; i++)
+			if (strcmp(c->p->ports[i].name, name) == 0)
+				t->dir_port[d] = (uint16_t)i;
+		if (t->k[dim] < 2 || t->dir_port[d] != UINT16_MAX)
+			continue;
+		if (t->mesh && (((d - 1) & 1) ? t->coord[dim] == 0 :
+				t->coord[dim] == t->k[dim] - 1))
+			continue; /* a mesh's edge */
+		return fail(c, s->line, "[torus]: no [port %s] for direction "
+			    "%s%c of the %s (ports p1..p6 are X+ X- Y+ Y- "
+			    "Z+ Z-)", name, (const char *[]){"X", "Y", "Z"}[dim],
+			    ((d - 1) & 1) ? '-' : '+',
+			    t->mesh ? "mesh" : "torus");
+	}
+	t->dir_port[0] = UINT16_MAX;
+	t->on = 1;
+	return 0;
+}
+
 int
 acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 			struct acis_pipeline *p, char *err)
 {
 	struct ctx c = {.conf = conf, .p = p, .err = err};
 	struct acis_conf_section *sw = NULL, *l2 = NULL, *coll = NULL;
+	struct acis_conf_section *torus = NULL;
 	unsigned int i;
 	int rc;
 
@@ -1225,14 +1350,22 @@ acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 					    "[collective] (first at line %d)",
 					    coll->line);
 			coll = s;
+		} else if (strcmp(s->type, "torus") == 0) {
+			if (s->arg[0] != '\0')
+				return fail(&c, s->line, "expected '[torus]' "
+					    "with no name");
+			if (torus != NULL)
+				return fail(&c, s->line, "duplicate [torus] "
+					    "(first at line %d)", torus->line);
+			torus = s;
 		} else if (strcmp(s->type, "port") != 0 &&
 			   strcmp(s->type, "lcore") != 0 &&
 			   strcmp(s->type, "lookaside") != 0 &&
 			   strcmp(s->type, "fault") != 0) {
 			return fail(&c, s->line, "unknown section [%s] "
 				    "(expected [switch], [l2], [collective], "
-				    "[port NAME], [lcore N], [lookaside NAME] "
-				    "or [fault PORT])", s->type);
+				    "[port NAME], [lcore N], [lookaside NAME], "
+				    "[fault PORT] or [torus])", s->type);
 		}
 	}
 	if (sw == NULL)
@@ -1255,6 +1388,8 @@ acis_pipeline_from_conf(struct acis_conf *conf, unsigned int default_lcore,
 		    (rc = read_fault(&c, &conf->sections[i])) != 0)
 			return rc;
 	if (coll != NULL && (rc = read_collective(&c, coll)) != 0)
+		return rc;
+	if (torus != NULL && (rc = read_torus(&c, torus)) != 0)
 		return rc;
 	for (i = 0; i < conf->n_sections; i++) {
 		if (strcmp(conf->sections[i].type, "lcore") != 0)

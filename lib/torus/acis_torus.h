@@ -104,6 +104,14 @@ struct acis_torus_coord {
 int acis_torus_init(struct acis_torus *t, unsigned int kx, unsigned int ky,
 		    unsigned int kz, int mesh);
 
+/**
+ * Read dimensions "K", "KxK" or "KxKxK" (each K from 2 to
+ * ACIS_TORUS_MAX_K) into k, absent ones 1: the form of pipelines,
+ * topologies and acis-fabric torus.
+ * @return 0, -E2BIG for more than three, or -EINVAL.
+ */
+int acis_torus_dims_parse(const char *s, uint8_t k[ACIS_TORUS_DIMS]);
+
 /** Whether c lies in t. */
 static inline int
 acis_torus_coord_valid(const struct acis_torus *t,

@@ -2,6 +2,7 @@
 /* Torus geometry, the five routing algorithms with their dateline classes
  * and forbidden turns, output arbitration and the router clock. */
 #include <errno.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <strings.h>
 
@@ -493,4 +494,29 @@ acis_torus_cycles_to_ns(uint64_t cycles, uint32_t hz)
 	uint64_t f = hz != 0 ? hz : ACIS_TORUS_CLOCK_HZ;
 
 	return cycles / f * NS_PER_S + cycles % f * NS_PER_S / f;
+}
+
+int
+acis_torus_dims_parse(const char *s, uint8_t k[ACIS_TORUS_DIMS])
+{
+	unsigned int d;
+
+	k[0] = k[1] = k[2] = 1;
+	for (d = 0; d < ACIS_TORUS_DIMS; d++) {
+		unsigned long v;
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = strtoul(s, &end, 10);
+		if (v < 2 || v > ACIS_TORUS_MAX_K)
+			return -EINVAL;
+		k[d] = (uint8_t)v;
+		if (*end == '\0')
+			return 0;
+		if (*end != 'x')
+			return -EINVAL;
+		s = end + 1;
+	}
+	return -E2BIG;
 }

@@ -121,6 +121,60 @@ test_reliable_port_keys(void **state)
 		     6, "reliable");
 }
 
+/* [torus]: a node of a torus or mesh; ports pD are its directions. */
+#define TORUS_PORTS "[port p0]\ndev = net_null0\n[port p1]\ndev = net_null1\n" \
+	"[port p2]\ndev = net_null2\n[port p3]\ndev = net_null3\n" \
+	"[port p4]\ndev = net_null4\n"
+static void
+test_torus_section(void **state)
+{
+	(void)state;
+	/* lines: 1-3 switch, 4-13 ports, 14 [torus], 15.. keys */
+	assert_int_equal(load(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\n"
+			      "coord = 3,1\nrouting = RLB\nseed = 7\n"
+			      "host = 02:a0:00:00:00:0a 0,0\n"
+			      "host = 02:a0:00:00:00:0b 3,1\n", 0), 0);
+	assert_int_equal(pl.torus.on, 1);
+	assert_int_equal(pl.torus.k[0], 4);
+	assert_int_equal(pl.torus.k[1], 2);
+	assert_int_equal(pl.torus.k[2], 1);
+	assert_int_equal(pl.torus.coord[0], 3);
+	assert_int_equal(pl.torus.coord[1], 1);
+	assert_int_equal(pl.torus.routing, 3);
+	assert_int_equal(pl.torus.seed, 7);
+	assert_int_equal(pl.torus.n_hosts, 2);
+	assert_int_equal(pl.torus.hosts[1].mac[5], 0x0b);
+	assert_int_equal(pl.torus.hosts[1].coord[0], 3);
+	assert_int_equal(pl.torus.dir_port[1], 1);
+	assert_int_equal(pl.torus.dir_port[4], 4);
+	assert_int_equal(pl.torus.dir_port[5], UINT16_MAX);
+	/* no [torus]: off */
+	assert_int_equal(load(SWITCH PORT_P0, 0), 0);
+	assert_int_equal(pl.torus.on, 0);
+	/* a mesh's edge needs no port: node 0,0 of a 2x2 mesh has X+ and Y+ */
+	assert_int_equal(load(SWITCH "[port p1]\ndev = net_null1\n"
+			      "[port p3]\ndev = net_null3\n[torus]\n"
+			      "dims = 2x2\nmesh = on\ncoord = 0,0\n", 0), 0);
+	assert_int_equal(pl.torus.dir_port[2], UINT16_MAX);
+	expect_error(SWITCH "[port p1]\ndev = net_null1\n"
+		     "[port p3]\ndev = net_null3\n[torus]\n"
+		     "dims = 2x2\ncoord = 0,0\n", 8, "no [port p2] for direction X-");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x65\ncoord = 0,0\n",
+		     15, "dims: expected K, KxK or KxKxK");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 2x2x2x2\ncoord = 0,0\n",
+		     15, "at most three dimensions");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 4,0\n",
+		     16, "coord: expected X[,Y[,Z]] inside dims (4x2x1)");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 0,0\n"
+		     "routing = adaptive\n", 17, "routing: expected dor, o1turn");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 0,0\n"
+		     "host = 02:a0:00:00:00:0a 9,9\n", 17, "host: expected MAC X[,Y[,Z]]");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ncoord = 0,0\n", 14,
+		     "[torus] needs dims");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 0,0\n"
+		     "[torus]\n", 17, "duplicate [torus]");
+}
+
 /* A link between logical switches: ring_pair:LINK:a|b, checked here so a
  * mistyped end is named with its line, not a probe failure at start. */
 static void
@@ -601,7 +655,8 @@ test_unknown_section_type_is_an_error_at_its_header(void **state)
 	(void)state;
 	expect_error(SWITCH PORT_P0 "[ports p1]\ndev = x\n", 6,
 		     "unknown section [ports] (expected [switch], [l2], "
-		     "[collective], [port NAME], [lcore N], [lookaside NAME] or [fault PORT])");
+		     "[collective], [port NAME], [lcore N], [lookaside NAME], "
+		     "[fault PORT] or [torus])");
 }
 
 static void
@@ -1393,6 +1448,7 @@ main(void)
 		cmocka_unit_test(test_minimal_file_gets_documented_switch_defaults),
 		cmocka_unit_test(test_emulated_fpga_files_are_relative_to_the_pipeline_file),
 		cmocka_unit_test(test_ring_pair_ends_are_checked),
+		cmocka_unit_test(test_torus_section),
 		cmocka_unit_test(test_reliable_port_keys),
 		cmocka_unit_test(test_minimal_file_gets_documented_l2_defaults),
 		cmocka_unit_test(test_minimal_file_gets_documented_port_defaults),

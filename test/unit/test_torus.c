@@ -1152,6 +1152,31 @@ test_names_round_trip(void **state)
 	assert_null(acis_torus_policy_name(ACIS_TORUS_POLICIES));
 }
 
+/* "K", "KxK", "KxKxK", each 2..64; absent dimensions 1. */
+static void
+test_dims_parse(void **state)
+{
+	uint8_t k[3];
+
+	(void)state;
+	assert_int_equal(acis_torus_dims_parse("8", k), 0);
+	assert_int_equal(k[0], 8);
+	assert_int_equal(k[1], 1);
+	assert_int_equal(k[2], 1);
+	assert_int_equal(acis_torus_dims_parse("4x2x64", k), 0);
+	assert_int_equal(k[0], 4);
+	assert_int_equal(k[1], 2);
+	assert_int_equal(k[2], 64);
+	assert_int_equal(acis_torus_dims_parse("2x2x2x2", k), -E2BIG);
+	assert_int_equal(acis_torus_dims_parse("4x1", k), -EINVAL);
+	assert_int_equal(acis_torus_dims_parse("65", k), -EINVAL);
+	assert_int_equal(acis_torus_dims_parse("4x", k), -EINVAL);
+	assert_int_equal(acis_torus_dims_parse("x4", k), -EINVAL);
+	assert_int_equal(acis_torus_dims_parse("4 x4", k), -EINVAL);
+	assert_int_equal(acis_torus_dims_parse("", k), -EINVAL);
+	assert_int_equal(acis_torus_dims_parse("-4", k), -EINVAL);
+}
+
 int
 main(void)
 {
@@ -1188,6 +1213,7 @@ main(void)
 		cmocka_unit_test(test_round_robin_tie_break_rotates),
 		cmocka_unit_test(test_router_clock_at_160_mhz_and_others),
 		cmocka_unit_test(test_names_round_trip),
+		cmocka_unit_test(test_dims_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
