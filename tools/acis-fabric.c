@@ -29,6 +29,7 @@
 #include "acis_conf.h"
 #include "acis_fabric.h"
 #include "acis_pipeline.h"
+#include "acis_torus.h"
 
 static void
 usage(FILE *f)
@@ -58,6 +59,11 @@ show(const struct acis_fabric *f)
 		       f->profile, f->profile_source[0] ? f->profile_source :
 		       "no source given", f->rate_mbps, f->hop_us,
 		       f->jitter_us, f->host_us, f->dilation, f->dilation);
+	if (f->direct_k[0] != 0)
+		printf("  %s %ux%ux%u: host to host frames routed %s, hop by "
+		       "hop (doc/torus.md)\n", f->direct_mesh ? "mesh" : "torus",
+		       f->direct_k[0], f->direct_k[1], f->direct_k[2],
+		       acis_torus_algo_name(f->routing));
 	for (a = 0; a < f->n_switches; a++) {
 		const struct acis_fabric_switch *w = &f->sw[a];
 
@@ -421,6 +427,31 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name,
 	/* communicators fold in the tree ($ACIS_FOLD=off: the unicast
 	 * baseline, every member's frames to the root) */
 	printf("\n[collective]\nfold = ${ACIS_FOLD:-on}\n");
+	/* a torus's or mesh's node: its place, the routing (ACIS_TORUS_ROUTING
+	 * overrides the file's), and where every host is: host i has MAC
+	 * 02:a0:00:00:00:(10+i), as scripts/fabric.sh gives it */
+	if (f->direct_k[0] != 0) {
+		unsigned int h, d;
+
+		printf("\n[torus]\ndims = %u", f->direct_k[0]);
+		for (d = 1; d < 3 && f->direct_k[d] > 1; d++)
+			printf("x%u", f->direct_k[d]);
+		printf("\nmesh = %s\ncoord = ", f->direct_mesh ? "on" : "off");
+		for (d = 0; d < w->n_coord; d++)
+			printf("%s%u", d ? "," : "", w->coord[d]);
+		printf("\nrouting = ${ACIS_TORUS_ROUTING:-%s}\n",
+		       acis_torus_algo_name(f->routing));
+		for (h = 0; h < f->n_hosts; h++) {
+			const struct acis_fabric_switch *x =
+				&f->sw[f->hosts[h].sw];
+
+			printf("host = 02:a0:00:00:%02x:%02x ", (10 + h) >> 8,
+			       (10 + h) & 0xff);
+			for (d = 0; d < x->n_coord; d++)
+				printf("%s%u", d ? "," : "", x->coord[d]);
+			printf("\n");
+		}
+	}
 	/* Fidelity mode runs the platform D times slower: so do the
 	 * switch's timers (a slot's deadline, and its linger time, whose
 	 * sixteenth is the resend interval), or a collective that takes
@@ -463,24 +494,19 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name,
 static int
 torus(int argc, char **argv)
 {
-	unsigned int dim[3] = {1, 1, 1}, nd = 0, n, k, d, hosts, placed = 0;
+	unsigned int dim[3], nd, n, k, d, hosts, placed = 0;
 	unsigned int stride;
-	const char *s = argv[0], *profile = NULL;
+	const char *profile = NULL;
+	uint8_t k8[3];
 	int mesh = 0, i;
 	char *end;
 
-	while (nd < 3) {
-		unsigned long v = strtoul(s, &end, 10);
-
-		if (end == s || v < 2 || v > 64)
-			goto bad;
-		dim[nd++] = (unsigned int)v;
-		if (*end != 'x')
-			break;
-		s = end + 1;
-	}
-	if (*end != '\0')
+	if (acis_torus_dims_parse(argv[0], k8) != 0)
 		goto bad;
+	for (nd = 0, d = 0; d < 3; d++) {
+		dim[d] = k8[d];
+		nd += k8[d] > 1;
+	}
 	n = dim[0] * dim[1] * dim[2];
 	hosts = n;
 	for (i = 1; i < argc; i++) {
@@ -517,8 +543,9 @@ torus(int argc, char **argv)
 	       mesh ? "mesh" : "torus", argv[0], nd > 1 ? "_Y" : "",
 	       nd > 2 ? "_Z" : "", nd > 1 ? ",Y" : "", nd > 2 ? ",Z" : "",
 	       nd > 1 ? ", p3/p4 Y+/Y-" : "", nd > 2 ? ", p5/p6 Z+/Z-" : "");
-	printf("[topology]\nname = %s %s\nplacement = logical\n",
-	       argv[0], mesh ? "mesh" : "torus");
+	printf("[topology]\nname = %s %s\nplacement = logical\n%s = %s\n",
+	       argv[0], mesh ? "mesh" : "torus", mesh ? "mesh" : "torus",
+	       argv[0]);
 	if (profile != NULL)
 		printf("profile = %s\n", profile);
 	for (k = 0; k < n; k++) {

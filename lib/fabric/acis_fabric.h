@@ -91,6 +91,12 @@ struct acis_fabric {
 	/** the emulator runs the platform this many times slower: delays
 	 * times it, rates divided by it (1: real time) */
 	double dilation;
+	/** [topology] torus = DIMS or mesh = DIMS: a direct network whose
+	 * switches carry coord and route host to host frames by routing
+	 * (doc/torus.md); k all 0 when neither */
+	uint8_t direct_k[3];
+	uint8_t direct_mesh;
+	uint8_t routing;    /**< enum acis_torus_algo, DOR by default */
 	uint16_t n_switches;
 	uint16_t n_hosts;
 	uint32_t n_links;

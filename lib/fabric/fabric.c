@@ -13,12 +13,14 @@
 #include "acis_conf.h"
 #include "acis_fabric.h"
 #include "acis_pipeline.h"
+#include "acis_torus.h"
 
 struct ctx {
 	struct acis_conf *conf;
 	struct acis_fabric *f;
 	char *err;
 	int profile_line; /* [topology] profile's line, 0 if none */
+	int direct_line;  /* [topology] torus or mesh's line, 0 if none */
 };
 
 static int
@@ -253,6 +255,53 @@ apply_profile(struct ctx *c, int line)
 	return 0;
 }
 
+/* [topology] torus = DIMS or mesh = DIMS, and routing = ALGO. */
+static int
+read_direct(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_conf_entry *t, *m, *e;
+	int dup, a;
+
+	t = acis_conf_get(s, "torus", &dup);
+	if (dup)
+		return fail(c, dup, "torus: given twice");
+	m = acis_conf_get(s, "mesh", &dup);
+	if (dup)
+		return fail(c, dup, "mesh: given twice");
+	if (t != NULL && m != NULL)
+		return fail(c, m->line, "mesh: the topology is a torus already "
+			    "(line %d): one of torus = DIMS or mesh = DIMS",
+			    t->line);
+	e = acis_conf_get(s, "routing", &dup);
+	if (dup)
+		return fail(c, dup, "routing: given twice");
+	c->f->routing = ACIS_TORUS_DOR;
+	if (e != NULL) {
+		if (t == NULL && m == NULL)
+			return fail(c, e->line, "routing: only for a torus or a "
+				    "mesh (torus = DIMS or mesh = DIMS)");
+		if ((a = acis_torus_algo_parse(e->value)) < 0)
+			return fail(c, e->line, "routing: expected dor, o1turn, "
+				    "rmr, rlb or ccar, found '%s'", e->value);
+		c->f->routing = (uint8_t)a;
+	}
+	if (t == NULL && m == NULL)
+		return 0;
+	if (t == NULL)
+		t = m;
+	c->f->direct_mesh = m != NULL;
+	a = acis_torus_dims_parse(t->value, c->f->direct_k);
+	if (a == -E2BIG)
+		return fail(c, t->line, "%s: at most three dimensions, found "
+			    "'%s'", t->key, t->value);
+	if (a != 0)
+		return fail(c, t->line, "%s: expected K, KxK or KxKxK, each K "
+			    "from 2 to %d, found '%s'", t->key,
+			    ACIS_TORUS_MAX_K, t->value);
+	c->direct_line = t->line;
+	return 0;
+}
+
 static int
 read_topology(struct ctx *c)
 {
@@ -296,7 +345,7 @@ read_topology(struct ctx *c)
 		return fail(c, dup, "dilation: given twice");
 	if (e != NULL && number(c, e, 1.0, 1e6, &c->f->dilation) != 0)
 		return -1;
-	return 0;
+	return read_direct(c, s);
 }
 
 /* ip = a.b.c.d or mac = xx:xx:xx:xx:xx:xx of a switch, once each. */
@@ -650,6 +699,43 @@ routes(struct ctx *c)
 	return 0;
 }
 
+/* A torus's or mesh's switches: each at a place inside its dimensions,
+ * no two at one. */
+static int
+check_direct(struct ctx *c)
+{
+	const struct acis_fabric *f = c->f;
+	unsigned int a, b, d;
+
+	if (f->direct_k[0] == 0)
+		return 0;
+	for (a = 0; a < f->n_switches; a++) {
+		const struct acis_fabric_switch *w = &f->sw[a];
+
+		for (d = 0; d < 3; d++)
+			if ((d < w->n_coord ? w->coord[d] : 0) >= f->direct_k[d])
+				break;
+		if (w->n_coord == 0 || d < 3)
+			return fail(c, c->direct_line, "switch %s: a torus or "
+				    "mesh needs every switch's coord inside its "
+				    "dims (%ux%ux%u)", w->name, f->direct_k[0],
+				    f->direct_k[1], f->direct_k[2]);
+		for (b = 0; b < a; b++) {
+			const struct acis_fabric_switch *x = &f->sw[b];
+
+			for (d = 0; d < 3; d++)
+				if ((d < w->n_coord ? w->coord[d] : 0) !=
+				    (d < x->n_coord ? x->coord[d] : 0))
+					break;
+			if (d == 3)
+				return fail(c, c->direct_line, "switches %s and "
+					    "%s: the same coord", x->name,
+					    w->name);
+		}
+	}
+	return 0;
+}
+
 static int
 unused_keys(struct ctx *c)
 {
@@ -701,6 +787,7 @@ build(struct acis_conf *conf, char *err)
 		return NULL;
 	}
 	if (read_topology(&c) != 0 || read_switches(&c) != 0 ||
+	    check_direct(&c) != 0 ||
 	    read_links(&c) != 0 || read_hosts(&c) != 0 ||
 	    (c.profile_line != 0 && apply_profile(&c, c.profile_line) != 0) ||
 	    unused_keys(&c) != 0 || routes(&c) != 0) {

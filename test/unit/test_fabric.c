@@ -298,6 +298,53 @@ test_devices_for_machine_placement(void **state)
 	acis_fabric_free(f);
 }
 
+/* [topology] torus = DIMS or mesh = DIMS, routing = ALGO: the switches'
+ * coords are checked against the dimensions. */
+static void
+test_torus_keys(void **state)
+{
+	struct acis_fabric *f;
+	const char *two = "[switch a]\nports = 3\ncoord = 0\n"
+			  "[switch b]\nports = 3\ncoord = 1\n"
+			  "[links]\nlink = a:p1 b:p2\nlink = a:p2 b:p1\n";
+	char text[512];
+
+	(void)state;
+	snprintf(text, sizeof(text), "[topology]\nname = t\ntorus = 2\n"
+		 "routing = rmr\n%s", two);
+	f = acis_fabric_parse("t.ini", text, err);
+	if (f == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(f->direct_k[0], 2);
+	assert_int_equal(f->direct_k[1], 1);
+	assert_int_equal(f->direct_mesh, 0);
+	assert_int_equal(f->routing, 2);
+	acis_fabric_free(f);
+	snprintf(text, sizeof(text), "[topology]\nname = t\nmesh = 2x1\n%s",
+		 two);
+	expect_error(text, "t.ini:3: mesh: expected K, KxK or KxKxK, each K "
+		     "from 2 to 64, found '2x1'");
+	snprintf(text, sizeof(text), "[topology]\nname = t\nrouting = dor\n%s",
+		 two);
+	expect_error(text, "t.ini:3: routing: only for a torus or a mesh "
+		     "(torus = DIMS or mesh = DIMS)");
+	snprintf(text, sizeof(text), "[topology]\nname = t\ntorus = 2\n"
+		 "routing = west-first\n%s", two);
+	expect_error(text, "t.ini:4: routing: expected dor, o1turn, rmr, rlb "
+		     "or ccar, found 'west-first'");
+	snprintf(text, sizeof(text), "[topology]\nname = t\ntorus = 2\n"
+		 "mesh = 2\n%s", two);
+	expect_error(text, "t.ini:4: mesh: the topology is a torus already "
+		     "(line 3): one of torus = DIMS or mesh = DIMS");
+	expect_error("[topology]\nname = t\ntorus = 2\n[switch a]\nports = 3\n"
+		     "coord = 0\n[switch b]\nports = 3\ncoord = 2\n",
+		     "t.ini:3: switch b: a torus or mesh needs every switch's "
+		     "coord inside its dims (2x1x1)");
+	expect_error("[topology]\nname = t\ntorus = 2\n[switch a]\nports = 3\n"
+		     "coord = 0\n[switch b]\nports = 3\ncoord = 0\n",
+		     "t.ini:3: switches a and b: the same coord");
+}
+
 int
 main(void)
 {
@@ -307,6 +354,7 @@ main(void)
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_bad_files_name_the_line_and_the_form),
 		cmocka_unit_test(test_devices_for_machine_placement),
+		cmocka_unit_test(test_torus_keys),
 	};
 
 	return cmocka_run_group_tests_name("fabric", tests, NULL, NULL);
