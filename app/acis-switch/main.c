@@ -30,6 +30,7 @@
 #include "fault.h"
 #include "lookaside.h"
 #include "rel.h"
+#include "torus.h"
 #include "switch.h"
 
 static struct {
@@ -443,7 +444,8 @@ main(int argc, char **argv)
 	    acis_coll_telemetry_register() != 0 ||
 	    acis_la_telemetry_register() != 0 ||
 	    acis_fault_telemetry_register() != 0 ||
-	    acis_rel_telemetry_register() != 0)
+	    acis_rel_telemetry_register() != 0 ||
+	    acis_torus_telemetry_register() != 0)
 		printf("acis-switch: warning: telemetry commands not "
 		       "registered (is telemetry disabled?)\n");
 	for (k = 0; k < acis_n_switches; k++) {

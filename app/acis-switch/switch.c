@@ -40,6 +40,7 @@
 #include "lookaside.h"
 #include "switch.h"
 #include "rel.h"
+#include "torus.h"
 #include "tx.h"
 
 #define errf acis_errf
@@ -879,6 +880,9 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	for (i = 0; i < pl->n_ports; i++)
 		if (pl->ports[i].mtu > pl->mtu)
 			max_frame = mtu_frame(pl->ports[i].mtu);
+	/* a torus's frames carry its header between switches */
+	if (pl->torus.on)
+		max_frame += ACIS_TORUS_SHIM_LEN;
 	g_sw.ccfg.max_frame = max_frame;
 	g_sw.ctrl_restricted = pl->n_ctrl_nets != 0 || pl->ctrl_ports != 0;
 	for (i = 0; i < pl->n_lookaside; i++)
@@ -982,6 +986,9 @@ acis_switch_init(struct acis_pipeline *pl, char *err, size_t len)
 	if (rc != 0)
 		return errf(err, len, rc, "out of memory for the fault stage");
 	rc = acis_rel_init(err, len);
+	if (rc != 0)
+		return rc;
+	rc = acis_torus_sw_init(err, len);
 	if (rc != 0)
 		return rc;
 	return setup_graphs(err, len);
@@ -1134,6 +1141,7 @@ acis_switch_fini(void)
 
 	acis_tx_hold_fini();
 	acis_rel_fini();
+	acis_torus_sw_fini();
 	acis_coll_fini();
 	acis_la_fini();
 	acis_fault_fini();

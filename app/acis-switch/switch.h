@@ -313,6 +313,8 @@ struct acis_switch {
 	/** reliable links' state, per port (rel.h); NULL for the others */
 	struct acis_rel_port *rel[ACIS_MAX_PORTS];
 	unsigned int n_rel;
+	/** a node of a torus or mesh ([torus], torus.h); NULL otherwise */
+	struct acis_torus_sw *torus;
 };
 
 /* The calling thread's current switch; the process's first switch until

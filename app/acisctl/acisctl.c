@@ -41,6 +41,7 @@ static const struct {
 	{"port-link", "/acis/port/link", "set a port's link (PARAMS: PORT,up or PORT,down)"},
 	{"fault", "/acis/fault", "fault injection per port: settings, counters"},
 	{"links", "/acis/links", "reliable links per port: resends, CRC errors, ACKs"},
+	{"torus", "/acis/torus", "a torus node: its place, routing, frames routed, hops, illegal turns"},
 	{"sync", "/acis/sync", "deadlines and SSP barriers per communicator"},
 	{"fault-set", "/acis/fault/set", "change a port's faults (PARAMS: PORT,KEY=VALUE,... or PORT,off)"},
 	{"list", "/", "every telemetry command the process offers"},

@@ -90,7 +90,10 @@ extern "C" {
 	X(LA_NO_ROUTE, "lookaside_no_route", "look-aside result to forward, but the request was addressed to the switch") \
 	X(HANDOFF_FULL, "handoff_full", "worker handoff ring full")           \
 	X(TX_FULL, "tx_full", "port TX queue full")                           \
-	X(TX_LINK_DOWN, "tx_link_down", "port's link down (a memif peer gone): its TX queue took nothing")
+	X(TX_LINK_DOWN, "tx_link_down", "port's link down (a memif peer gone): its TX queue took nothing") \
+	X(TORUS_BAD_HEADER, "torus_bad_header", "torus header not understood (version, type, node outside the torus, from a host port)") \
+	X(TORUS_ILLEGAL_TURN, "torus_illegal_turn", "torus route refused: its state would make a forbidden turn") \
+	X(TORUS_NO_ROOM, "torus_no_room", "no headroom (or a shared frame) for the torus header")
 
 enum acis_drop_reason {
 #define ACIS_X_ENUM(e, n, d) ACIS_DROP_##e,

@@ -6,6 +6,7 @@
  * same mbuf, reference-counted, not copied).
  */
 #include "../switch.h"
+#include "../torus.h"
 
 #define NEXT_FLOOD UINT16_MAX
 
@@ -54,7 +55,19 @@ l2_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			struct rte_mbuf *m = objs[done + i];
 			const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 			uint16_t in = acis_meta(m)->in_port;
-			int out = acis_l2_decide(lc, &memo, eth, in);
+			int out;
+
+			if (unlikely(g_sw.torus != NULL) &&
+			    (out = acis_torus_forward(lc, m, in)) !=
+			    ACIS_TORUS_NOT_MINE) {
+				nexts[i] = out >= 0 ?
+					(uint16_t)(ACIS_NEXT_TX_BASE + out) :
+					ACIS_NEXT_DROP;
+				continue;
+			}
+			/* (an unwrapped frame starts elsewhere) */
+			eth = rte_pktmbuf_mtod(m, const uint8_t *);
+			out = acis_l2_decide(lc, &memo, eth, in);
 
 			if (out == ACIS_L2_FLOOD) {
 				nexts[i] = NEXT_FLOOD;

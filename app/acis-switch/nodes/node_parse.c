@@ -197,7 +197,7 @@ parse_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	struct acis_direct d;
 	/* Once one frame of the burst needed the L2 stage (flood, unknown,
 	 * drop), the rest go there too, so no frame overtakes another. */
-	int via_l2 = rx_only;
+	int via_l2 = rx_only || g_sw.torus != NULL; /* (a torus routes in L2) */
 
 	acis_direct_init(&d);
 	while (done < cnt) {

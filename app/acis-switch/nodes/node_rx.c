@@ -170,7 +170,8 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	struct acis_lcore_ctx *lc = acis_node_ctx(node)->lc;
 	uint16_t burst = g_sw.pl->burst;
 	uint16_t i, n, total = 0, direct = 0;
-	int forwards = lc->worker_index >= 0;
+	/* a torus node routes every forwarded frame in the L2 stage */
+	int forwards = lc->worker_index >= 0 && g_sw.torus == NULL;
 	struct acis_direct d;
 
 	RTE_SET_USED(objs);
