@@ -46,6 +46,7 @@ common=(-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 	-Wall -Wextra -Wno-missing-field-initializers "${march[@]}"
 	-I"$root/lib/pkt" -I"$root/lib/proto" -I"$root/lib/conf"
 	-I"$root/lib/pipeline" -I"$root/lib/comm" -I"$root/lib/cgra"
+	-I"$root/lib/torus"
 	-I"$root/test/common" -I"$here")
 # shellcheck disable=SC2206
 extra=(${FUZZ_CFLAGS:-})
@@ -66,7 +67,7 @@ lib_sources() {
 	case $1 in
 	fuzz_pkt) echo lib/pkt/pkt.c lib/proto/proto.c ;;
 	fuzz_proto) echo lib/proto/proto.c ;;
-	fuzz_conf) echo lib/conf/conf.c lib/pipeline/pipeline.c lib/pkt/pkt.c ;;
+	fuzz_conf) echo lib/conf/conf.c lib/pipeline/pipeline.c lib/pkt/pkt.c lib/torus/torus.c ;;
 	fuzz_comm) echo lib/comm/comm.c lib/comm/algo.c ;;
 	fuzz_cgra) echo lib/cgra/cgra.c lib/cgra/cgra_kern.c \
 			lib/cgra/cgra_isa.c lib/cgra/cgra_asm.c ;;
