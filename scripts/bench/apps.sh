@@ -16,7 +16,7 @@
 #                pick without the switch
 #
 #   scripts/bench/apps.sh [-o DIR] [-r REPEATS] [-a APPS] [-t TOPOLOGY]
-#                         [-x dedicated|shared] [-q]
+#                         [-x dedicated|shared] [-m MTU] [-q]
 #
 # APPS, a comma list (default all, in this order): nbody (4096
 # particles, 10 steps: an MPI_Allgather a step), fft (2^18 complex
@@ -32,7 +32,10 @@
 # median over the runs of the slowest rank's compute and communication
 # seconds over the timed iterations (the apps' own MPI_Wtime split) and
 # the ratios ompi-bridge / in-network of communication and of the total
-# time: above 1, in-network is faster. MTU 1500.
+# time: above 1, in-network is faster. -m sets the MTU of the hosts'
+# links, the bridge, the switches and libacis (576 to 9000, default
+# 1500); above 1500 the fabric's AF_PACKET ports get ring slots a jumbo
+# frame fits in, and its switches 10 KiB mbufs.
 # -x says how the switches and the hosts share the cores. dedicated (the
 # default), as in e2e.sh: the switches are hardware of their own, so the
 # fabric's process polls the last core without sleeping, the ranks of
@@ -64,9 +67,10 @@ declare -A APP_QUICK=([nbody]="-n 1024 -i 5" [fft]="-n 16384 -i 5"
 SETUPS=(in-network ompi-bridge)
 
 OUT='' REPEATS=3 WANTED='' A_GIVEN=0 QUICK=0 TOPO=$ACIS_ROOT/topologies/leaf-spine.ini
-CORES=dedicated
-while getopts "o:r:a:t:x:qh" o; do
+CORES=dedicated MTU=1500
+while getopts "o:r:a:t:x:m:qh" o; do
 	case $o in
+	m) MTU=$OPTARG ;;
 	x) CORES=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	t) TOPO=$OPTARG ;;
@@ -78,6 +82,8 @@ while getopts "o:r:a:t:x:qh" o; do
 	esac
 done
 bench_want_int apps -r "$REPEATS"
+bench_want_int apps -m "$MTU" 576
+[ "$MTU" -le 9000 ] || { echo "apps: -m $MTU: want an MTU from 576 to 9000 (libacis's range)" >&2; exit 2; }
 # dedicated: the fabric on the last core, never sleeping; the ranks on
 # the others
 bench_cores apps "$CORES"
@@ -122,9 +128,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-bench_runinfo "$OUT" "$0 -o $OUT -r $REPEATS -a $(IFS=,; echo "${APPS[*]}") -t $TOPO -x $CORES$([ "$QUICK" -eq 0 ] || echo ' -q')"
-"$FABRIC" up "$TOPO" -p "$PREFIX" -P logical -b >/dev/null
-"$FABRIC" start -p "$PREFIX" >/dev/null
+bench_runinfo "$OUT" "$0 -o $OUT -r $REPEATS -a $(IFS=,; echo "${APPS[*]}") -t $TOPO -x $CORES -m $MTU$([ "$QUICK" -eq 0 ] || echo ' -q')"
+"$FABRIC" up "$TOPO" -p "$PREFIX" -P logical -b -m "$MTU" >/dev/null
+if [ "$MTU" -gt 1500 ]; then
+	# AF_PACKET's ring slots and the pools' mbufs hold a jumbo frame
+	ACIS_MTU=$MTU ACIS_MBUF_SIZE=10240 ACIS_MBUFS=${ACIS_MBUFS:-8191} \
+	ACIS_AFP_ARGS=",blocksz=20480,framesz=10240,framecnt=1024" \
+		"$FABRIC" start -p "$PREFIX" >/dev/null
+else
+	"$FABRIC" start -p "$PREFIX" >/dev/null
+fi
 root=$("$FAB" tree "$TOPO" all | sed -n 's/^root \([^,]*\),.*/\1/p')
 SWITCH=$("$FAB" list "$TOPO" | awk -v s="$root" '$1 == "switch" && $2 == s {print $3}')
 SW_PID=$("$FABRIC" status -p "$PREFIX" | sed -n 's/.*: running, pid \([0-9]*\),.*/\1/p' | head -1)
@@ -132,7 +145,7 @@ SW_PID=$("$FABRIC" status -p "$PREFIX" | sed -n 's/.*: running, pid \([0-9]*\),.
 {
 	echo "openmpi:   $(mpirun.openmpi --version 2>/dev/null | head -1)"
 	echo "fabric:    $(basename "$TOPO"), logical switches in one process" \
-		"(idle sleep ${ACIS_SW_IDLE_SLEEP:-50} us), root $root at $SWITCH; MTU 1500"
+		"(idle sleep ${ACIS_SW_IDLE_SLEEP:-50} us), root $root at $SWITCH; MTU $MTU"
 	if [ "$CORES" = dedicated ]; then
 		echo "cores:     dedicated: the fabric polls core $SW_CORE without sleeping, every rank on CPUs $HOST_CPUS; the fabric paused (SIGSTOP) while ompi-bridge runs"
 	else
@@ -154,7 +167,7 @@ run_app() {
 	args=${APP_ARGS[$a]}
 	[ "$QUICK" -eq 0 ] || args=${APP_QUICK[$a]}
 	[ "$s" = ompi-bridge ] || pre=(-x LD_PRELOAD="$ACIS_MPI_LIB"
-		-x ACIS_SWITCH="$SWITCH" -x ACIS_MPI_STATS=1)
+		-x ACIS_SWITCH="$SWITCH" -x ACIS_MPI_STATS=1 -x ACIS_MTU="$MTU")
 	# the daemons and ranks inherit mpirun's affinity
 	[ -z "$HOST_CPUS" ] || pin=(taskset -c "$HOST_CPUS")
 	if [ "$CORES" = dedicated ]; then

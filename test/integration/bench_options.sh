@@ -79,6 +79,8 @@ expect "apps.sh -a nope" 2 apps.sh -a nope
 expect "apps.sh -a ''" 2 apps.sh -a ''
 expect "apps.sh -r 0" 2 apps.sh -r 0
 expect "apps.sh -x both" 2 apps.sh -x both
+expect "apps.sh -m 100" 2 apps.sh -m 100
+expect "apps.sh -m 9600" 2 apps.sh -m 9600
 expect "apps.sh -t with no topology file" 2 apps.sh -t /nonexistent/acis.ini
 expect "fidelity.sh -n 1" 2 fidelity.sh -n 1
 expect "fidelity-load.sh -r 1" 2 fidelity-load.sh -r 1
