@@ -45,8 +45,9 @@
 # run throughout, nothing pinned.
 #
 # Writes DIR/apps.csv (a row a run), table.txt, run.txt and each run's
-# log (APP-SETUP-R.log; in-network's hold libacis-mpi's table of what
-# went to the switch, ACIS_MPI_STATS=1). Needs root, and Open MPI
+# output (APP-SETUP-R.log, its standard error in APP-SETUP-R.log.err:
+# in-network's holds libacis-mpi's table of what went to the switch,
+# ACIS_MPI_STATS=1). Needs root, and Open MPI
 # (openmpi-bin, libopenmpi-dev: scripts/bench/setup.sh) installed when
 # the build was configured: it then made bench/apps and
 # libacis-mpi-openmpi.
@@ -176,7 +177,7 @@ run_app() {
 	# shellcheck disable=SC2086
 	timeout 600 "${pin[@]}" bash -c "source '$ACIS_ROOT/scripts/lib.sh'; \"\$@\"" _ \
 		acis_ompi_hosts "$PREFIX" 10.77.2 4 "${pre[@]}" \
-		"$APPDIR/${APP_BIN[$a]}" $args >"$log" 2>&1 </dev/null &
+		"$APPDIR/${APP_BIN[$a]}" $args >"$log" 2>"$log.err" </dev/null &
 	RUNNING=$!
 	wait "$RUNNING" || rc=$?
 	RUNNING=

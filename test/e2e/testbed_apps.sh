@@ -80,16 +80,18 @@ run() {
 	timeout 60 bash -c "source '$ACIS_ROOT/scripts/lib.sh'; \"\$@\"" _ \
 		acis_ompi_hosts "$PREFIX" 10.77.2 4 -x LD_PRELOAD="$LIB" \
 		-x ACIS_SWITCH="$SWITCH" -x ACIS_MPI_STATS=1 -x ACIS_MPI_MIN_BYTES=0 \
-		"${BIN[$app]}" $args -i 3 -w 1 >"$log" 2>&1 </dev/null &
+		"${BIN[$app]}" $args -i 3 -w 1 >"$log" 2>"$log.err" </dev/null &
 	runner=$!
 	wait "$runner" || rc=$?
 	runner=
 	line=$(grep -m1 '^app=' "$log" || echo "no result line (exit $rc)")
 	check "$name: its check passed, the switch took calls: ${line#app=}" \
 		grep -q "^app=.* check=ok offloaded=[1-9]" "$log"
-	[ "$rc" -eq 0 ] || tail -n 15 "$log" | sed 's/^/    /'
+	[ "$rc" -eq 0 ] || tail -n 15 "$log" "$log.err" | sed 's/^/    /'
+	# (the result line on stdout, libacis-mpi's table on stderr: apart,
+	# so mpirun's forwarding cannot splice one into the other)
 	check "$name: libacis-mpi offloaded $* and left nothing to Open MPI" \
-		stats_ok "$log" "$@"
+		stats_ok "$log.err" "$@"
 	for c; do after+=("$(completed "${c%=*}")"); done
 	local i grew=1 said=''
 	for i in "${!before[@]}"; do
