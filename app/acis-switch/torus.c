@@ -93,7 +93,8 @@ acis_torus_sw_init(char *err, size_t len)
 		acis_torus_rng_seed(&ts->rng[i],
 				    ((uint64_t)tc->seed << 32) ^
 				    ((uint64_t)ts->node << 8) ^ i);
-	ts->tsc_hz = rte_get_tsc_hz();
+	ts->cycles_per_tick = (uint64_t)(((unsigned __int128)ROUTER_HZ << 32) /
+					 rte_get_tsc_hz());
 	g_sw.torus = ts;
 	return 0;
 }
@@ -124,12 +125,13 @@ host_node(const struct acis_torus_sw *ts, uint64_t mac)
 	return -1;
 }
 
-/* Now on the router clock, 15 bits. */
+/* Now on the router clock, 15 bits: TSC ticks times router cycles a
+ * tick (2^32 fixed point, set at start-up), no division a frame. */
 static inline uint16_t
 router_stamp(const struct acis_torus_sw *ts)
 {
-	return (uint16_t)((rte_rdtsc() * (ROUTER_HZ / 1000000ull)) /
-			  (ts->tsc_hz / 1000000ull)) & ACIS_TORUS_STAMP_MASK;
+	return (uint16_t)(((unsigned __int128)rte_rdtsc() *
+			   ts->cycles_per_tick) >> 32) & ACIS_TORUS_STAMP_MASK;
 }
 
 /* Route a frame with its header at h one hop from this node: the output

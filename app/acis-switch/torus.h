@@ -60,7 +60,8 @@ struct acis_torus_sw {
 		uint64_t mac;   /**< acis_mac48 of the host's MAC */
 		uint32_t node;
 	} hosts[ACIS_MAX_TORUS_HOSTS]; /**< sorted by mac */
-	uint64_t tsc_hz;
+	/** router clock cycles a TSC tick, 2^32 fixed point */
+	uint64_t cycles_per_tick;
 	struct acis_torus_rng rng[ACIS_MAX_LCORES];        /**< by lcore index */
 	struct acis_torus_counters c[ACIS_MAX_LCORES];     /**< by lcore index */
 };
