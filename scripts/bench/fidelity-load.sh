@@ -105,11 +105,10 @@ for size in fixed:58 exp:400; do
 		# lambda_link = rho B / p, dilated
 		rate=$(awk -v r="$rho" -v b="$bits" -v bl="$BL" -v d="$DIL" \
 			'BEGIN { printf "%.3f", r * bl * 1e6 / b / d }')
-		IFS=, read -r recvd lost mbits cv2 mean p50 p99 max < <(point "$rate" "$size" |
-			awk -F, '{print $1","$2","$7","$8","$3","$4","$5","$6}')
-		: "$p50" "$max"
+		# poisson.py's row: received,lost,mean_us,p50_us,p99_us,max_us,bits,cv2
+		IFS=, read -r recvd lost mean _ p99 _ mbits cv2 < <(point "$rate" "$size")
 		# the model at the measured load: lambda a node = 4 x the link's
-		lam=$(awk -v n="$recvd" -v r="$rate" -v d="$DIL" 'BEGIN { printf "%.1f", 4 * r * d }')
+		lam=$(awk -v r="$rate" -v d="$DIL" 'BEGIN { printf "%.1f", 4 * r * d }')
 		eq7=$("$MODEL" --csv cuscomnet --k 2 --bits "$mbits" --bl "$BL" --rate "$lam" |
 			awk -F, '$1 == "T_eq7" {print $2}')
 		mg1=$("$MODEL" --csv cuscomnet --k 2 --bits "$mbits" --bl "$BL" --rate "$lam" --cv2 "$cv2" |
