@@ -17,7 +17,9 @@
 #ifndef ACIS_TORUS_H
 #define ACIS_TORUS_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -356,10 +358,123 @@ int acis_torus_arbitrate(struct acis_torus_arbiter *a,
 			 const struct acis_torus_contender *c, unsigned int n,
 			 uint16_t now);
 
+/* ---- the router's buffers (virtual cut-through, seed 000 §5.5) ---- */
+
+/** Classes of a link: the dateline class of the dimension it runs in. */
+#define ACIS_TORUS_CLASSES 2
+/** Frames a class may hold in one input of a router, at most. */
+#define ACIS_TORUS_SLOTS_MAX 16
+/** ... when a pipeline does not say. */
+#define ACIS_TORUS_SLOTS_DEFAULT 8
+/** Mix's age threshold when a pipeline does not say, router cycles. */
+#define ACIS_TORUS_MIX_AGE_DEFAULT 4096
+/** Credit back period when a pipeline does not say, router cycles
+ * (seed 000 §5.6.4: 9 cycles). */
+#define ACIS_TORUS_CBP_DEFAULT 9
+/** A router's progress watchdog when a pipeline does not say. */
+#define ACIS_TORUS_WATCHDOG_MS_DEFAULT 2000
+
 /** "ff", "of", "mix"; NULL for another value. */
 const char *acis_torus_policy_name(enum acis_torus_policy p);
 /** The policy named s (any case). @return it, or -EINVAL. */
 int acis_torus_policy_parse(const char *s);
+
+/* ---- traffic patterns (seed 000 Tab. 5.3, §8.2) ---- */
+
+/**
+ * Where each node sends, as the seed's experiments do. The neighbour
+ * patterns step over the dimensions present (k > 1): n = 1 to 3 of them;
+ * a mesh has no neighbour past its edge. The others are computed modulo
+ * each ring's size. A destination equal to the source is skipped, so a
+ * node may have fewer destinations than the pattern lists.
+ */
+enum acis_torus_pattern_kind {
+	ACIS_TORUS_PAT_NN = 0,      /**< the 2n face neighbours */
+	ACIS_TORUS_PAT_3HNN = 1,    /**< the 2^n corners: +-1 in every
+				         dimension */
+	ACIS_TORUS_PAT_CUBENN = 2,  /**< the 3^n - 1 around: the cube */
+	ACIS_TORUS_PAT_BC = 3,      /**< bit complement: k - 1 - c in each
+				         dimension */
+	ACIS_TORUS_PAT_TRAN = 4,    /**< transpose: (x,y,z) to (z,x,y), the
+				         present coordinates rotated, each
+				         modulo its new ring */
+	ACIS_TORUS_PAT_TOR = 5,     /**< tornado: (x, y + ky/2 - 1, z); along
+				         X when Y is absent */
+	ACIS_TORUS_PAT_ALL = 6,     /**< every other node */
+	ACIS_TORUS_PAT_ROT = 7,     /**< bit rotation: the node index rotated
+				         right by one bit over log2(N) bits
+				         (N a power of two) */
+	ACIS_TORUS_PAT_UNIFORM = 8, /**< a random other node each packet */
+	ACIS_TORUS_PAT_MCAST = 9,   /**< a random set of fanout other nodes
+				         a message, as unicasts */
+};
+#define ACIS_TORUS_PATTERNS 10
+/** Random multicast's fanout when its name gives none. */
+#define ACIS_TORUS_MCAST_FANOUT_DEFAULT 8
+
+/** A pattern, and for random multicast its message being sent. */
+struct acis_torus_pattern {
+	uint8_t kind;    /**< enum acis_torus_pattern_kind */
+	uint16_t fanout; /**< MCAST: destinations a message (M) */
+	uint64_t key;    /**< MCAST: the current message's draw
+			      (acis_torus_pattern_draw()) */
+};
+
+/**
+ * Whether p gives t's nodes something to do.
+ *
+ * @return 0; -EDOM for ROT when t's node count is not a power of two;
+ *   -ERANGE for MCAST when fanout is 0 or above the other nodes;
+ *   -ENOENT when no node has a destination (TRAN with one dimension,
+ *   TOR on a ring of fewer than 4); -EINVAL for an unknown kind.
+ */
+int acis_torus_pattern_check(const struct acis_torus *t,
+			     const struct acis_torus_pattern *p);
+
+/** Destinations of node src (a message's, for MCAST; 1 for UNIFORM);
+ * 0 for a node outside t or an unknown kind. */
+unsigned int acis_torus_pattern_count(const struct acis_torus *t,
+				      const struct acis_torus_pattern *p,
+				      uint32_t src);
+
+/**
+ * The i-th destination of node src, i below
+ * acis_torus_pattern_count(). UNIFORM draws from rng at each call; MCAST
+ * gives the i-th of the message p->key chose (distinct for distinct i);
+ * the others are fixed.
+ *
+ * @return the node index, or -EINVAL (i out of range, src outside t, no
+ *   rng for UNIFORM).
+ */
+int acis_torus_pattern_dest(const struct acis_torus *t,
+			    const struct acis_torus_pattern *p, uint32_t src,
+			    unsigned int i, struct acis_torus_rng *rng);
+
+/** Begin a new message: MCAST draws its set from rng into p->key; the
+ * other kinds are left as they are. */
+void acis_torus_pattern_draw(struct acis_torus_pattern *p,
+			     struct acis_torus_rng *rng);
+
+/** Whether p's destinations are drawn at random (UNIFORM, MCAST). */
+static inline int
+acis_torus_pattern_random(const struct acis_torus_pattern *p)
+{
+	return p->kind == ACIS_TORUS_PAT_UNIFORM ||
+	       p->kind == ACIS_TORUS_PAT_MCAST;
+}
+
+/** "nn", "3h-nn", "cube-nn", "bc", "tran", "tor", "all", "rot",
+ * "uniform", "mcast"; NULL for another value. */
+const char *acis_torus_pattern_name(enum acis_torus_pattern_kind kind);
+
+/**
+ * The pattern named s, any case: a name as acis_torus_pattern_name()
+ * spells it, or "mcast:M" for a fanout of M (1 to 65535; bare "mcast":
+ * ACIS_TORUS_MCAST_FANOUT_DEFAULT). p->key is cleared.
+ *
+ * @return 0, or -EINVAL.
+ */
+int acis_torus_pattern_parse(const char *s, struct acis_torus_pattern *p);
 
 /* ---- the virtual router clock ---- */
 
@@ -379,6 +494,351 @@ acis_torus_stamp(uint64_t cycles)
 {
 	return (uint16_t)(cycles & ACIS_TORUS_STAMP_MASK);
 }
+
+/* ---- table routing (seed 000 §8.1; doc/torus-tables.md) ---- */
+
+/** Entries of each kind (unicast, multicast, reduction) a node holds;
+ * an index at or above it is refused. */
+#define ACIS_TORUS_TABLE_SIZE 4096
+/** Outputs of a multicast entry, at most: six ports, LOCAL among them. */
+#define ACIS_TORUS_MCAST_CHILDREN 6
+/** Arrivals a reduction entry may expect: six ports and the node's own
+ * contribution (Fig. 8.2(c)'s 3-bit count). */
+#define ACIS_TORUS_REDUCE_EXPECT_MAX 7
+/** Room for a table parser's or walker's message. */
+#define ACIS_TORUS_TABLE_ERR_LEN 512
+
+/** The bit of direction d (not LOCAL) in a 6-bit mask of ports. */
+#define ACIS_TORUS_DIR_BIT(d) (1u << ((d) - 1))
+
+/** The table a packet is looked up in: Fig. 8.2(a)'s type field. */
+enum acis_torus_ptype {
+	ACIS_TORUS_PKT_UNICAST = 1,
+	ACIS_TORUS_PKT_MULTICAST = 2,
+	ACIS_TORUS_PKT_REDUCE = 3,
+};
+
+/**
+ * The 32-bit header of a table-routed packet (Fig. 8.2(a)): [31:28]
+ * type, [27:24] the port it left by, [23:8] its index in the next
+ * node's table of that type, [7:0] priority.
+ */
+struct acis_torus_thdr {
+	uint8_t type;  /**< enum acis_torus_ptype */
+	uint8_t port;  /**< exit port; LOCAL: ejected here */
+	uint16_t next; /**< table index at the node it goes to */
+	uint8_t prio;  /**< farthest first: hops to its farthest eject */
+};
+
+/** The header h as a 32-bit word (type and port cut to 4 bits). */
+static inline uint32_t
+acis_torus_thdr_encode(const struct acis_torus_thdr *h)
+{
+	return (uint32_t)(h->type & 0xfu) << 28 |
+	       (uint32_t)(h->port & 0xfu) << 24 | (uint32_t)h->next << 8 |
+	       h->prio;
+}
+
+/** The fields of a 32-bit header word w. */
+static inline void
+acis_torus_thdr_decode(uint32_t w, struct acis_torus_thdr *h)
+{
+	h->type = (uint8_t)(w >> 28);
+	h->port = (uint8_t)((w >> 24) & 0xfu);
+	h->next = (uint16_t)(w >> 8);
+	h->prio = (uint8_t)w;
+}
+
+/** A unicast entry: Fig. 8.2(a), the header the packet leaves with. */
+struct acis_torus_uentry {
+	uint8_t valid;
+	uint8_t type; /**< UNICAST or MULTICAST: the next node's table */
+	uint8_t port; /**< LOCAL: eject (type, next unused) */
+	uint8_t prio;
+	uint16_t next; /**< index in that table */
+};
+
+/** One output of a multicast entry. */
+struct acis_torus_child {
+	uint8_t port;  /**< LOCAL: eject a copy here (type, next unused) */
+	uint8_t type;  /**< UNICAST or MULTICAST: the next node's table */
+	uint16_t next; /**< index in that table */
+};
+
+/** A multicast entry: n copies (0: the entry is not set). */
+struct acis_torus_mentry {
+	uint8_t n;
+	struct acis_torus_child c[ACIS_TORUS_MCAST_CHILDREN];
+};
+
+/**
+ * A reduction entry: once expect packets have arrived (the children's
+ * and, for a member, its own host's through LOCAL), one combined packet
+ * leaves by port (LOCAL at the root: ejected to its host) into the next
+ * node's reduction entry next. expect 0: the entry is not set.
+ */
+struct acis_torus_rentry {
+	uint8_t expect;
+	uint8_t port;
+	uint16_t next;
+};
+
+/** One node's tables. Plain data: a switch swaps a new copy in whole. */
+struct acis_torus_table {
+	struct acis_torus_uentry uni[ACIS_TORUS_TABLE_SIZE];
+	struct acis_torus_mentry mc[ACIS_TORUS_TABLE_SIZE];
+	struct acis_torus_rentry red[ACIS_TORUS_TABLE_SIZE];
+};
+
+/** Unset every entry of tb. */
+void acis_torus_table_clear(struct acis_torus_table *tb);
+
+/**
+ * Route a packet that arrived with header in by its node's tables: the
+ * headers it leaves with, each with its exit port and the index it has
+ * at the next node (§8.1.1's rewrite). A unicast entry gives one, with
+ * the entry's type and priority; a multicast entry one per child, with in's
+ * priority; a reduction entry the one combined packet that leaves once
+ * the entry is complete (acis_torus_reduce_arrive()), with in's
+ * priority. An output with port LOCAL is a copy to eject.
+ *
+ * @param out room for ACIS_TORUS_MCAST_CHILDREN headers.
+ * @return the number of outputs (1 to ACIS_TORUS_MCAST_CHILDREN), or
+ *   -EINVAL for an unknown type or an index at or above
+ *   ACIS_TORUS_TABLE_SIZE, -ENOENT for an entry not set (or written
+ *   into the struct with a port past Z-).
+ */
+int acis_torus_table_route(const struct acis_torus_table *tb,
+			   const struct acis_torus_thdr *in,
+			   struct acis_torus_thdr *out);
+
+/** A reduction entry's progress: what arrived since its last reset. */
+struct acis_torus_reduce_slot {
+	uint8_t got;   /**< packets counted */
+	uint8_t ports; /**< bit p for port p (LOCAL is bit 0) */
+};
+
+/** Every reduction entry's progress on one node. Zero it to start. */
+struct acis_torus_reduce_state {
+	struct acis_torus_reduce_slot s[ACIS_TORUS_TABLE_SIZE];
+};
+
+/**
+ * Count a reduction packet that arrived on port (LOCAL: the node's own
+ * contribution) for entry index. The entry stays complete, refusing
+ * more, until acis_torus_reduce_reset(): reset it once the combined
+ * packet has left.
+ *
+ * @return 1 if that was the last packet expected (send the combined
+ *   packet), 0 if more are expected, -EINVAL (index or port out of
+ *   range), -ENOENT (entry not set), -EALREADY (a second packet from
+ *   the same port), -EOVERFLOW (the entry is already complete: an
+ *   arrival beyond its expected count). An error leaves s unchanged.
+ */
+int acis_torus_reduce_arrive(struct acis_torus_reduce_state *s,
+			     const struct acis_torus_table *tb,
+			     unsigned int index, unsigned int port);
+
+/** Start entry index over (no effect for an index out of range). */
+void acis_torus_reduce_reset(struct acis_torus_reduce_state *s,
+			     unsigned int index);
+
+/**
+ * Fill the tables of one node from the text of a table file
+ * (doc/torus-tables.md). Every line of every node is checked, the
+ * ports against t (a port with no link from its node is an error);
+ * only node's entries are kept. tb is cleared first; after an error its
+ * content is unspecified (load into a spare copy and swap).
+ *
+ * @param name the file's name in messages.
+ * @param err receives "NAME:LINE: what was expected" on failure;
+ *   ACIS_TORUS_TABLE_ERR_LEN bytes, or NULL.
+ * @return 0, or -EINVAL with err set.
+ */
+int acis_torus_table_parse(const struct acis_torus *t, const char *name,
+			   const char *text, size_t len, uint32_t node,
+			   struct acis_torus_table *tb, char *err);
+
+/** acis_torus_table_parse() for every node at once: tables holds
+ * t->nodes tables, node i's at tables[i]. */
+int acis_torus_table_parse_all(const struct acis_torus *t, const char *name,
+			       const char *text, size_t len,
+			       struct acis_torus_table *tables, char *err);
+
+/** Read the table file at path (up to 16 MiB) and parse node's tables
+ * from it. @return 0, -EINVAL (err set), or -errno of the read. */
+int acis_torus_table_load(const struct acis_torus *t, const char *path,
+			  uint32_t node, struct acis_torus_table *tb,
+			  char *err);
+
+/**
+ * Write the set entries of every node's tables (t->nodes of them) in
+ * the text form acis_torus_table_parse() reads: a [node X,Y,Z] section
+ * for each node that has any.
+ *
+ * @return 0, or -EIO if writing failed.
+ */
+int acis_torus_table_print(FILE *f, const struct acis_torus *t,
+			   const struct acis_torus_table *tables);
+
+/** Where one node stands in a tree acis_torus_table_build() made. */
+struct acis_torus_tree_node {
+	uint8_t in_tree;    /**< on the path to some destination */
+	uint8_t member;	    /**< a destination (or the root, if listed) */
+	uint8_t children;   /**< directions to its children (bit d - 1) */
+	uint8_t parent;	    /**< the direction to its parent; LOCAL at
+				 the root */
+	uint8_t mc_type;    /**< the table its multicast-side entry is in:
+				 UNICAST for a single output, else MULTICAST */
+	uint8_t height;	    /**< hops to its farthest destination below */
+	uint16_t mc_index;  /**< that entry's index: at the root, the index
+				 the host injects with (type mc_type) */
+	uint16_t red_index; /**< its reduction entry: a member's host sends
+				 its contribution there */
+};
+
+/**
+ * Make a multicast tree from root to the nodes dsts[0..n) and its
+ * reduction tree into every node's tables: the union of the DOR paths
+ * from root (each node's children the distinct next hops of the paths
+ * through it), reversed for the reduction (a node expects one packet
+ * from each child, and one from its host if it is a member). A node
+ * with one output gets a unicast entry, else a multicast entry; the
+ * root ejects nothing (its host has the data) but counts as a member
+ * of the reduction if listed. Each node's entries take the lowest free
+ * index at or above base in their table.
+ *
+ * @param tables t->nodes tables, indexed by node.
+ * @param tree t->nodes records, filled for every node.
+ * @return 0, or -EINVAL (a node outside t, no destination other than
+ *   the root), -ENOSPC (a node with no free index at or above base;
+ *   no table is then changed).
+ */
+int acis_torus_table_build(const struct acis_torus *t, uint32_t root,
+			   const uint32_t *dsts, unsigned int n, uint16_t base,
+			   struct acis_torus_table *tables,
+			   struct acis_torus_tree_node *tree);
+
+/**
+ * Follow a packet injected at node with header (type, index) through
+ * every node's tables, as a test or tool would: each copy ejected is
+ * counted at its node, with the hops it took.
+ *
+ * @param max_hops the longest path allowed (at most 1024); 0: twice the
+ *   longest minimal path. Paths past it, or more than
+ *   ACIS_TORUS_MCAST_CHILDREN x t->nodes x max_hops hops in all, count
+ *   as a loop.
+ * @param copies t->nodes counters, zeroed by the walk.
+ * @param hops t->nodes: the hops of the last copy ejected at each node.
+ * @param err receives where the walk failed; or NULL.
+ * @return the copies ejected in all, or -ENOENT (an entry not set),
+ *   -EINVAL (a bad type or index), -ENETUNREACH (a port with no link),
+ *   -ELOOP, -EPROTO (a reduction entry reached).
+ */
+int acis_torus_table_walk_multicast(const struct acis_torus *t,
+				    const struct acis_torus_table *tables,
+				    uint32_t node, unsigned int type,
+				    uint16_t index, unsigned int max_hops,
+				    uint16_t *copies, uint16_t *hops,
+				    char *err);
+
+/** What a reduction walk saw. */
+struct acis_torus_reduce_walk {
+	uint32_t completions; /**< combined packets ejected (port LOCAL) */
+	uint32_t node;	      /**< where the last was ejected */
+	uint32_t total;	      /**< contributions it held */
+	uint32_t hops;	      /**< most hops a contribution took */
+	uint32_t pending;     /**< entries left with some but not all */
+};
+
+/** A reduction walk's scratch for one node; zero it before a walk. */
+struct acis_torus_walk_node {
+	struct acis_torus_reduce_state state;
+	uint32_t held[ACIS_TORUS_TABLE_SIZE]; /**< contributions summed */
+	uint16_t far[ACIS_TORUS_TABLE_SIZE];  /**< most hops one took */
+};
+
+/**
+ * Follow a reduction: member m's host sends its contribution into
+ * entry index[m] of node members[m], in turn; each entry that completes
+ * sends its sum on by acis_torus_table_route().
+ *
+ * @param scratch t->nodes records, zeroed by the caller.
+ * @return 0 with w filled, or a negative errno of
+ *   acis_torus_reduce_arrive() or acis_torus_table_walk_multicast().
+ */
+int acis_torus_table_walk_reduce(const struct acis_torus *t,
+				 const struct acis_torus_table *tables,
+				 const uint32_t *members, const uint16_t *index,
+				 unsigned int n, unsigned int max_hops,
+				 struct acis_torus_walk_node *scratch,
+				 struct acis_torus_reduce_walk *w, char *err);
+
+/* ---- online cube multicast and reduction (seed 000 §6.3-6.4) ---- */
+
+/** Largest radius: past 32 a cube covers every ring anyway. */
+#define ACIS_TORUS_CUBE_R_MAX 32
+
+/** Destination ids of a radius-r cube: (2r + 1)^3 (Eq. 6.4). */
+static inline unsigned int
+acis_torus_cube_ids(unsigned int r)
+{
+	return (2 * r + 1) * (2 * r + 1) * (2 * r + 1);
+}
+
+/**
+ * Algorithm 2: what node cur does with a multicast of radius r from src
+ * that arrived moving in direction arrived (LOCAL at src, injected).
+ * The cube is every node within r hops of src in each dimension (on a
+ * ring shorter than 2r + 1, the whole ring, once; in a mesh, clipped
+ * at the edges); its tree goes along X from src, then along Y, then Z.
+ *
+ * @param mask receives the ports to send a copy on (ACIS_TORUS_DIR_BIT).
+ * @return 1 if cur ejects a copy (every cube node but src), 0 if not;
+ *   -EINVAL (r not 1 to ACIS_TORUS_CUBE_R_MAX, a place outside t),
+ *   -ERANGE (cur outside the cube), -EPROTO (arrived is not the way the
+ *   tree reaches cur: a copy that should not be here).
+ */
+int acis_torus_cube_multicast(const struct acis_torus *t,
+			      const struct acis_torus_coord *src,
+			      const struct acis_torus_coord *cur,
+			      unsigned int arrived, unsigned int r,
+			      uint8_t *mask);
+
+/**
+ * Eq. 6.1-6.4: the slot of destination dst at node cur,
+ * (2r+1)^2 dz + (2r+1) dy + dx with dx = dst_x - cur_x + r (the offset
+ * the shorter way round a ring), and so on.
+ *
+ * @return the id, from 0 to acis_torus_cube_ids(r) - 1, or -EINVAL
+ *   (bad r or place), -ERANGE (dst outside cur's cube).
+ */
+int acis_torus_cube_dst_id(const struct acis_torus *t,
+			   const struct acis_torus_coord *cur,
+			   const struct acis_torus_coord *dst, unsigned int r);
+
+/** The destination of slot id at node cur. @return 0, or -EINVAL, or
+ * -ERANGE for an id acis_torus_cube_dst_id() never gives there (past
+ * a mesh's edge, or the other spelling of a wrapped offset). */
+int acis_torus_cube_dst(const struct acis_torus *t,
+			const struct acis_torus_coord *cur, unsigned int r,
+			unsigned int id, struct acis_torus_coord *dst);
+
+/**
+ * Algorithm 3: at node cur, for a reduction of radius r toward dst (each
+ * node of dst's cube contributes once), the ports to wait for before
+ * sending the combined packet on, and the way it goes: DOR, X, then Y,
+ * then Z. Besides the ports, cur's own contribution is always awaited.
+ *
+ * @param wait receives the input ports (ACIS_TORUS_DIR_BIT): those whose
+ *   neighbour sends toward dst through cur.
+ * @return the output direction, LOCAL at dst; or -EINVAL, -ERANGE (cur
+ *   outside dst's cube).
+ */
+int acis_torus_cube_reduce(const struct acis_torus *t,
+			   const struct acis_torus_coord *cur,
+			   const struct acis_torus_coord *dst, unsigned int r,
+			   uint8_t *wait);
 
 #ifdef __cplusplus
 }
