@@ -30,7 +30,8 @@
 # PREFIX-fab; acisctl -f PREFIX-fab -n SWITCH reaches a switch), their
 # logs and pipelines in /run/acis-fabric/PREFIX; memif links' sockets
 # live there too. Switch k answers on 10.77.0.(200+k) unless the
-# file gives it an address. links shows every fabric link's frames and
+# file gives it an address (a host reaches 10.78.0.0/16 on its link too,
+# where acis-fabric torus puts the switches of a torus past 250). links shows every fabric link's frames and
 # bytes each way (the TX counters of both ends' ports). stop ends them (SIGINT: they print their
 # counters), down ends them and removes the namespaces (PREFIX-br too)
 # and files.
@@ -141,6 +142,9 @@ up() {
 		ip -n "$ns" link set lo up
 		acis_host_veth "$ns" eth0 "$(printf '02:a0:00:00:00:%02x' $((10 + i)))" \
 			"10.77.0.$((10 + i))" "$mtu" "$prefix-v$i" "$iface" "$swns"
+		# switches past the 250th answer on 10.78.0.0/16 (acis-fabric
+		# torus): on the same link
+		ip -n "$ns" route add 10.78.0.0/16 dev eth0
 		acis_tame "$ns" eth0
 		acis_tame "$swns" "$iface"
 		[ "$bridge" -eq 0 ] || acis_bridge_host "$prefix" "$ns" "$i" "$mtu"

@@ -441,6 +441,20 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name,
 			printf("%s%u", d ? "," : "", w->coord[d]);
 		printf("\nrouting = ${ACIS_TORUS_ROUTING:-%s}\n",
 		       acis_torus_algo_name(f->routing));
+		/* the router: its buffers and arbitration ($ACIS_TORUS_SLOTS,
+		 * $ACIS_TORUS_ARBITRATION override them); a dilated run's
+		 * router clock runs as much slower, its watchdog longer */
+		printf("slots = ${ACIS_TORUS_SLOTS:-%u}\n"
+		       "arbitration = ${ACIS_TORUS_ARBITRATION:-%s}\n",
+		       f->slots, acis_torus_policy_name(f->arbitration));
+		if (f->profile[0] != '\0' && f->dilation > 1.0)
+			printf("clock_khz = %.0f\n",
+			       ACIS_TORUS_CLOCK_HZ / 1e3 / f->dilation < 1.0 ?
+			       1.0 : ACIS_TORUS_CLOCK_HZ / 1e3 / f->dilation);
+		printf("watchdog_ms = ${ACIS_TORUS_WATCHDOG_MS:-%.0f}\n",
+		       f->profile[0] != '\0' && f->dilation > 1.0 ?
+		       dilated_ms(ACIS_TORUS_WATCHDOG_MS_DEFAULT, f->dilation) :
+		       (double)ACIS_TORUS_WATCHDOG_MS_DEFAULT);
 		for (h = 0; h < f->n_hosts; h++) {
 			const struct acis_fabric_switch *x =
 				&f->sw[f->hosts[h].sw];
@@ -488,8 +502,10 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name,
  * p5 Z+, p6 Z-. Each switch's + port links to its neighbour's - port,
  * around the ring in a torus, not past the edge in a mesh. Hosts go on
  * hosts=N switches spread evenly (every switch by default; a process
- * reaches at most 32 hosts), addresses from 10.77.0.100 (250 switches
- * at most) and MACs 02:ac:15:01:HH:LL.
+ * reaches at most 32 hosts; 0: none, for the traffic generator alone),
+ * addresses from 10.77.0.100 (more than 250 switches: 10.78.HH.LL, on
+ * the hosts' link by the route scripts/fabric.sh gives them) and MACs
+ * 02:ac:15:01:HH:LL.
  */
 static int
 torus(int argc, char **argv)
@@ -515,9 +531,9 @@ torus(int argc, char **argv)
 		} else if (strncmp(argv[i], "hosts=", 6) == 0) {
 			unsigned long v = strtoul(argv[i] + 6, &end, 10);
 
-			if (end == argv[i] + 6 || *end != '\0' || v < 1 || v > n) {
+			if (end == argv[i] + 6 || *end != '\0' || v > n) {
 				fprintf(stderr, "acis-fabric: %s: expected hosts=N, "
-					"N from 1 to %u (the switches)\n",
+					"N from 0 to %u (the switches)\n",
 					argv[i], n);
 				return 2;
 			}
@@ -532,10 +548,9 @@ torus(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (n > 250) {
-		fprintf(stderr, "acis-fabric: torus: %u switches; a topology "
-			"this tool writes has at most 250 (addresses "
-			"10.77.0.100..)\n", n);
+	if (n > ACIS_FABRIC_MAX_SWITCHES) {
+		fprintf(stderr, "acis-fabric: torus: %u switches; a fabric "
+			"has at most %u\n", n, ACIS_FABRIC_MAX_SWITCHES);
 		return 2;
 	}
 	printf("# A %s of %s switches, made by acis-fabric torus: switch "
@@ -558,8 +573,11 @@ torus(int argc, char **argv)
 		printf("]\nports = %u\ncoord = ", 1 + 2 * nd);
 		for (d = 0; d < nd; d++)
 			printf("%s%u", d ? "," : "", c[d]);
-		printf("\nip = 10.77.0.%u\nmac = 02:ac:15:01:%02x:%02x\n",
-		       100 + k, k >> 8, k & 0xff);
+		if (n <= 250)
+			printf("\nip = 10.77.0.%u", 100 + k);
+		else
+			printf("\nip = 10.78.%u.%u", k >> 8, k & 0xff);
+		printf("\nmac = 02:ac:15:01:%02x:%02x\n", k >> 8, k & 0xff);
 	}
 	printf("\n[links]\n");
 	for (k = 0; k < n; k++) {
@@ -582,7 +600,7 @@ torus(int argc, char **argv)
 		}
 	}
 	printf("\n[hosts]\n");
-	stride = n / hosts;
+	stride = hosts != 0 ? n / hosts : n;
 	for (k = 0; k < n && placed < hosts; k += stride) {
 		unsigned int c[3] = {k % dim[0], k / dim[0] % dim[1],
 				     k / dim[0] / dim[1]};

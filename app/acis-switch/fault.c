@@ -538,6 +538,19 @@ acis_fault_holding(const struct acis_lcore_ctx *lc)
 	return 0;
 }
 
+int
+acis_fault_link_ready(const struct acis_lcore_ctx *lc, uint16_t port,
+		      uint64_t now)
+{
+	const struct acis_fault_lc *f = lc->fault[port];
+
+	if (!g_fault[port].on || g_fault[port].rate_kbps == 0 || f == NULL)
+		return 1;
+	/* free, or freeing within 10 us: kept busy between walks, as the
+	 * class queues keep it (serve) */
+	return f->cq_n == 0 && f->link_free <= now + g_sw.tsc_hz / 100000;
+}
+
 void
 acis_fault_flush(struct acis_lcore_ctx *lc)
 {

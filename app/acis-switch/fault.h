@@ -126,6 +126,12 @@ struct acis_lcore_ctx;
 
 /* Settings from the pipeline; 0 or a negative errno. */
 int acis_fault_init(const struct acis_pipeline *pl);
+/* Whether a port's link would start a frame now: no line rate set, or
+ * the shaper's link free (or freeing within 10 us) with no class queue
+ * waiting. The torus router arbitrates only for a ready link, so its
+ * order is the wire's. */
+int acis_fault_link_ready(const struct acis_lcore_ctx *lc, uint16_t port,
+			  uint64_t now);
 /* Free what the workers still hold (after the lcores stopped). */
 void acis_fault_fini(void);
 

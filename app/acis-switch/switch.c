@@ -1007,6 +1007,8 @@ acis_switch_walk(struct acis_lcore_ctx *lc)
 			acis_rel_poll(lc);
 		if (unlikely(lc->txh_ports != 0))
 			acis_tx_hold_flush_all(lc);
+		if (unlikely(g_sw.torus != NULL))
+			acis_torus_poll(lc);
 	}
 }
 
@@ -1059,7 +1061,8 @@ acis_switch_run_lcores(void *arg)
 				continue;
 			}
 			lc->stats.idle_polls++;
-			holding |= acis_fault_holding(lc);
+			holding |= acis_fault_holding(lc) |
+				   acis_torus_holding();
 		}
 		if (busy) {
 			idle = 0;

@@ -31,7 +31,7 @@
 #define ACIS_MAX_WORKERS 64
 #define ACIS_MAX_RX_LCORES 64
 /* logical switches one process runs */
-#define ACIS_MAX_SWITCHES 256
+#define ACIS_MAX_SWITCHES 512
 
 /* Per-packet metadata, kept in the mbuf's private area. The parse stage
  * writes it for every frame it parses in full; a frame it sends on by the

@@ -11,11 +11,12 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "rel.h"
 #include "tx.h"
 
-static void
-drop_refused(struct acis_lcore_ctx *lc, struct rte_mbuf **m, uint16_t n,
-	     enum acis_drop_reason why)
+void
+acis_drop_frames(struct acis_lcore_ctx *lc, struct rte_mbuf **m, uint16_t n,
+		 enum acis_drop_reason why)
 {
 	if (n == 0)
 		return;
@@ -56,6 +57,18 @@ acis_tx_faulted(struct acis_lcore_ctx *lc, uint16_t port,
 	}
 }
 
+void
+acis_tx_port(struct acis_lcore_ctx *lc, uint16_t port, struct rte_mbuf **pkts,
+	     uint16_t n)
+{
+	if (unlikely(g_fault[port].rel))
+		n = acis_rel_tx(lc, port, pkts, n);
+	if (likely(acis_tx_plain(lc, port)))
+		acis_tx_send(lc, port, pkts, n);
+	else
+		acis_tx_faulted(lc, port, pkts, n);
+}
+
 uint64_t
 acis_tx_refused(struct acis_lcore_ctx *lc, uint16_t port,
 		struct rte_mbuf **pkts, uint16_t n)
@@ -81,7 +94,7 @@ acis_tx_refused(struct acis_lcore_ctx *lc, uint16_t port,
 		}
 		pkts[k++] = m; /* what cannot wait, packed to the front */
 	}
-	drop_refused(lc, pkts, k, why);
+	acis_drop_frames(lc, pkts, k, why);
 	return bytes;
 }
 
@@ -97,7 +110,7 @@ acis_tx_hold_flush(struct acis_lcore_ctx *lc, uint16_t port)
 		 * goes, and the port is not sent to again and again while
 		 * its driver tears the connection down (DPDK 22.11's memif
 		 * unmaps a gone peer's regions beside a burst in flight) */
-		drop_refused(lc, h->m, h->n, ACIS_DROP_TX_LINK_DOWN);
+		acis_drop_frames(lc, h->m, h->n, ACIS_DROP_TX_LINK_DOWN);
 		h->n = 0;
 		lc->txh_ports &= ~(1u << port);
 		return;
@@ -115,7 +128,7 @@ acis_tx_hold_flush(struct acis_lcore_ctx *lc, uint16_t port)
 		lc->stats.port_tx_held_sent[port] += sent;
 	} else if (now - h->since > g_sw.tsc_hz / 1000 * ACIS_TX_HOLD_MS) {
 		/* the queue took nothing for long: its peer is gone */
-		drop_refused(lc, h->m, h->n, refusal(port));
+		acis_drop_frames(lc, h->m, h->n, refusal(port));
 		h->n = 0;
 	}
 	if (h->n == 0)

@@ -29,6 +29,14 @@ acis_tx_plain(const struct acis_lcore_ctx *lc, uint16_t port)
 }
 
 struct rte_mbuf;
+/* Frames dropped outside the graph: freed, counted under why (tx.c). */
+void acis_drop_frames(struct acis_lcore_ctx *lc, struct rte_mbuf **m,
+		      uint16_t n, enum acis_drop_reason why);
+/* Frames to a port as its TX stage sends them: in a reliable link's
+ * header when the link is one, through the fault stage when it is on,
+ * then to the lcore's queue (tx.c). */
+void acis_tx_port(struct acis_lcore_ctx *lc, uint16_t port,
+		  struct rte_mbuf **pkts, uint16_t n);
 /* Frames to a port through its fault stage, in chunks (duplicates and
  * released frames can outnumber what came in), then to its queue
  * (tx.c). */

@@ -42,6 +42,8 @@ static const struct {
 	{"fault", "/acis/fault", "fault injection per port: settings, counters"},
 	{"links", "/acis/links", "reliable links per port: resends, CRC errors, ACKs"},
 	{"torus", "/acis/torus", "a torus node: its place, routing, frames routed, hops, illegal turns"},
+	{"torus-table", "/acis/torus/table", "a torus node's routing tables (PARAMS: load,FILE or clear; none: status)"},
+	{"torus-gen", "/acis/torus/gen", "a torus node's traffic generator: run, results (PARAMS: start,KEY=VALUE,... or stop)"},
 	{"sync", "/acis/sync", "deadlines and SSP barriers per communicator"},
 	{"fault-set", "/acis/fault/set", "change a port's faults (PARAMS: PORT,KEY=VALUE,... or PORT,off)"},
 	{"list", "/", "every telemetry command the process offers"},

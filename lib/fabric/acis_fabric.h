@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define ACIS_FABRIC_MAX_SWITCHES 256
+#define ACIS_FABRIC_MAX_SWITCHES 512
 #define ACIS_FABRIC_MAX_PORTS 64   /**< per switch */
 #define ACIS_FABRIC_MAX_HOSTS 4096
 #define ACIS_FABRIC_NAME_LEN 32
@@ -97,6 +97,9 @@ struct acis_fabric {
 	uint8_t direct_k[3];
 	uint8_t direct_mesh;
 	uint8_t routing;    /**< enum acis_torus_algo, DOR by default */
+	uint8_t arbitration; /**< enum acis_torus_policy, OF by default */
+	uint8_t slots;      /**< a router's buffers: frames a class may hold
+				 in an input (0: none) */
 	uint16_t n_switches;
 	uint16_t n_hosts;
 	uint32_t n_links;

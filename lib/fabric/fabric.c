@@ -255,12 +255,14 @@ apply_profile(struct ctx *c, int line)
 	return 0;
 }
 
-/* [topology] torus = DIMS or mesh = DIMS, and routing = ALGO. */
+/* [topology] torus = DIMS or mesh = DIMS, and the routers' options:
+ * routing = ALGO, arbitration = POLICY, slots = N. */
 static int
 read_direct(struct ctx *c, struct acis_conf_section *s)
 {
 	struct acis_conf_entry *t, *m, *e;
 	int dup, a;
+	double v;
 
 	t = acis_conf_get(s, "torus", &dup);
 	if (dup)
@@ -284,6 +286,35 @@ read_direct(struct ctx *c, struct acis_conf_section *s)
 			return fail(c, e->line, "routing: expected dor, o1turn, "
 				    "rmr, rlb or ccar, found '%s'", e->value);
 		c->f->routing = (uint8_t)a;
+	}
+	e = acis_conf_get(s, "arbitration", &dup);
+	if (dup)
+		return fail(c, dup, "arbitration: given twice");
+	c->f->arbitration = ACIS_TORUS_OF;
+	if (e != NULL) {
+		if (t == NULL && m == NULL)
+			return fail(c, e->line, "arbitration: only for a torus "
+				    "or a mesh (torus = DIMS or mesh = DIMS)");
+		if ((a = acis_torus_policy_parse(e->value)) < 0)
+			return fail(c, e->line, "arbitration: expected ff, of "
+				    "or mix, found '%s'", e->value);
+		c->f->arbitration = (uint8_t)a;
+	}
+	e = acis_conf_get(s, "slots", &dup);
+	if (dup)
+		return fail(c, dup, "slots: given twice");
+	c->f->slots = ACIS_TORUS_SLOTS_DEFAULT;
+	if (e != NULL) {
+		if (t == NULL && m == NULL)
+			return fail(c, e->line, "slots: only for a torus or a "
+				    "mesh (torus = DIMS or mesh = DIMS)");
+		if (number(c, e, 0, ACIS_TORUS_SLOTS_MAX, &v) != 0)
+			return -1;
+		if (v != (double)(int)v)
+			return fail(c, e->line, "slots: expected a whole number "
+				    "from 0 to %d, found '%s'",
+				    ACIS_TORUS_SLOTS_MAX, e->value);
+		c->f->slots = (uint8_t)v;
 	}
 	if (t == NULL && m == NULL)
 		return 0;

@@ -195,6 +195,17 @@ struct acis_torus_cfg {
 	uint8_t coord[3]; /**< coord = X[,Y[,Z]]: this switch's place */
 	uint8_t routing;  /**< routing = dor|o1turn|rmr|rlb|ccar */
 	uint32_t seed;    /**< seed = N: the random algorithms' draws */
+	/** The router's buffers (virtual cut-through, doc/torus.md): frames
+	 * a class may hold in each input, 0 = none (frames go straight on);
+	 * slots = N, 0 to ACIS_TORUS_SLOTS_MAX */
+	uint8_t slots;
+	uint8_t arbitration; /**< arbitration = ff|of|mix */
+	uint16_t mix_age;    /**< mix_age = CYCLES: mix's age threshold */
+	uint32_t credit_period; /**< credit_period = CYCLES: credit frames
+				     at most this often, a link and way */
+	uint32_t watchdog_ms;   /**< watchdog_ms = N: no frame moved for
+				     this long with frames queued: deadlock */
+	uint32_t clock_hz;      /**< clock_khz = N: the router clock */
 	/** the port index of direction D (1..6); UINT16_MAX: no link */
 	uint16_t dir_port[7];
 	/** host = MAC COORD: where each host of the network sits */

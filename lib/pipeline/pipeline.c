@@ -1209,17 +1209,20 @@ torus_coord(const char *v, const uint8_t k[3], uint8_t out[3])
 	return -1;
 }
 
-/* [torus]: dims, mesh, coord, routing, seed, host = MAC COORD lines. */
+/* [torus]: dims, mesh, coord, routing, seed, the router's buffers and
+ * arbitration, host = MAC COORD lines. */
 static int
 read_torus(struct ctx *c, struct acis_conf_section *s)
 {
 	struct acis_torus_cfg *t = &c->p->torus;
 	struct acis_conf_entry *e;
 	unsigned int i, d;
+	uint32_t v;
 	char name[8];
 	int rc, a;
 
-	rc = check_keys(c, s, "dims mesh coord routing seed host");
+	rc = check_keys(c, s, "dims mesh coord routing seed slots arbitration "
+			"mix_age credit_period watchdog_ms clock_khz host");
 	if (rc != 0)
 		return rc;
 	if ((rc = get_once(c, s, "dims", &e)) != 0)
@@ -1256,6 +1259,36 @@ read_torus(struct ctx *c, struct acis_conf_section *s)
 	t->seed = 1;
 	if ((rc = get_uint(c, s, "seed", 0, UINT32_MAX, &t->seed)) != 0)
 		return rc;
+	v = ACIS_TORUS_SLOTS_DEFAULT;
+	if ((rc = get_uint(c, s, "slots", 0, ACIS_TORUS_SLOTS_MAX, &v)) != 0)
+		return rc;
+	t->slots = (uint8_t)v;
+	if ((rc = get_once(c, s, "arbitration", &e)) != 0)
+		return rc;
+	t->arbitration = ACIS_TORUS_OF;
+	if (e != NULL) {
+		if ((a = acis_torus_policy_parse(e->value)) < 0)
+			return fail(c, e->line, "arbitration: expected ff, of "
+				    "or mix, found '%s'", e->value);
+		t->arbitration = (uint8_t)a;
+	}
+	v = ACIS_TORUS_MIX_AGE_DEFAULT;
+	if ((rc = get_uint(c, s, "mix_age", 1, ACIS_TORUS_STAMP_MASK / 2,
+			   &v)) != 0)
+		return rc;
+	t->mix_age = (uint16_t)v;
+	t->credit_period = ACIS_TORUS_CBP_DEFAULT;
+	if ((rc = get_uint(c, s, "credit_period", 0, 1000000000,
+			   &t->credit_period)) != 0)
+		return rc;
+	t->watchdog_ms = ACIS_TORUS_WATCHDOG_MS_DEFAULT;
+	if ((rc = get_uint(c, s, "watchdog_ms", 0, 3600000,
+			   &t->watchdog_ms)) != 0)
+		return rc;
+	v = ACIS_TORUS_CLOCK_HZ / 1000;
+	if ((rc = get_uint(c, s, "clock_khz", 1, 4000000, &v)) != 0)
+		return rc;
+	t->clock_hz = v * 1000u;
 	for (i = 0; i < s->n_entries; i++) {
 		char mac[24];
 		const char *sp;

@@ -93,7 +93,11 @@ extern "C" {
 	X(TX_LINK_DOWN, "tx_link_down", "port's link down (a memif peer gone): its TX queue took nothing") \
 	X(TORUS_BAD_HEADER, "torus_bad_header", "torus header not understood (version, type, node outside the torus, from a host port)") \
 	X(TORUS_ILLEGAL_TURN, "torus_illegal_turn", "torus route refused: its state would make a forbidden turn") \
-	X(TORUS_NO_ROOM, "torus_no_room", "no headroom (or a shared frame) for the torus header")
+	X(TORUS_NO_ROOM, "torus_no_room", "no headroom (or a shared frame) for the torus header") \
+	X(TORUS_INJECT_FULL, "torus_inject_full", "a host's frame, the torus router's injection queue full") \
+	X(TORUS_OVERRUN, "torus_overrun", "a frame past a torus input's slots: the router upstream ignored its credits") \
+	X(TORUS_DEADLOCK, "torus_deadlock", "queued in a torus router that made no progress for its watchdog period") \
+	X(TORUS_NO_ENTRY, "torus_no_entry", "a table-routed torus frame, no table or no entry for its index at this node")
 
 enum acis_drop_reason {
 #define ACIS_X_ENUM(e, n, d) ACIS_DROP_##e,

@@ -10,7 +10,12 @@
 # the minimal algorithms, and at least them under rlb (the hosts' ARP
 # entries fixed, so each pair exchanges the same frames); no switch refused
 # a route for an illegal turn or failed to read a torus header; under
-# dor on the torus some frames crossed a ring's wrap link.
+# dor on the torus some frames crossed a ring's wrap link. Every switch
+# a router with buffers (slots = 8, oldest first) on the torus: each
+# frame routed on was granted once, none overran an input, no watchdog
+# fired, credit frames flowed, nothing is left queued; a link taken down
+# under traffic makes its router's watchdog report and recover; the mesh
+# runs without (slots = 0), frames sent at once.
 # Exit 77 without root; cleans up pass or fail.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
@@ -60,12 +65,14 @@ print(sum(dist(hosts["h0"], hosts["h%d" % j]) for j in range(1, n)) / (n - 1))
 PY
 }
 
-# run TOPOLOGY HOSTS ALGO: the fabric started with ALGO; h0 pings the others
+# run TOPOLOGY HOSTS ALGO [SLOTS]: the fabric started with ALGO (and the
+# routers' SLOTS, 8 by default); h0 pings the others
 run() {
-	local topo=$1 n=$2 algo=$3 j lost=0
+	local topo=$1 n=$2 algo=$3 slots=${4:-8} j lost=0
 	"$FABRIC" down -p "$PREFIX" >/dev/null 2>&1 || true
 	"$FABRIC" up "$topo" -p "$PREFIX" -P logical >/dev/null
-	ACIS_TORUS_ROUTING=$algo ACIS_MBUFS=2559 "$FABRIC" start -p "$PREFIX" >/dev/null
+	ACIS_TORUS_ROUTING=$algo ACIS_TORUS_SLOTS=$slots ACIS_MBUFS=2559 \
+		"$FABRIC" start -p "$PREFIX" >/dev/null
 	# neighbours fixed: no ARP, so every pair exchanges the same frames,
 	# three echo requests and three replies
 	for ((j = 1; j < n; j++)); do
@@ -106,14 +113,41 @@ for algo in dor o1turn rmr rlb ccar; do
 		[ "$(get injected)" = "$(get ejected)" ]
 	[ "$algo" != dor ] || check "torus dor: frames crossed a ring's wrap link ($(get dateline))" \
 		[ "$(get dateline)" -gt 0 ]
+	check "torus $algo: the routers granted each frame once ($(get grants) = $(get injected) + $(get transit)), nothing left queued" \
+		[ "$(get grants)" = $(($(get injected) + $(get transit))) -a "$(get queued)" = 0 ]
+	check "torus $algo: no input overran, no watchdog report; $(get credits_rx) credit frames taken" \
+		[ "$(get overruns)" = 0 -a "$(get deadlocks)" = 0 -a "$(get credits_rx)" -gt 0 ]
 done
-run "$DIR/mesh.ini" 16 dor
+# The watchdog: s_0_0_0's X+ link taken down at its end, so the frames
+# it grants there are lost and their credits never come back; h0's
+# pings toward x = 2 fill the router's queue, which reports a deadlock
+# within the watchdog's 300 ms, drops what it holds and starts afresh;
+# with the link back up h0 reaches the host again.
+"$FABRIC" down -p "$PREFIX" >/dev/null 2>&1 || true
+"$FABRIC" up "$DIR/torus.ini" -p "$PREFIX" -P logical >/dev/null
+ACIS_TORUS_WATCHDOG_MS=300 ACIS_MBUFS=2559 "$FABRIC" start -p "$PREFIX" >/dev/null
+ip netns exec "$PREFIX-h0" ip neigh replace 10.77.0.12 lladdr 02:a0:00:00:00:0c dev eth0 nud permanent
+ip netns exec "$PREFIX-h2" ip neigh replace 10.77.0.10 lladdr 02:a0:00:00:00:0a dev eth0 nud permanent
+"$FABRIC" ctl -p "$PREFIX" s_0_0_0 port-link p1,down >/dev/null
+ip netns exec "$PREFIX-h0" ping -c 30 -i 0.05 -W 1 10.77.0.12 >>"$LOG" 2>&1 || true
+wd=$("$FABRIC" ctl -p "$PREFIX" s_0_0_0 --raw /acis/torus | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["/acis/torus"]
+print(t["deadlocks"], t["deadlock_drops"])')
+check "watchdog: the router behind a dead link reported a deadlock and dropped its queue (reports, drops: $wd)" \
+	bash -c "set -- $wd; [ \$1 -ge 1 -a \$2 -ge 1 ] && grep -q 'torus node 0,0,0: no frame moved for 300 ms' '/run/acis-fabric/$PREFIX/fab.log'"
+"$FABRIC" ctl -p "$PREFIX" s_0_0_0 port-link p1,up >/dev/null
+check "watchdog: with the link back, h0 reaches h2 again" \
+	ip netns exec "$PREFIX-h0" ping -c 3 -i 0.1 -W 2 10.77.0.12
+run "$DIR/mesh.ini" 16 dor 0
 mean=$(python3 -c "print('%.4f' % ($(get hops) / max(1, $(get ejected))))")
 want=$(mean_distance "$DIR/mesh.ini" 16)
 check "mesh dor: ${mean} hops on average, the minimal ${want}; no wrap link crossed" \
 	python3 -c "import sys; sys.exit(not (abs($mean - $want) < 1e-3 and $(get dateline) == 0))"
 check "mesh dor: no illegal turn, no header refused" \
 	[ "$(get illegal_turns)" = 0 -a "$(get bad_header)" = 0 ]
+check "mesh dor, slots = 0: no router, no credit frame" \
+	[ "$(get slots)" = 0 -a -z "$(get credits_rx)" ]
 
 echo "torus: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

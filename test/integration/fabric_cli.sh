@@ -175,10 +175,30 @@ check "mesh 4x4, 4 hosts: 24 links, no port past the edge, hosts spread" bash -c
 	"'$AF' check '$TMP/m44.ini' | head -1 | grep -q '16 switches, 24 links, 4 hosts' &&
 	 '$AF' check '$TMP/m44.ini' | grep -q '^  s_3_3: p0=- p1=- p2=s_2_3:p1 p3=- p4=s_3_2:p3$' &&
 	 grep -qx 'h1 = s_0_1:p0' '$TMP/m44.ini'"
-"$AF" torus 8x8x8 >/dev/null 2>"$TMP/t.err"
+"$AF" torus 8x8x8 hosts=0 >"$TMP/t888.ini"
+check "torus 8x8x8, no hosts: 512 switches, 1536 links; those past 250 on 10.78.0.0/16" bash -c \
+	"'$AF' check '$TMP/t888.ini' | head -1 | grep -q '512 switches, 1536 links, 0 hosts' &&
+	 grep -qx 'ip = 10.78.1.255' '$TMP/t888.ini'"
+"$AF" torus 16x16x4 >/dev/null 2>"$TMP/t.err"
 rc=$?
-check "torus 8x8x8: more switches than addresses, refused (exit 2)" bash -c \
-	"[ $rc -eq 2 ] && grep -q 'at most 250' '$TMP/t.err'"
+check "torus 16x16x4: more switches than a fabric has, refused (exit 2)" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'at most 512' '$TMP/t.err'"
+# The routers' options: into every switch's [torus], the variables first
+sed 's/^torus = 4x4x4$/torus = 4x4x4\nslots = 2\narbitration = mix/' "$TMP/t444.ini" >"$TMP/r444.ini"
+"$AF" pipeline "$TMP/r444.ini" s_1_2_3 >"$TMP/r444.pl"
+check "torus slots and arbitration: in the switch's [torus], \$ACIS_TORUS_SLOTS and \$ACIS_TORUS_ARBITRATION override them" bash -c \
+	"grep -qx 'slots = \${ACIS_TORUS_SLOTS:-2}' '$TMP/r444.pl' &&
+	 grep -qx 'arbitration = \${ACIS_TORUS_ARBITRATION:-mix}' '$TMP/r444.pl'"
+sed 's/^torus = 4x4x4$/torus = 4x4x4\nslots = 17/' "$TMP/t444.ini" >"$TMP/r444.ini"
+"$AF" check "$TMP/r444.ini" >/dev/null 2>"$TMP/t.err"
+rc=$?
+check "torus slots = 17: refused, the line and the range" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'r444.ini:7: slots: expected a number from 0 to 16' '$TMP/t.err'"
+sed 's/^torus = 4x4x4$/torus = 4x4x4\narbitration = lifo/' "$TMP/t444.ini" >"$TMP/r444.ini"
+"$AF" check "$TMP/r444.ini" >/dev/null 2>"$TMP/t.err"
+rc=$?
+check "arbitration = lifo: refused, the line and the policies" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'r444.ini:7: arbitration: expected ff, of or mix' '$TMP/t.err'"
 "$AF" torus 4x1 >/dev/null 2>"$TMP/t.err"
 rc=$?
 check "torus 4x1: a dimension below 2, refused with the form expected" bash -c \

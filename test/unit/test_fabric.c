@@ -17,6 +17,7 @@
 #include "acis_conf.h"
 #include "acis_fabric.h"
 #include "acis_pipeline.h"
+#include "acis_torus.h"
 
 static char err[ACIS_CONF_ERR_LEN];
 
@@ -345,6 +346,169 @@ test_torus_keys(void **state)
 		     "t.ini:3: switches a and b: the same coord");
 }
 
+/* The router keys: slots and arbitration, defaults and refusals. */
+static void
+test_router_keys(void **state)
+{
+	struct acis_fabric *f;
+	const char *two = "[switch a]\nports = 3\ncoord = 0\n"
+			  "[switch b]\nports = 3\ncoord = 1\n"
+			  "[links]\nlink = a:p1 b:p2\nlink = a:p2 b:p1\n";
+	char text[512];
+
+	(void)state;
+	snprintf(text, sizeof(text), "[topology]\nname = t\ntorus = 2\n%s",
+		 two);
+	f = acis_fabric_parse("t.ini", text, err);
+	if (f == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(f->slots, ACIS_TORUS_SLOTS_DEFAULT);
+	assert_int_equal(f->arbitration, ACIS_TORUS_OF);
+	acis_fabric_free(f);
+	snprintf(text, sizeof(text), "[topology]\nname = t\ntorus = 2\n"
+		 "slots = 0\narbitration = FF\n%s", two);
+	f = acis_fabric_parse("t.ini", text, err);
+	if (f == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(f->slots, 0);
+	assert_int_equal(f->arbitration, ACIS_TORUS_FF);
+	acis_fabric_free(f);
+	snprintf(text, sizeof(text), "[topology]\nname = t\ntorus = 2\n"
+		 "slots = 2.5\n%s", two);
+	expect_error(text, "t.ini:4: slots: expected a whole number from 0 "
+		     "to 16, found '2.5'");
+	snprintf(text, sizeof(text), "[topology]\nname = t\nslots = 2\n%s",
+		 two);
+	expect_error(text, "t.ini:3: slots: only for a torus or a mesh "
+		     "(torus = DIMS or mesh = DIMS)");
+	snprintf(text, sizeof(text), "[topology]\nname = t\ntorus = 2\n"
+		 "arbitration = random\n%s", two);
+	expect_error(text, "t.ini:4: arbitration: expected ff, of or mix, "
+		     "found 'random'");
+}
+
+/* A torus or mesh as acis-fabric torus writes it (p0 the host's, p1..p6
+ * X+ X- Y+ Y- Z+ Z-), into text. */
+static void
+torus_text(char *text, size_t len, unsigned int k, int mesh)
+{
+	size_t w = (size_t)snprintf(text, len, "[topology]\nname = t\n"
+				    "%s = %ux%ux%u\n", mesh ? "mesh" : "torus",
+				    k, k, k);
+	unsigned int i, d;
+
+	for (i = 0; i < k * k * k; i++)
+		w += (size_t)snprintf(text + w, len - w, "[switch s%u]\nports = "
+				      "7\ncoord = %u,%u,%u\n", i, i % k,
+				      i / k % k, i / k / k);
+	w += (size_t)snprintf(text + w, len - w, "[links]\n");
+	for (i = 0; i < k * k * k; i++)
+		for (d = 0; d < 3; d++) {
+			unsigned int c[3] = {i % k, i / k % k, i / k / k};
+			unsigned int m;
+
+			if (mesh && c[d] == k - 1)
+				continue;
+			c[d] = (c[d] + 1) % k;
+			m = c[0] + k * (c[1] + k * c[2]);
+			w += (size_t)snprintf(text + w, len - w,
+					      "link = s%u:p%u s%u:p%u\n", i,
+					      1 + 2 * d, m, 2 + 2 * d);
+		}
+	w += (size_t)snprintf(text + w, len - w, "[hosts]\n");
+	for (i = 0; i < k * k * k; i++)
+		w += (size_t)snprintf(text + w, len - w, "h%u = s%u:p0\n", i, i);
+	assert_true(w < len);
+}
+
+/*
+ * On a torus or mesh a fabric's routes are DOR's: the port of switch a
+ * toward b (the lowest on a shortest path) is the direction DOR takes,
+ * so frames to a switch, and so a communicator's JOINs and its
+ * aggregation tree, follow the union of the members' DOR paths to the
+ * root: the tree of Algorithm 3 (acis_torus_cube_reduce()).
+ */
+static void
+test_torus_routes_are_dor(void **state)
+{
+	static char text[64 * 1024];
+	unsigned int k, mesh;
+
+	(void)state;
+	for (mesh = 0; mesh < 2; mesh++)
+		for (k = 2; k <= 4; k++) {
+			struct acis_torus t;
+			struct acis_fabric *f;
+			struct acis_fabric_tree tr;
+			uint16_t members[64];
+			unsigned int a, b, n = k * k * k;
+
+			torus_text(text, sizeof(text), k, (int)mesh);
+			f = acis_fabric_parse("t.ini", text, err);
+			if (f == NULL)
+				fail_msg("%s", err);
+			acis_torus_init(&t, k, k, k, (int)mesh);
+			for (a = 0; a < n; a++)
+				for (b = 0; b < n; b++) {
+					struct acis_torus_coord ca, cb;
+					struct acis_torus_route r;
+					int dir;
+
+					if (a == b)
+						continue;
+					acis_torus_coord(&t, a, &ca);
+					acis_torus_coord(&t, b, &cb);
+					acis_torus_inject(&t, &ca, &cb,
+							  ACIS_TORUS_DOR, NULL,
+							  &r);
+					dir = acis_torus_route(&t, &ca, &cb, &r,
+							       ACIS_TORUS_DOR,
+							       NULL, NULL);
+					if (f->next[a * n + b] != dir)
+						fail_msg("%s %ux%ux%u: s%u to "
+							 "s%u: port p%u, DOR "
+							 "p%d", mesh ? "mesh" :
+							 "torus", k, k, k, a,
+							 b, f->next[a * n + b],
+							 dir);
+				}
+			for (a = 0; a < n; a++)
+				members[a] = (uint16_t)a;
+			assert_int_equal(acis_fabric_tree(f, members, n, &tr), 0);
+			for (a = 0; a < n; a++)
+				if (a != tr.root)
+					assert_int_equal(tr.up[a],
+							 f->next[a * n + tr.root]);
+			/* ... which is the reduction tree of seed 000's
+			 * Algorithm 3 toward the root, its radius the whole
+			 * torus: at each switch the port up is the way the
+			 * sum goes on, and the children's ports the inputs
+			 * it waits for */
+			for (a = 0; a < n; a++) {
+				struct acis_torus_coord ca, cr;
+				uint8_t wait = 0, kids = 0;
+				int out;
+
+				acis_torus_coord(&t, a, &ca);
+				acis_torus_coord(&t, tr.root, &cr);
+				out = acis_torus_cube_reduce(&t, &ca, &cr, k,
+							     &wait);
+				for (b = 0; b < n; b++)
+					if (b != tr.root &&
+					    f->sw[b].ports[tr.up[b]].peer == a)
+						kids |= (uint8_t)
+							ACIS_TORUS_DIR_BIT(
+							f->sw[b].ports[tr.up[b]]
+							.peer_port);
+				assert_int_equal(out, a == tr.root ?
+						 ACIS_TORUS_LOCAL : tr.up[a]);
+				assert_int_equal(wait, kids);
+			}
+			acis_fabric_tree_free(&tr);
+			acis_fabric_free(f);
+		}
+}
+
 int
 main(void)
 {
@@ -355,6 +519,8 @@ main(void)
 		cmocka_unit_test(test_bad_files_name_the_line_and_the_form),
 		cmocka_unit_test(test_devices_for_machine_placement),
 		cmocka_unit_test(test_torus_keys),
+		cmocka_unit_test(test_router_keys),
+		cmocka_unit_test(test_torus_routes_are_dor),
 	};
 
 	return cmocka_run_group_tests_name("fabric", tests, NULL, NULL);

@@ -20,6 +20,7 @@
 
 #include "acis_conf.h"
 #include "acis_pipeline.h"
+#include "acis_torus.h"
 
 #define NAME "t.conf"
 
@@ -148,6 +149,29 @@ test_torus_section(void **state)
 	assert_int_equal(pl.torus.dir_port[1], 1);
 	assert_int_equal(pl.torus.dir_port[4], 4);
 	assert_int_equal(pl.torus.dir_port[5], UINT16_MAX);
+	/* the router's defaults: buffers on, oldest first, 160 MHz */
+	assert_int_equal(pl.torus.slots, ACIS_TORUS_SLOTS_DEFAULT);
+	assert_int_equal(pl.torus.arbitration, ACIS_TORUS_OF);
+	assert_int_equal(pl.torus.mix_age, ACIS_TORUS_MIX_AGE_DEFAULT);
+	assert_int_equal(pl.torus.credit_period, ACIS_TORUS_CBP_DEFAULT);
+	assert_int_equal(pl.torus.watchdog_ms, ACIS_TORUS_WATCHDOG_MS_DEFAULT);
+	assert_int_equal(pl.torus.clock_hz, 160000000);
+	assert_int_equal(load(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\n"
+			      "coord = 0,0\nslots = 1\narbitration = Mix\n"
+			      "mix_age = 100\ncredit_period = 0\n"
+			      "watchdog_ms = 0\nclock_khz = 1600\n", 0), 0);
+	assert_int_equal(pl.torus.slots, 1);
+	assert_int_equal(pl.torus.arbitration, ACIS_TORUS_MIX);
+	assert_int_equal(pl.torus.mix_age, 100);
+	assert_int_equal(pl.torus.credit_period, 0);
+	assert_int_equal(pl.torus.watchdog_ms, 0);
+	assert_int_equal(pl.torus.clock_hz, 1600000);
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 0,0\n"
+		     "slots = 17\n", 17, "slots");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 0,0\n"
+		     "arbitration = lifo\n", 17, "arbitration: expected ff, of or mix");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 0,0\n"
+		     "clock_khz = 0\n", 17, "clock_khz");
 	/* no [torus]: off */
 	assert_int_equal(load(SWITCH PORT_P0, 0), 0);
 	assert_int_equal(pl.torus.on, 0);

@@ -9,6 +9,7 @@
 #include "../torus.h"
 
 #define NEXT_FLOOD UINT16_MAX
+#define NEXT_TAKEN (UINT16_MAX - 1) /* a stage kept the frame */
 
 static inline void
 flood(struct rte_graph *graph, struct rte_node *node,
@@ -60,6 +61,12 @@ l2_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 			if (unlikely(g_sw.torus != NULL) &&
 			    (out = acis_torus_forward(lc, m, in)) !=
 			    ACIS_TORUS_NOT_MINE) {
+				if (out == ACIS_TORUS_TAKEN) {
+					/* the router keeps it */
+					nexts[i] = NEXT_TAKEN;
+					floods = 1;
+					continue;
+				}
 				nexts[i] = out >= 0 ?
 					(uint16_t)(ACIS_NEXT_TX_BASE + out) :
 					ACIS_NEXT_DROP;
@@ -90,13 +97,16 @@ l2_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 		if (!floods) {
 			acis_enqueue_runs(graph, node, &objs[done], nexts, n);
 		} else {
-			/* Keep arrival order on every port. */
+			/* Keep arrival order on every port (a frame a stage
+			 * kept goes nowhere). */
 			for (i = 0; i < n; i++) {
 				struct rte_mbuf *m = objs[done + i];
 
 				if (nexts[i] == NEXT_FLOOD)
 					flood(graph, node, lc, m,
 					      acis_meta(m)->in_port);
+				else if (nexts[i] == NEXT_TAKEN)
+					continue;
 				else
 					rte_node_enqueue_x1(graph, node,
 							    nexts[i], m);

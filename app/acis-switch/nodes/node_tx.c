@@ -8,7 +8,6 @@
  */
 #include <stdlib.h>
 
-#include "../rel.h"
 #include "../tx.h"
 
 static int
@@ -30,19 +29,11 @@ tx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	struct acis_lcore_ctx *lc = c->lc;
 	uint16_t port = c->arg;
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint16_t n_in = cnt;
 
 	RTE_SET_USED(graph);
 	lc->stats.stage_pkts[ACIS_STAGE_TX] += cnt;
-	/* a reliable link: each frame carried in its link header (the
-	 * originals kept until acknowledged) */
-	if (unlikely(g_fault[port].rel))
-		cnt = acis_rel_tx(lc, port, pkts, cnt);
-	if (likely(acis_tx_plain(lc, port)))
-		acis_tx_send(lc, port, pkts, cnt);
-	else
-		acis_tx_faulted(lc, port, pkts, cnt);
-	return n_in;
+	acis_tx_port(lc, port, pkts, cnt);
+	return cnt;
 }
 
 static struct rte_node_register tx_node = {
