@@ -40,8 +40,24 @@ host_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static struct rte_mbuf *vct_pop(struct acis_torus_vct *v, unsigned int in,
-				unsigned int dir, unsigned int cls);
+static uint64_t vct_empty(struct acis_torus_vct *v,
+			  struct acis_lcore_ctx *lc);
+
+/* A partial's frames gone: its sum and what it kept. */
+static void
+acc_clear(struct acis_torus_acc *a)
+{
+	struct rte_mbuf *m = a->defer;
+
+	while (m != NULL) {
+		struct rte_mbuf *next = acis_meta(m)->hold_next;
+
+		rte_pktmbuf_free(m);
+		m = next;
+	}
+	rte_pktmbuf_free(a->m);
+	memset(a, 0, sizeof(*a));
+}
 
 /* Partial reductions dropped (a new table, or the end). */
 static void
@@ -49,16 +65,10 @@ coll_partials_free(struct acis_torus_coll *co)
 {
 	unsigned int i;
 
-	for (i = 0; i < ACIS_TORUS_RED_IDS; i++) {
-		rte_pktmbuf_free(co->cube[i].m);
-		co->cube[i].m = NULL;
-		co->cube[i].got = 0;
-	}
-	for (i = 0; i < ACIS_TORUS_TABLE_SIZE; i++) {
-		rte_pktmbuf_free(co->tacc[i].m);
-		co->tacc[i].m = NULL;
-		co->tacc[i].got = 0;
-	}
+	for (i = 0; i < ACIS_TORUS_RED_IDS; i++)
+		acc_clear(&co->cube[i]);
+	for (i = 0; i < ACIS_TORUS_TABLE_SIZE; i++)
+		acc_clear(&co->tacc[i]);
 	memset(&co->rstate, 0, sizeof(co->rstate));
 }
 
@@ -85,11 +95,8 @@ coll_take_table(struct acis_torus_coll *co)
 	unsigned int i;
 
 	co->table = t;
-	for (i = 0; i < ACIS_TORUS_TABLE_SIZE; i++) {
-		rte_pktmbuf_free(co->tacc[i].m);
-		co->tacc[i].m = NULL;
-		co->tacc[i].got = 0;
-	}
+	for (i = 0; i < ACIS_TORUS_TABLE_SIZE; i++)
+		acc_clear(&co->tacc[i]);
 	memset(&co->rstate, 0, sizeof(co->rstate));
 	rte_free(__atomic_exchange_n(&co->spare, old, __ATOMIC_RELEASE));
 	co->c.tables_loaded++;
@@ -216,18 +223,12 @@ void
 acis_torus_sw_fini(void)
 {
 	struct acis_torus_sw *ts = g_sw.torus;
-	unsigned int in, d, cl;
 
 	if (ts == NULL)
 		return;
 	acis_torus_gen_fini();
 	if (ts->vct != NULL) {
-		for (in = 0; in < ACIS_TORUS_INPUTS; in++)
-			for (d = 1; d <= ACIS_TORUS_PORTS; d++)
-				for (cl = 0; cl < ACIS_TORUS_CLASSES; cl++)
-					while (ts->vct->fifo[in][d][cl].n != 0)
-						rte_pktmbuf_free(vct_pop(
-							ts->vct, in, d, cl));
+		vct_empty(ts->vct, NULL);
 		rte_free(ts->vct);
 	}
 	coll_free(ts->coll);
@@ -484,6 +485,27 @@ mq_queue(struct acis_torus_sw *ts, struct rte_mbuf *m, const uint8_t *h,
 		v->c.queued_max = v->queued;
 }
 
+/* Input in's stored multicast head leaves the queue: its slot free,
+ * the credit owed upstream (the frame is the caller's). */
+static void
+mq_free_head(struct acis_torus_vct *v, unsigned int in)
+{
+	struct acis_torus_mfifo *f = &v->mfifo[in];
+	const struct acis_torus_mslot *ms = &f->s[f->head];
+
+	f->head = (uint8_t)((f->head + 1) & (ACIS_TORUS_FIFO - 1));
+	if (--f->n == 0)
+		v->mwant &= (uint8_t)~(1u << in);
+	if (in == 0) {
+		v->occ[0][0]--;
+	} else {
+		v->occ[in][ms->in_cls]--;
+		v->freed[in][ms->in_cls]++;
+		v->dirty |= (uint8_t)(1u << in);
+	}
+	v->queued--;
+}
+
 /* A copy of input in's stored multicast head for output d; once every
  * output has had its copy the frame leaves the queue and its slot is
  * free. cls receives the class the copy holds downstream. NULL when no
@@ -515,20 +537,47 @@ mq_copy(struct acis_torus_sw *ts, struct acis_torus_vct *v, unsigned int in,
 				~(1u << acis_torus_dir_dim(d))) |
 			       (*cls << acis_torus_dir_dim(d))), ms->word[d]);
 	ts->coll->c.mc_copies++;
-	if (ms->mask == 0) {
-		f->head = (uint8_t)((f->head + 1) & (ACIS_TORUS_FIFO - 1));
-		if (--f->n == 0)
-			v->mwant &= (uint8_t)~(1u << in);
-		if (in == 0) {
-			v->occ[0][0]--;
-		} else {
-			v->occ[in][ms->in_cls]--;
-			v->freed[in][ms->in_cls]++;
-			v->dirty |= (uint8_t)(1u << in);
-		}
-		v->queued--;
-	}
+	if (ms->mask == 0)
+		mq_free_head(v, in);
 	return copy;
+}
+
+/* Every queued frame out of the router: dropped and counted by lc
+ * (the watchdog), or freed (lc NULL: the end). How many. */
+static uint64_t
+vct_empty(struct acis_torus_vct *v, struct acis_lcore_ctx *lc)
+{
+	unsigned int in, d, cl;
+	uint64_t n = 0;
+
+	for (in = 0; in < ACIS_TORUS_INPUTS; in++) {
+		for (d = 1; d <= ACIS_TORUS_PORTS; d++)
+			for (cl = 0; cl < ACIS_TORUS_CLASSES; cl++)
+				while (v->fifo[in][d][cl].n != 0) {
+					struct rte_mbuf *m =
+						vct_pop(v, in, d, cl);
+
+					if (lc != NULL)
+						acis_drop_frames(lc, &m, 1,
+							ACIS_DROP_TORUS_DEADLOCK);
+					else
+						rte_pktmbuf_free(m);
+					n++;
+				}
+		while (v->mfifo[in].n != 0) {
+			struct rte_mbuf *m =
+				v->mfifo[in].s[v->mfifo[in].head].m;
+
+			mq_free_head(v, in);
+			if (lc != NULL)
+				acis_drop_frames(lc, &m, 1,
+						 ACIS_DROP_TORUS_DEADLOCK);
+			else
+				rte_pktmbuf_free(m);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Send a frame the router has done with on port. */
@@ -581,7 +630,7 @@ vct_arbitrate(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts,
 			uint32_t w = v->want[d], starved = 0;
 			int win;
 
-			if (w == 0)
+			if (w == 0 && (v->mwant & ~served) == 0)
 				continue;
 			if (!acis_fault_link_ready(lc, port, now)) {
 				v->c.link_waits += round == 0;
@@ -790,7 +839,7 @@ watchdog(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts, uint64_t now)
 	struct acis_torus_vct *v = ts->vct;
 	char what[256];
 	size_t w = 0;
-	unsigned int in, d, cl;
+	unsigned int d, cl;
 
 	if (v->queued == 0 || v->watchdog_tsc == 0) {
 		v->progress_tsc = now;
@@ -814,17 +863,7 @@ watchdog(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts, uint64_t now)
 	for (d = 1; d <= ACIS_TORUS_PORTS; d++)
 		for (cl = 0; cl < ACIS_TORUS_CLASSES; cl++)
 			v->sent[d][cl] = v->down_freed[d][cl];
-	for (in = 0; in < ACIS_TORUS_INPUTS; in++)
-		for (d = 1; d <= ACIS_TORUS_PORTS; d++)
-			for (cl = 0; cl < ACIS_TORUS_CLASSES; cl++)
-				while (v->fifo[in][d][cl].n != 0) {
-					struct rte_mbuf *m =
-						vct_pop(v, in, d, cl);
-
-					acis_drop_frames(lc, &m, 1,
-						ACIS_DROP_TORUS_DEADLOCK);
-					v->c.deadlock_drops++;
-				}
+	v->c.deadlock_drops += vct_empty(v, lc);
 	v->progress_tsc = now;
 }
 
@@ -1073,15 +1112,6 @@ coll_onward(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts,
 	return ACIS_TORUS_TAKEN;
 }
 
-/* Whether reduction frame m (arrival bit) may fold into partial a: its
- * port's first, one segment, the partial's length. */
-static inline int
-fold_ok(const struct acis_torus_acc *a, const struct rte_mbuf *m, uint8_t bit)
-{
-	return !(a->got & bit) && m->nb_segs == 1 &&
-	       (a->m == NULL ||
-		rte_pktmbuf_data_len(m) == rte_pktmbuf_data_len(a->m));
-}
 
 /* Fold reduction frame m (arrival bit; fold_ok) into partial a: the
  * first kept, the others' words summed into it and freed. */
@@ -1110,6 +1140,78 @@ fold(struct acis_torus_acc *a, struct rte_mbuf *m, uint8_t bit)
 	a->got |= bit;
 }
 
+/* Reduction frames a partial keeps for its next rounds, at most. */
+#define DEFER_MAX 1024
+
+/*
+ * Add reduction frame m, arrived by the port of bit, to partial a: folded
+ * in; or, its port having given to this round already (the next round's,
+ * come early: the unit is store and forward), kept in order for the
+ * next. A table entry (tb) counts the arrival first. 0; or the negative
+ * errno of the refusal (one segment, the partial's length, the entry's
+ * count), m still the caller's.
+ */
+static int
+red_add(struct acis_torus_coll *co, const struct acis_torus_table *tb,
+	unsigned int index, struct acis_torus_acc *a, struct rte_mbuf *m,
+	uint8_t bit)
+{
+	int rc;
+
+	if (m->nb_segs != 1 || (a->m != NULL && rte_pktmbuf_data_len(m) !=
+				rte_pktmbuf_data_len(a->m)))
+		return -EINVAL;
+	if ((a->got & bit) || a->done) {
+		if (a->n_defer >= DEFER_MAX)
+			return -ENOBUFS;
+		acis_meta(m)->hold_rank = bit;
+		acis_meta(m)->hold_next = NULL;
+		if (a->defer_tail != NULL)
+			acis_meta(a->defer_tail)->hold_next = m;
+		else
+			a->defer = m;
+		a->defer_tail = m;
+		a->n_defer++;
+		co->c.deferred++;
+		return 0;
+	}
+	if (tb != NULL) {
+		rc = acis_torus_reduce_arrive(&co->rstate, tb, index,
+					      bit == OWN_BIT ? ACIS_TORUS_LOCAL :
+					      (unsigned int)__builtin_ctz(bit) +
+					      1);
+		if (rc < 0)
+			return rc;
+		a->done = rc == 1;
+	}
+	fold(a, m, bit);
+	return 0;
+}
+
+/* A partial started over: the frames kept for it added again, in their
+ * order (those of a port that gave already kept again). */
+static void
+red_replay(struct acis_lcore_ctx *lc, struct acis_torus_coll *co,
+	   const struct acis_torus_table *tb, unsigned int index,
+	   struct acis_torus_acc *a)
+{
+	struct rte_mbuf *m = a->defer;
+
+	a->defer = a->defer_tail = NULL;
+	a->n_defer = 0;
+	while (m != NULL) {
+		struct rte_mbuf *next = acis_meta(m)->hold_next;
+
+		co->c.deferred--;
+		if (red_add(co, tb, index, a, m,
+			    (uint8_t)acis_meta(m)->hold_rank) < 0) {
+			co->c.errors++;
+			acis_drop_frames(lc, &m, 1, ACIS_DROP_TORUS_BAD_HEADER);
+		}
+		m = next;
+	}
+}
+
 /* A partial complete: its frame, the most hops of its arrivals, the
  * partial empty again. */
 static struct rte_mbuf *
@@ -1121,6 +1223,7 @@ fold_take(struct acis_torus_acc *a, uint8_t **h)
 	(*h)[8] = a->hops;
 	a->m = NULL;
 	a->got = 0;
+	a->done = 0;
 	return m;
 }
 
@@ -1175,19 +1278,22 @@ cube_red(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts,
 		return coll_drop(lc, ts, m, ACIS_DROP_TORUS_BAD_HEADER);
 	a = &co->cube[id];
 	bit = arrived ? (uint8_t)ACIS_TORUS_DIR_BIT(arrived) : OWN_BIT;
-	if (!fold_ok(a, m, bit))
+	if (red_add(co, NULL, 0, a, m, bit) < 0)
 		return coll_drop(lc, ts, m, ACIS_DROP_TORUS_BAD_HEADER);
-	fold(a, m, bit);
-	if (a->got != (uint8_t)(wait | OWN_BIT))
-		return ACIS_TORUS_TAKEN;
-	m = fold_take(a, &h);
-	co->c.red_done++;
-	if (out == ACIS_TORUS_LOCAL) {
-		co->c.red_ejected++;
-		return coll_eject(lc, ts, c, m);
+	/* complete: the sum on (or here); the next round's, kept, added */
+	while (a->m != NULL && a->got == (uint8_t)(wait | OWN_BIT)) {
+		m = fold_take(a, &h);
+		co->c.red_done++;
+		if (out == ACIS_TORUS_LOCAL) {
+			co->c.red_ejected++;
+			coll_eject(lc, ts, c, m);
+		} else {
+			coll_onward(lc, ts, c, m, h, (unsigned int)out, 0, 0,
+				    ACIS_TORUS_LOCAL);
+		}
+		red_replay(lc, co, NULL, 0, a);
 	}
-	return coll_onward(lc, ts, c, m, h, (unsigned int)out, 0, 0,
-			   ACIS_TORUS_LOCAL);
+	return ACIS_TORUS_TAKEN;
 }
 
 /* A table-routed frame (type 5) at this node: its word looked up in the
@@ -1228,32 +1334,34 @@ table_in(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts,
 		}
 		a = &co->tacc[in.next];
 		bit = arrived ? (uint8_t)ACIS_TORUS_DIR_BIT(arrived) : OWN_BIT;
-		if (!fold_ok(a, m, bit))
-			return coll_drop(lc, ts, m, ACIS_DROP_TORUS_BAD_HEADER);
-		rc = acis_torus_reduce_arrive(&co->rstate, tb, in.next, arrived);
+		rc = red_add(co, tb, in.next, a, m, bit);
 		if (rc < 0) {
 			co->c.table_miss += rc == -ENOENT;
 			return coll_drop(lc, ts, m, rc == -ENOENT ?
 					 ACIS_DROP_TORUS_NO_ENTRY :
 					 ACIS_DROP_TORUS_BAD_HEADER);
 		}
-		fold(a, m, bit);
-		if (rc == 0)
-			return ACIS_TORUS_TAKEN;
-		n = acis_torus_table_route(tb, &in, out);
-		m = fold_take(a, &h);
-		acis_torus_reduce_reset(&co->rstate, in.next);
-		co->c.red_done++;
-		if (n < 1)
-			return coll_drop(lc, ts, m, ACIS_DROP_TORUS_NO_ENTRY);
-		*(unaligned_uint32_t *)(h + 4) =
-			rte_cpu_to_be_32(acis_torus_thdr_encode(&out[0]));
-		if (out[0].port == ACIS_TORUS_LOCAL) {
-			co->c.red_ejected++;
-			return coll_eject(lc, ts, c, m);
+		while (a->done) {
+			n = acis_torus_table_route(tb, &in, out);
+			m = fold_take(a, &h);
+			acis_torus_reduce_reset(&co->rstate, in.next);
+			co->c.red_done++;
+			if (n < 1) {
+				coll_drop(lc, ts, m, ACIS_DROP_TORUS_NO_ENTRY);
+			} else {
+				*(unaligned_uint32_t *)(h + 4) = rte_cpu_to_be_32(
+					acis_torus_thdr_encode(&out[0]));
+				if (out[0].port == ACIS_TORUS_LOCAL) {
+					co->c.red_ejected++;
+					coll_eject(lc, ts, c, m);
+				} else {
+					coll_onward(lc, ts, c, m, h, out[0].port,
+						    0, 0, ACIS_TORUS_LOCAL);
+				}
+			}
+			red_replay(lc, co, tb, in.next, a);
 		}
-		return coll_onward(lc, ts, c, m, h, out[0].port, 0, 0,
-				   ACIS_TORUS_LOCAL);
+		return ACIS_TORUS_TAKEN;
 	}
 	n = acis_torus_table_route(tb, &in, out);
 	if (n < 1) {
@@ -1609,7 +1717,8 @@ tel_torus(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "clock_hz", ts->clock_hz);
 #define X(f) rte_tel_data_add_dict_u64(d, #f, ts->coll->c.f)
 	X(mc_in); X(mc_copies); X(mc_ejected); X(red_in); X(red_done);
-	X(red_ejected); X(table_in); X(table_miss); X(errors); X(nombuf);
+	X(red_ejected); X(deferred); X(table_in); X(table_miss); X(errors);
+	X(nombuf);
 	X(tables_loaded);
 #undef X
 	rte_tel_data_add_dict_string(d, "table", ts->coll->table != NULL ?

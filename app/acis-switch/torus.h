@@ -171,6 +171,8 @@ struct acis_torus_coll_counters {
 	uint64_t red_ejected; /**< ... of them delivered here */
 	uint64_t table_in;    /**< table-routed frames met */
 	uint64_t table_miss;  /**< no table, or no entry: dropped */
+	uint64_t deferred;    /**< reduction frames kept for the next round
+				   of their partial */
 	uint64_t errors;      /**< a frame the tree does not expect here
 				   (outside its cube, a second arrival of a
 				   port, lengths that differ): dropped */
@@ -184,6 +186,11 @@ struct acis_torus_acc {
 	struct rte_mbuf *m;
 	uint8_t got;  /**< bit d - 1 port d, bit 6 this node's own */
 	uint8_t hops; /**< the most hops of an arrival */
+	uint8_t done; /**< a table entry counted its last */
+	uint16_t n_defer;
+	/** arrivals for the next round (their port already gave to this
+	 * one), in order, linked through hold_next */
+	struct rte_mbuf *defer, *defer_tail;
 };
 
 struct acis_torus_coll {

@@ -50,7 +50,7 @@
 /* hops a frame may carry: the header's byte */
 #define GEN_HOPS 256
 /* destinations kept at start rather than found again each frame */
-#define GEN_DEST_CACHE 32
+#define GEN_DEST_CACHE 128 /* (a cube of radius 2: 125) */
 #define GEN_COUNT_MAX 1000000u
 
 enum gen_mode { GEN_BATCH = 0, GEN_CONTINUOUS = 1 };
@@ -66,6 +66,18 @@ static const char *const state_names[] = {
 };
 
 enum gen_cmd { GEN_CMD_START = 1, GEN_CMD_STOP = 2 };
+
+/* How a message travels: unicasts of the pattern, or in the network
+ * (seed 000 ch. 6 and 8; torus.h). */
+enum gen_coll {
+	GEN_UNICAST = 0,
+	GEN_CUBE_MC,  /* one cube multicast of radius R a message */
+	GEN_CUBE_RED, /* a contribution to each node of the R-cube, each
+			 node's sum delivered to it */
+	GEN_TABLE,    /* one table-routed frame, header word W */
+};
+static const char *const coll_names[] = {"none", "cube-mc", "cube-red",
+					 "table"};
 
 /* A run as /acis/torus/gen,start gives it. */
 struct gen_cfg {
@@ -83,6 +95,11 @@ struct gen_cfg {
 	uint32_t ideal_hop;   /* base + per hop x hops; 0 and 0: none */
 	uint32_t ratio_milli; /* its threshold, thousandths */
 	uint64_t expected;    /* batch, fixed patterns: frames due here */
+	uint8_t coll;         /* enum gen_coll */
+	uint8_t radius;       /* cube-mc, cube-red */
+	uint32_t word;        /* table: the Fig. 8.2(a) word injected */
+	uint32_t red_members; /* cube-red: contributions a sum holds here */
+	uint64_t red_ids;     /* ... and their node numbers summed */
 	char rate[24];        /* as given, for the report */
 	char load[24];
 	char ratio[24];
@@ -122,6 +139,8 @@ struct gen_rx {
 	uint64_t lat_hist[GEN_LAT_BUCKETS];
 	uint64_t hops_hist[GEN_HOPS];
 	uint64_t lat_by_hops[GEN_HOPS]; /* latency summed by hop count */
+	uint64_t red_results; /* cube-red: sums delivered here */
+	uint64_t red_bad;     /* ... not every member's, or wrong */
 };
 
 struct acis_torus_gen {
@@ -192,6 +211,57 @@ lat_bucket_low(unsigned int b)
 	return (uint64_t)(4 + b % 4) << (b / 4 - 1);
 }
 
+/* The nodes within r hops of this one in each dimension (a ring shorter
+ * than 2r + 1 is refused at start; a mesh clips): into out if not NULL;
+ * their count. */
+static unsigned int
+gen_cube(const struct acis_torus_sw *ts, unsigned int r, uint32_t *out)
+{
+	const struct acis_torus *t = &ts->t;
+	int o[ACIS_TORUS_DIMS], lim[ACIS_TORUS_DIMS];
+	unsigned int d, n = 0;
+
+	for (d = 0; d < ACIS_TORUS_DIMS; d++)
+		lim[d] = t->k[d] > 1 ? (int)r : 0;
+	for (o[2] = -lim[2]; o[2] <= lim[2]; o[2]++)
+		for (o[1] = -lim[1]; o[1] <= lim[1]; o[1]++)
+			for (o[0] = -lim[0]; o[0] <= lim[0]; o[0]++) {
+				struct acis_torus_coord c;
+				int ok = 1;
+
+				for (d = 0; d < ACIS_TORUS_DIMS; d++) {
+					int v = ts->self.c[d] + o[d];
+
+					if (t->mesh && (v < 0 || v >= t->k[d]))
+						ok = 0;
+					v = (v % t->k[d] + t->k[d]) % t->k[d];
+					c.c[d] = (uint8_t)v;
+				}
+				if (!ok)
+					continue;
+				if (out != NULL)
+					out[n] = (uint32_t)acis_torus_node(t,
+									   &c);
+				n++;
+			}
+	return n;
+}
+
+/* Messages a round of this node: a pattern's destinations, or one
+ * in-network frame, or a contribution to each node of the cube. */
+static uint32_t
+gen_coll_count(const struct acis_torus_sw *ts, const struct gen_cfg *c)
+{
+	switch (c->coll) {
+	case GEN_UNICAST:
+		return acis_torus_pattern_count(&ts->t, &c->pat, ts->node);
+	case GEN_CUBE_RED:
+		return gen_cube(ts, c->radius, NULL);
+	default:
+		return 1;
+	}
+}
+
 /* A start the worker takes from the mailbox: counters cleared, the
  * destinations and the delay ratio's tables made. */
 static void
@@ -204,9 +274,13 @@ gen_apply_start(struct acis_torus_sw *ts, struct acis_torus_gen *g)
 	memset(&g->rx, 0, sizeof(g->rx));
 	g->rx.lat_min = UINT64_MAX;
 	acis_torus_rng_seed(&g->rng, g->cfg.seed ^ ((uint64_t)ts->node << 40));
-	g->ndest = acis_torus_pattern_count(&ts->t, &g->cfg.pat, ts->node);
-	if (!acis_torus_pattern_random(&g->cfg.pat) &&
-	    g->ndest <= GEN_DEST_CACHE)
+	g->ndest = gen_coll_count(ts, &g->cfg);
+	if (g->cfg.coll == GEN_CUBE_RED)
+		gen_cube(ts, g->cfg.radius, g->dest);
+	else if (g->cfg.coll != GEN_UNICAST)
+		g->dest[0] = ts->node;
+	else if (!acis_torus_pattern_random(&g->cfg.pat) &&
+		 g->ndest <= GEN_DEST_CACHE)
 		for (i = 0; i < g->ndest; i++)
 			g->dest[i] = (uint32_t)acis_torus_pattern_dest(
 				&ts->t, &g->cfg.pat, ts->node, i, NULL);
@@ -257,6 +331,8 @@ gen_dest(struct acis_torus_sw *ts, struct acis_torus_gen *g, uint64_t j)
 {
 	uint32_t i = (uint32_t)(j % g->ndest);
 
+	if (g->cfg.coll != GEN_UNICAST)
+		return g->dest[i];
 	if (i == 0)
 		acis_torus_pattern_draw(&g->cfg.pat, &g->rng);
 	if (!acis_torus_pattern_random(&g->cfg.pat) &&
@@ -304,6 +380,14 @@ gen_build(struct acis_torus_sw *ts, struct acis_torus_gen *g, uint64_t j,
 	e[11] = 0;
 	*(unaligned_uint32_t *)(e + 12) = rte_cpu_to_be_32((uint32_t)j);
 	*(unaligned_uint64_t *)(e + 16) = rte_cpu_to_be_64(gen);
+	if (g->cfg.coll == GEN_CUBE_RED) {
+		/* the words the switches sum: one contribution, its node's
+		 * number; the rest 0 */
+		memset(e + GEN_PAYLOAD, 0, g->cfg.size - GEN_SIZE_MIN);
+		*(unaligned_uint32_t *)(e + GEN_PAYLOAD) = rte_cpu_to_be_32(1);
+		*(unaligned_uint32_t *)(e + GEN_PAYLOAD + 4) =
+			rte_cpu_to_be_32(ts->node);
+	}
 	g->m = m;
 	g->m_gen = gen;
 	g->m_stalled = 0;
@@ -316,7 +400,25 @@ gen_build(struct acis_torus_sw *ts, struct acis_torus_gen *g, uint64_t j,
 static inline int
 gen_offer(struct acis_lcore_ctx *lc, struct acis_torus_gen *g, uint64_t now)
 {
-	int rc = acis_torus_sw_inject(lc, g->m, g->m_dest, ACIS_TORUS_T_GEN);
+	int rc;
+
+	switch (g->cfg.coll) {
+	case GEN_CUBE_MC:
+		rc = acis_torus_sw_inject_coll(lc, g->m, ACIS_TORUS_T_CUBE_MC,
+					       0, g->cfg.radius);
+		break;
+	case GEN_CUBE_RED:
+		rc = acis_torus_sw_inject_coll(lc, g->m, ACIS_TORUS_T_CUBE_RED,
+					       g->m_dest, g->cfg.radius);
+		break;
+	case GEN_TABLE:
+		rc = acis_torus_sw_inject_coll(lc, g->m, ACIS_TORUS_T_TABLE,
+					       g->cfg.word, 0);
+		break;
+	default:
+		rc = acis_torus_sw_inject(lc, g->m, g->m_dest,
+					  ACIS_TORUS_T_GEN);
+	}
 
 	if (unlikely(rc == -ENOBUFS)) {
 		g->tx.stalls += !g->m_stalled;
@@ -429,8 +531,9 @@ acis_torus_gen_receive(struct acis_lcore_ctx *lc, struct rte_mbuf *m,
 	if (unlikely(rte_pktmbuf_data_len(m) < GEN_SIZE_MIN ||
 		     *(const unaligned_uint32_t *)p !=
 		     rte_cpu_to_be_32(GEN_MAGIC) ||
-		     *(const unaligned_uint16_t *)(p + 8) !=
-		     *(const unaligned_uint16_t *)(h + 6))) {
+		     ((h[2] & 0x0f) != ACIS_TORUS_T_TABLE &&
+		      *(const unaligned_uint16_t *)(p + 8) !=
+		      *(const unaligned_uint16_t *)(h + 6)))) {
 		rx->malformed++;
 		goto free;
 	}
@@ -447,6 +550,17 @@ acis_torus_gen_receive(struct acis_lcore_ctx *lc, struct rte_mbuf *m,
 		rx->first_rx = now;
 	rx->last_rx = now;
 	rx->received_bytes += rte_pktmbuf_pkt_len(m);
+	if ((h[2] & 0x0f) == ACIS_TORUS_T_CUBE_RED) {
+		/* a sum: every member's contribution, once */
+		rx->red_results++;
+		rx->red_bad += rte_pktmbuf_data_len(m) < GEN_SIZE_MIN + 8 ||
+			rte_be_to_cpu_32(*(const unaligned_uint32_t *)
+					 (p + GEN_PAYLOAD)) !=
+			g->cfg.red_members ||
+			rte_be_to_cpu_32(*(const unaligned_uint32_t *)
+					 (p + GEN_PAYLOAD + 4)) !=
+			(uint32_t)g->cfg.red_ids;
+	}
 	if (g->cfg.mode == GEN_CONTINUOUS &&
 	    now >= g->cfg.at + g->cfg.warmup &&
 	    now < g->cfg.at + g->cfg.duration) {
@@ -531,7 +645,8 @@ acis_torus_gen_fini(void)
 /* The parameters of a start, and the form each expects. */
 enum gen_key {
 	K_PATTERN, K_MODE, K_SIZE, K_COUNT, K_RATE, K_LOAD, K_DURATION,
-	K_WARMUP, K_SEED, K_RUN, K_IDEAL, K_RATIO, K_FANOUT, K_AT, K_N
+	K_WARMUP, K_SEED, K_RUN, K_IDEAL, K_RATIO, K_FANOUT, K_AT, K_COLL,
+	K_RADIUS, K_WORD, K_N
 };
 static const struct {
 	const char *key;
@@ -542,7 +657,7 @@ static const struct {
 	[K_MODE] = {"mode", "mode=batch or mode=continuous"},
 	[K_SIZE] = {"size", NULL}, /* its bounds are the switch's */
 	[K_COUNT] = {"count", "count=N, frames to each destination in "
-		     "batch mode, 1 to 1000000"},
+		     "batch mode, 0 (receive only) to 1000000"},
 	[K_RATE] = {"rate", "rate=FRAMES_PER_S above 0, a node's"},
 	[K_LOAD] = {"load", "load=FLITS_PER_CYCLE above 0, a node's (1: a "
 		    "16-byte flit each router cycle)"},
@@ -557,6 +672,10 @@ static const struct {
 		      "a message"},
 	[K_AT] = {"at", "at=CYCLES, the start on the router clock (now: "
 		  "/acis/torus/gen)"},
+	[K_COLL] = {"coll", "coll=none, cube-mc, cube-red or table"},
+	[K_RADIUS] = {"radius", "radius=R, 1 to 7 (cube-red: 1 or 2)"},
+	[K_WORD] = {"word", "word=multicast:I, unicast:I or reduce:I, I "
+		    "below 4096"},
 };
 
 /* (a refusal is at most RTE_TEL_MAX_STRING_LEN - 1 characters: values
@@ -616,6 +735,32 @@ parse_ideal(const char *v, struct gen_cfg *c)
 		return -1;
 	c->ideal_base = (uint32_t)base;
 	c->ideal_hop = (uint32_t)hop;
+	return 0;
+}
+
+/* "TYPE:INDEX" in v: a table frame's first header; 0, or -1. */
+static int
+parse_word(const char *v, struct gen_cfg *c)
+{
+	static const char *const types[] = {"unicast", "multicast",
+					    "reduce"};
+	struct acis_torus_thdr h = {0};
+	const char *colon = strchr(v, ':');
+	uint64_t index;
+	unsigned int i;
+
+	if (colon == NULL ||
+	    parse_u64(colon + 1, 0, ACIS_TORUS_TABLE_SIZE - 1, &index) != 0)
+		return -1;
+	for (i = 0; i < RTE_DIM(types); i++)
+		if (strlen(types[i]) == (size_t)(colon - v) &&
+		    strncmp(v, types[i], (size_t)(colon - v)) == 0)
+			break;
+	if (i == RTE_DIM(types))
+		return -1;
+	h.type = (uint8_t)(ACIS_TORUS_PKT_UNICAST + i);
+	h.next = (uint16_t)index;
+	c->word = acis_torus_thdr_encode(&h);
 	return 0;
 }
 
@@ -682,7 +827,7 @@ gen_param(unsigned int k, const char *v, struct gen_cfg *c,
 		c->size = (uint16_t)x;
 		return 0;
 	case K_COUNT:
-		if (parse_u64(v, 1, GEN_COUNT_MAX, &x) != 0)
+		if (parse_u64(v, 0, GEN_COUNT_MAX, &x) != 0)
 			return -1;
 		c->count = (uint32_t)x;
 		return 0;
@@ -714,6 +859,20 @@ gen_param(unsigned int k, const char *v, struct gen_cfg *c,
 	case K_AT:
 		a->at = 1;
 		return parse_u64(v, 0, UINT64_MAX >> 17, &c->at);
+	case K_COLL:
+		for (x = 0; x < RTE_DIM(coll_names); x++)
+			if (strcmp(v, coll_names[x]) == 0) {
+				c->coll = (uint8_t)x;
+				return 0;
+			}
+		return -1;
+	case K_RADIUS:
+		if (parse_u64(v, 1, 7, &x) != 0)
+			return -1;
+		c->radius = (uint8_t)x;
+		return 0;
+	case K_WORD:
+		return parse_word(v, c);
 	}
 	return -1;
 }
@@ -791,8 +950,38 @@ gen_parse(const struct acis_torus_sw *ts, char *args, struct gen_cfg *c,
 					      "pattern=mcast only", a.fanout);
 		c->pat.fanout = (uint16_t)a.fanout;
 	}
-	if (gen_check_pattern(ts, c, d) != 1)
+	if (c->coll == GEN_UNICAST && gen_check_pattern(ts, c, d) != 1)
 		return 0;
+	if ((c->coll == GEN_CUBE_MC || c->coll == GEN_CUBE_RED) &&
+	    c->radius == 0)
+		c->radius = 1;
+	if (c->coll != GEN_CUBE_MC && c->coll != GEN_CUBE_RED &&
+	    c->radius != 0)
+		return acis_tel_error(d, "radius=%u: for coll=cube-mc or "
+				      "cube-red", c->radius);
+	if ((c->coll == GEN_TABLE) != (c->word != 0))
+		return acis_tel_error(d, "word= goes with coll=table, and "
+				      "coll=table needs it");
+	if (c->coll == GEN_CUBE_MC || c->coll == GEN_CUBE_RED) {
+		unsigned int dm;
+
+		if (c->coll == GEN_CUBE_RED && c->radius > ACIS_TORUS_RED_R_MAX)
+			return acis_tel_error(d, "radius=%u: cube-red keeps "
+					      "sums up to radius %u",
+					      c->radius, ACIS_TORUS_RED_R_MAX);
+		for (dm = 0; dm < ACIS_TORUS_DIMS; dm++)
+			if (!ts->t.mesh && ts->t.k[dm] > 1 &&
+			    ts->t.k[dm] < 2 * c->radius + 1)
+				return acis_tel_error(d, "radius=%u: a ring of "
+					"%u is shorter than the cube's %u",
+					c->radius, ts->t.k[dm],
+					2 * c->radius + 1);
+		if (c->coll == GEN_CUBE_RED && c->size < GEN_SIZE_MIN + 8)
+			return acis_tel_error(d, "coll=cube-red: size=%u, "
+					      "expected %u or more (the words "
+					      "summed)", c->size,
+					      GEN_SIZE_MIN + 8);
+	}
 	flits = (c->size + GEN_FLIT - 1) / GEN_FLIT;
 	if (c->mode == GEN_CONTINUOUS) {
 		if ((a.rate > 0) == (a.load > 0))
@@ -833,9 +1022,23 @@ gen_parse(const struct acis_torus_sw *ts, char *args, struct gen_cfg *c,
 		c->at = acis_torus_now(ts);
 	c->ratio_milli = (uint32_t)(a.ratio * 1000 + 0.5);
 	snprintf(c->ratio, sizeof(c->ratio), "%.6g", a.ratio);
-	if (c->mode == GEN_BATCH && !acis_torus_pattern_random(&c->pat))
+	if (c->coll == GEN_CUBE_MC) {
+		/* a copy from every other node of the cube (symmetric) */
+		c->expected = (uint64_t)c->count *
+			      (gen_cube(ts, c->radius, NULL) - 1);
+	} else if (c->coll == GEN_CUBE_RED) {
+		uint32_t m[ACIS_TORUS_RED_IDS];
+		unsigned int i, n = gen_cube(ts, c->radius, m);
+
+		c->red_members = n;
+		for (i = 0; i < n; i++)
+			c->red_ids += m[i];
+		c->expected = c->count; /* one sum a round */
+	} else if (c->coll == GEN_UNICAST && c->mode == GEN_BATCH &&
+		   !acis_torus_pattern_random(&c->pat)) {
 		c->expected = gen_expected(&ts->t, &c->pat, ts->node,
 					   c->count);
+	}
 	return 1;
 }
 
@@ -901,6 +1104,11 @@ tel_report(struct rte_tel_data *d, const struct acis_torus_sw *ts,
 		snprintf(sbuf, sizeof(sbuf), "%s",
 			 acis_torus_pattern_name(c->pat.kind));
 	rte_tel_data_add_dict_string(d, "pattern", sbuf);
+	rte_tel_data_add_dict_string(d, "coll", coll_names[c->coll]);
+	if (c->radius != 0)
+		rte_tel_data_add_dict_u64(d, "radius", c->radius);
+	if (c->coll == GEN_TABLE)
+		rte_tel_data_add_dict_u64(d, "word", c->word);
 	rte_tel_data_add_dict_string(d, "mode", c->mode == GEN_BATCH ?
 				     "batch" : "continuous");
 	rte_tel_data_add_dict_u64(d, "size", c->size);
@@ -909,7 +1117,9 @@ tel_report(struct rte_tel_data *d, const struct acis_torus_sw *ts,
 	rte_tel_data_add_dict_u64(d, "destinations", g->ndest);
 	if (c->mode == GEN_BATCH) {
 		rte_tel_data_add_dict_u64(d, "count", c->count);
-		if (!acis_torus_pattern_random(&c->pat))
+		if (c->coll == GEN_CUBE_MC || c->coll == GEN_CUBE_RED ||
+		    (c->coll == GEN_UNICAST &&
+		     !acis_torus_pattern_random(&c->pat)))
 			rte_tel_data_add_dict_u64(d, "expected", c->expected);
 	} else {
 		rte_tel_data_add_dict_string(d, "rate", c->rate);
@@ -931,7 +1141,7 @@ tel_report(struct rte_tel_data *d, const struct acis_torus_sw *ts,
 	X(received); X(received_bytes); X(warmup_rx); X(window);
 	X(window_hops); X(other_run); X(malformed); X(first_rx); X(last_rx);
 	X(measured); X(lat_sum); X(lat_max); X(hops_sum); X(over);
-	X(ratio_sum); X(ratio_max);
+	X(ratio_sum); X(ratio_max); X(red_results); X(red_bad);
 #undef X
 	rte_tel_data_add_dict_u64(d, "lat_min", rx->measured ? rx->lat_min :
 				  0);
@@ -979,8 +1189,10 @@ tel_gen(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "run", c.run);
 		rte_tel_data_add_dict_u64(d, "at", c.at);
 		rte_tel_data_add_dict_u64(d, "destinations",
-			acis_torus_pattern_count(&ts->t, &c.pat, ts->node));
-		if (c.mode == GEN_BATCH && !acis_torus_pattern_random(&c.pat))
+					  gen_coll_count(ts, &c));
+		if (c.mode == GEN_BATCH && c.coll != GEN_TABLE &&
+		    (c.coll != GEN_UNICAST ||
+		     !acis_torus_pattern_random(&c.pat)))
 			rte_tel_data_add_dict_u64(d, "expected", c.expected);
 		return 0;
 	}
