@@ -427,6 +427,16 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name,
 	/* communicators fold in the tree ($ACIS_FOLD=off: the unicast
 	 * baseline, every member's frames to the root) */
 	printf("\n[collective]\nfold = ${ACIS_FOLD:-on}\n");
+	/* Fidelity mode runs the platform D times slower: so do the
+	 * switch's timers (a slot's deadline, and its linger time, whose
+	 * sixteenth is the resend interval), or a collective that takes
+	 * longer than 125 ms dilated is resent into the slow links it waits
+	 * on. Capped at the hour the pipeline reader allows. */
+	if (f->profile[0] != '\0' && f->dilation > 1.0)
+		printf("# the switch's timers, dilated %g times\n"
+		       "deadline_ms = %.0f\nlinger_ms = %.0f\n", f->dilation,
+		       dilated_ms(ACIS_DEADLINE_MS_DEFAULT, f->dilation),
+		       dilated_ms(ACIS_LINGER_MS_DEFAULT, f->dilation));
 	/* a torus's or mesh's node: its place, the routing (ACIS_TORUS_ROUTING
 	 * overrides the file's), and where every host is: host i has MAC
 	 * 02:a0:00:00:00:(10+i), as scripts/fabric.sh gives it */
@@ -466,16 +476,6 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name,
 			printf("\n");
 		}
 	}
-	/* Fidelity mode runs the platform D times slower: so do the
-	 * switch's timers (a slot's deadline, and its linger time, whose
-	 * sixteenth is the resend interval), or a collective that takes
-	 * longer than 125 ms dilated is resent into the slow links it waits
-	 * on. Capped at the hour the pipeline reader allows. */
-	if (f->profile[0] != '\0' && f->dilation > 1.0)
-		printf("# the switch's timers, dilated %g times\n"
-		       "deadline_ms = %.0f\nlinger_ms = %.0f\n", f->dilation,
-		       dilated_ms(ACIS_DEADLINE_MS_DEFAULT, f->dilation),
-		       dilated_ms(ACIS_LINGER_MS_DEFAULT, f->dilation));
 	/* each link's shaping, on this end's TX */
 	for (p = 0; p < w->n_ports; p++) {
 		char buf[ACIS_FABRIC_SHAPE_LEN], *tok, *save = NULL;

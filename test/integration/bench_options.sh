@@ -89,6 +89,9 @@ expect "fidelity-load.sh -t 0" 2 fidelity-load.sh -t 0
 expect "mpe-trees.sh -n 12" 2 mpe-trees.sh -n 12
 expect "mpe-trees.sh -n 64" 2 mpe-trees.sh -n 64
 expect "mpe-trees.sh -b 6" 2 mpe-trees.sh -b 6
+expect "torus-findings.sh -d 0" 2 torus-findings.sh -d 0
+expect "torus-findings.sh -d x" 2 torus-findings.sh -d x
+expect "torus-findings.sh -z" 2 torus-findings.sh -z
 expect "thesis-models.sh -p both" 2 thesis-models.sh -p both
 expect "thesis-models.sh -N 1" 2 thesis-models.sh -N 1
 expect "thesis-models.sh -S below -s" 2 thesis-models.sh -s 4096 -S 64

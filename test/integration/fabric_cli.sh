@@ -189,6 +189,13 @@ sed 's/^torus = 4x4x4$/torus = 4x4x4\nslots = 2\narbitration = mix/' "$TMP/t444.
 check "torus slots and arbitration: in the switch's [torus], \$ACIS_TORUS_SLOTS and \$ACIS_TORUS_ARBITRATION override them" bash -c \
 	"grep -qx 'slots = \${ACIS_TORUS_SLOTS:-2}' '$TMP/r444.pl' &&
 	 grep -qx 'arbitration = \${ACIS_TORUS_ARBITRATION:-mix}' '$TMP/r444.pl'"
+"$AF" torus 2x2 profile=chenyang >"$TMP/p22.ini"
+mkdir -p "$TMP/profiles" && cp "$T/profiles/chenyang.ini" "$TMP/profiles/"
+"$AF" pipeline "$TMP/p22.ini" s_0_0 >"$TMP/p22.pl"
+check "a profiled torus: the dilated timers in [collective], the router clock and watchdog in [torus]" bash -c \
+	"awk '/^\[/ {sec = \$0} /^deadline_ms/ {print sec} /^clock_khz/ {print sec}' '$TMP/p22.pl' |
+	 tr '\n' ' ' | grep -qx '\[collective\] \[torus\] ' &&
+	 grep -qx 'clock_khz = 160' '$TMP/p22.pl'"
 sed 's/^torus = 4x4x4$/torus = 4x4x4\nslots = 17/' "$TMP/t444.ini" >"$TMP/r444.ini"
 "$AF" check "$TMP/r444.ini" >/dev/null 2>"$TMP/t.err"
 rc=$?
