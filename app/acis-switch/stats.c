@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -481,16 +482,33 @@ acis_tel_register(const char *cmd, telemetry_cb fn, const char *help)
 	return rte_telemetry_register_cmd(cmd, tel_dispatch, help);
 }
 
-/* /acis/switches: the process's switches, in the order they started */
+/* Switches one /acis/switches reply lists: DPDK's replies hold 16 KiB. */
+#define TEL_SWITCHES_PAGE 100
+
+/* /acis/switches[,FROM]: the process's switches, in the order they
+ * started, from index FROM (0), a hundred a reply; "more" gives the
+ * next reply's FROM when there are more. */
 static int
 tel_switches(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	unsigned int i;
+	unsigned int i, from = 0;
+	char *end;
 
 	RTE_SET_USED(cmd);
-	RTE_SET_USED(params);
+	if (params != NULL) {
+		unsigned long v = strtoul(params, &end, 10);
+
+		if (end == params || *end != '\0' || v >= acis_n_switches)
+			return acis_tel_error(d, "expected FROM, a switch's "
+					      "index below %u", acis_n_switches);
+		from = (unsigned int)v;
+	}
 	rte_tel_data_start_dict(d);
-	for (i = 0; i < acis_n_switches; i++) {
+	for (i = from; i < acis_n_switches; i++) {
+		if (i == from + TEL_SWITCHES_PAGE) {
+			rte_tel_data_add_dict_u64(d, "more", i);
+			break;
+		}
 		const struct acis_switch *sw = acis_switches[i];
 		struct rte_tel_data *e = rte_tel_data_alloc();
 		struct in_addr ip = {.s_addr = sw->ccfg.ip};
@@ -518,7 +536,8 @@ acis_telemetry_register(void)
 	int rc = 0;
 
 	rc |= acis_tel_register("/acis/switches", tel_switches,
-		"The process's switches (names for @SWITCH). No parameters");
+		"The process's switches (names for @SWITCH), 100 a reply; FROM: "
+		"from that index (\"more\" gives the next)");
 	rc |= acis_tel_register("/acis/info", tel_info,
 		"Switch identity, pipeline and uptime. No parameters");
 	rc |= acis_tel_register("/acis/ports", tel_ports,

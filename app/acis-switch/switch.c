@@ -208,6 +208,56 @@ pool_iova_contig(void)
 	return 0;
 }
 
+/* Whether every port of the switch is a ring pair: no device reads its
+ * mbufs' I/O addresses. */
+static int
+pool_rings_only(void)
+{
+	const struct acis_pipeline *pl = g_sw.pl;
+	unsigned int i;
+
+	for (i = 0; i < pl->n_ports; i++)
+		if (strncmp(pl->ports[i].dev, ACIS_RING_PAIR,
+			    strlen(ACIS_RING_PAIR)) != 0)
+			return 0;
+	return pl->n_ports != 0;
+}
+
+static void
+pool_heap_free(struct rte_mempool_memhdr *hdr, void *opaque)
+{
+	RTE_SET_USED(hdr);
+	rte_free(opaque);
+}
+
+/*
+ * A pool's objects in the malloc heap rather than a memzone of their
+ * own, for a switch whose ports are all ring pairs: a logical switch
+ * then takes four memzones (its pool's header and ring, its RCU queue's
+ * ring, its graph), and an 8x8x8 torus's 512 fit DPDK's 2,560.
+ */
+static int
+pool_populate_heap(struct rte_mempool *mp, uint32_t n)
+{
+	/* the objects end to end, and one more of room for alignment */
+	size_t obj = (size_t)mp->header_size + mp->elt_size + mp->trailer_size;
+	size_t len = obj * ((size_t)n + 1);
+	void *mem;
+	int rc;
+
+	mem = rte_zmalloc_socket(mp->name, len, RTE_CACHE_LINE_SIZE,
+				 (int)rte_socket_id());
+	if (mem == NULL)
+		return -ENOMEM;
+	rc = rte_mempool_populate_virt(mp, mem, len, 0, pool_heap_free, mem);
+	if (rc < 0 || (uint32_t)rc < n) {
+		if (rc >= 0) /* too few: the heap's chunk freed with the pool */
+			return -ENOMEM;
+		rte_free(mem);
+	}
+	return rc;
+}
+
 /*
  * The switch's pool of mbufs, as rte_pktmbuf_pool_create makes it (which
  * takes no mempool flags), but with its objects laid end to end unless
@@ -246,8 +296,12 @@ pool_create(uint32_t n, uint32_t cache, uint16_t data_room)
 				       NULL) != 0)
 		goto fail;
 	rte_pktmbuf_pool_init(mp, &priv);
-	if (rte_mempool_populate_default(mp) < 0)
+	if (pool_rings_only()) {
+		if (pool_populate_heap(mp, n) < 0)
+			goto fail;
+	} else if (rte_mempool_populate_default(mp) < 0) {
 		goto fail;
+	}
 	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
 	return mp;
 fail:
@@ -319,24 +373,44 @@ check_umem(char *err, size_t len)
 static struct rte_ring **pair_rings;
 static unsigned int n_pair_rings;
 
+/*
+ * A link's ring by name, made on first use. The rings are the process's
+ * own (rte_zmalloc'd and rte_ring_init'ed, found in this list, not in
+ * DPDK's named-ring list), so they take no memzone: an 8x8x8 torus's
+ * 3,072 would pass DPDK's 2,560 (RTE_MAX_MEMZONE) alone.
+ */
 static struct rte_ring *
 pair_ring(const char *name, unsigned int size, char *err, size_t len)
 {
-	struct rte_ring *r = rte_ring_lookup(name), **grown;
+	struct rte_ring *r, **grown;
+	ssize_t bytes;
+	unsigned int i;
+	int rc;
 
-	if (r != NULL)
-		return r;
+	for (i = 0; i < n_pair_rings; i++)
+		if (strcmp(pair_rings[i]->name, name) == 0)
+			return pair_rings[i];
 	grown = realloc(pair_rings, (n_pair_rings + 1) * sizeof(*grown));
 	if (grown == NULL) {
 		errf(err, len, -ENOMEM, "out of memory for ring %s", name);
 		return NULL;
 	}
 	pair_rings = grown;
-	/* several TX queues (one a worker) put, several RX queues take */
-	r = rte_ring_create(name, size, (int)rte_socket_id(), 0);
+	bytes = rte_ring_get_memsize(size);
+	r = bytes < 0 ? NULL : rte_zmalloc_socket(name, (size_t)bytes,
+						  RTE_CACHE_LINE_SIZE,
+						  (int)rte_socket_id());
 	if (r == NULL) {
-		errf(err, len, -rte_errno, "cannot create ring %s: %s", name,
-		     rte_strerror(rte_errno));
+		errf(err, len, -ENOMEM, "cannot create ring %s: out of memory",
+		     name);
+		return NULL;
+	}
+	/* several TX queues (one a worker) put, several RX queues take */
+	rc = rte_ring_init(r, name, size, 0);
+	if (rc != 0) {
+		rte_free(r);
+		errf(err, len, rc, "cannot create ring %s: %s", name,
+		     rte_strerror(-rc));
 		return NULL;
 	}
 	pair_rings[n_pair_rings++] = r;
@@ -365,7 +439,7 @@ void
 acis_switch_rings_free(void)
 {
 	while (n_pair_rings != 0)
-		rte_ring_free(pair_rings[--n_pair_rings]);
+		rte_free(pair_rings[--n_pair_rings]);
 	free(pair_rings);
 	pair_rings = NULL;
 }

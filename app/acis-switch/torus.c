@@ -407,6 +407,21 @@ vct_queue(struct acis_torus_sw *ts, struct rte_mbuf *m, const uint8_t *h,
 		v->c.queued_max = v->queued;
 }
 
+/* A frame of input in (class in_cls) leaves the router's queues: its
+ * slot free, the credit owed upstream (a link input's). */
+static inline void
+slot_free(struct acis_torus_vct *v, unsigned int in, unsigned int in_cls)
+{
+	if (in == 0) {
+		v->occ[0][0]--;
+	} else {
+		v->occ[in][in_cls]--;
+		v->freed[in][in_cls]++;
+		v->dirty |= (uint8_t)(1u << in);
+	}
+	v->queued--;
+}
+
 /* Take the head of queue (in, dir, cls): its slot freed, the credit owed
  * upstream. */
 static inline struct rte_mbuf *
@@ -420,14 +435,7 @@ vct_pop(struct acis_torus_vct *v, unsigned int in, unsigned int dir,
 	if (--f->n == 0)
 		v->want[dir] &= (uint16_t)~(1u << (in * ACIS_TORUS_CLASSES +
 						   cls));
-	if (in == 0) {
-		v->occ[0][0]--;
-	} else {
-		v->occ[in][sl->in_cls]--;
-		v->freed[in][sl->in_cls]++;
-		v->dirty |= (uint8_t)(1u << in);
-	}
-	v->queued--;
+	slot_free(v, in, sl->in_cls);
 	return sl->m;
 }
 
@@ -496,14 +504,7 @@ mq_free_head(struct acis_torus_vct *v, unsigned int in)
 	f->head = (uint8_t)((f->head + 1) & (ACIS_TORUS_FIFO - 1));
 	if (--f->n == 0)
 		v->mwant &= (uint8_t)~(1u << in);
-	if (in == 0) {
-		v->occ[0][0]--;
-	} else {
-		v->occ[in][ms->in_cls]--;
-		v->freed[in][ms->in_cls]++;
-		v->dirty |= (uint8_t)(1u << in);
-	}
-	v->queued--;
+	slot_free(v, in, ms->in_cls);
 }
 
 /* A copy of input in's stored multicast head for output d; once every

@@ -16,6 +16,8 @@
 #    one node reaches each of ten destinations once; the members'
 #    contributions reduce to one frame at the root; a bad table file is
 #    refused with its line; a cleared table drops frames, counted.
+#  - 8x8x8: 512 logical switches in one process; a cube multicast from
+#    every node reaches all 26 neighbours.
 # Exit 77 without root; cleans up pass or fail.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
@@ -176,6 +178,16 @@ check "Fig. 8.1 in the switches: D and C received one copy each, nobody else ($(
 	bash -c "[ \"\$(awk '\$2 != 0' '$DIR/got' | sort | tr '\n' ' ')\" = 's_0_0 1 s_1_2 1 ' ]"
 check "Fig. 8.1 in the switches: D's copy took 2 hops, C's 1" \
 	bash -c "grep -qx 's_1_2 2' '$DIR/hops' && grep -qx 's_0_0 1' '$DIR/hops'"
+
+# ---- 8x8x8: 512 logical switches in one process ----
+"$FAB" torus 8x8x8 hosts=0 >"$DIR/t8.ini"
+"$FABRIC" down -p "$PREFIX" >/dev/null 2>&1 || true
+"$FABRIC" up "$DIR/t8.ini" -p "$PREFIX" -P logical >/dev/null
+ACIS_MBUFS=511 "$FABRIC" start -p "$PREFIX" >/dev/null
+"$TT" -f "$PREFIX-fab" --csv --timeout 120 run --coll cube-mc --count 1 >"$DIR/t8.csv" 2>>"$LOG" ||
+	cat "$DIR/t8.csv" >>"$LOG"
+check "8x8x8: 512 switches; a cube multicast from every node reached its 26 neighbours ($(csv "$DIR/t8.csv" received) of $((512 * 26)))" \
+	[ "$(csv "$DIR/t8.csv" received)" = $((512 * 26)) -a "$(csv "$DIR/t8.csv" deadlocks)" = 0 ]
 
 echo "torus coll: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
