@@ -954,7 +954,8 @@ onward(struct acis_torus_sw *ts, struct acis_torus_counters *c,
 static inline int
 inject(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts,
        struct acis_torus_counters *c, struct rte_mbuf *m, uint8_t *eth,
-       uint32_t dn, const struct acis_torus_route *r, unsigned int type)
+       uint32_t dn, const struct acis_torus_route *r, unsigned int type,
+       unsigned int algo)
 {
 	uint32_t credits[ACIS_TORUS_PORTS];
 	uint8_t *h = eth + 12;
@@ -966,10 +967,10 @@ inject(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts,
 	*(unaligned_uint16_t *)(h + 4) = rte_cpu_to_be_16((uint16_t)dn);
 	*(unaligned_uint16_t *)(h + 6) = rte_cpu_to_be_16((uint16_t)ts->node);
 	h[8] = 0;
-	h[9] = ts->algo;
+	h[9] = (uint8_t)algo;
 	*(unaligned_uint16_t *)(h + 10) = rte_cpu_to_be_16(router_stamp(ts));
 	c->injected++;
-	if (ts->vct != NULL && ts->algo == ACIS_TORUS_CCAR) {
+	if (ts->vct != NULL && algo == ACIS_TORUS_CCAR) {
 		ccar_credits(ts, h, 0, credits);
 		return route(ts, c, &ts->rng[lc->index], m, h, 0, credits);
 	}
@@ -1459,7 +1460,7 @@ acis_torus_sw_inject_coll(struct acis_lcore_ctx *lc, struct rte_mbuf *m,
 
 int
 acis_torus_sw_inject(struct acis_lcore_ctx *lc, struct rte_mbuf *m,
-		     uint32_t dnode, enum acis_torus_type type)
+		     uint32_t dnode, enum acis_torus_type type, int algo)
 {
 	struct acis_torus_sw *ts = g_sw.torus;
 	struct acis_torus_counters *c = &ts->c[lc->index];
@@ -1468,14 +1469,17 @@ acis_torus_sw_inject(struct acis_lcore_ctx *lc, struct rte_mbuf *m,
 	uint8_t *eth;
 	int dir;
 
+	if (algo < 0)
+		algo = ts->algo;
 	if (dnode == ts->node || acis_torus_coord(&ts->t, dnode, &dst) != 0 ||
+	    algo >= ACIS_TORUS_ALGOS ||
 	    rte_pktmbuf_headroom(m) < ACIS_TORUS_SHIM_LEN ||
 	    rte_pktmbuf_data_len(m) < 12)
 		return -EINVAL;
 	if (ts->vct != NULL && !vct_room(ts->vct, 0, 0))
 		return -ENOBUFS;
 	if (acis_torus_inject(&ts->t, &ts->self, &dst,
-			      (enum acis_torus_algo)ts->algo,
+			      (enum acis_torus_algo)algo,
 			      &ts->rng[lc->index], &r) != 0)
 		return -EINVAL;
 	eth = (uint8_t *)rte_pktmbuf_prepend(m, ACIS_TORUS_SHIM_LEN);
@@ -1483,7 +1487,8 @@ acis_torus_sw_inject(struct acis_lcore_ctx *lc, struct rte_mbuf *m,
 		return -EINVAL;
 	memmove(eth, eth + ACIS_TORUS_SHIM_LEN, 12);
 	dir = onward(ts, c, m, eth + 12, 0, 0,
-		     inject(lc, ts, c, m, eth, dnode, &r, type));
+		     inject(lc, ts, c, m, eth, dnode, &r, type,
+			    (unsigned int)algo));
 	if (dir == ACIS_TORUS_DROP)
 		acis_drop_frames(lc, &m, 1, (enum acis_drop_reason)
 				 acis_meta(m)->drop_reason);
@@ -1609,7 +1614,7 @@ acis_torus_forward(struct acis_lcore_ctx *lc, struct rte_mbuf *m, uint16_t in)
 		memmove(eth, eth + ACIS_TORUS_SHIM_LEN, 12);
 		return onward(ts, c, m, eth + 12, 0, 0,
 			      inject(lc, ts, c, m, eth, (uint32_t)dn, &r,
-				     ACIS_TORUS_T_UNICAST));
+				     ACIS_TORUS_T_UNICAST, ts->algo));
 	}
 }
 

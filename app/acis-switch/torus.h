@@ -274,15 +274,17 @@ uint64_t acis_torus_now(const struct acis_torus_sw *ts);
  * frames come through acis_torus_forward()): m is an Ethernet frame
  * (destination and source MACs, EtherType, payload) with room for the
  * torus header before it. The header goes in after the MACs, of type
- * type, toward node dnode, routed by the switch's algorithm and queued
- * at the local input (or sent at once without buffers).
+ * type, toward node dnode, routed at every node by algo (enum
+ * acis_torus_algo; -1: the switch's), and queued at the local input (or
+ * sent at once without buffers): a class of traffic may have its own
+ * routing.
  *
  * @return 0 (m is the stage's now), -ENOBUFS (the injection queue is
  *   full: m is still the caller's, as it was), -EINVAL (dnode is this
  *   node or outside the torus, or no headroom; m still the caller's).
  */
 int acis_torus_sw_inject(struct acis_lcore_ctx *lc, struct rte_mbuf *m,
-			 uint32_t dnode, enum acis_torus_type type);
+			 uint32_t dnode, enum acis_torus_type type, int algo);
 
 /**
  * Inject a multicast or reduction frame from this node (the traffic

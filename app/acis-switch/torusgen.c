@@ -95,6 +95,7 @@ struct gen_cfg {
 	uint32_t ideal_hop;   /* base + per hop x hops; 0 and 0: none */
 	uint32_t ratio_milli; /* its threshold, thousandths */
 	uint64_t expected;    /* batch, fixed patterns: frames due here */
+	int8_t routing;       /* the run's algorithm; -1: the switch's */
 	uint8_t coll;         /* enum gen_coll */
 	uint8_t radius;       /* cube-mc, cube-red */
 	uint32_t word;        /* table: the Fig. 8.2(a) word injected */
@@ -417,7 +418,7 @@ gen_offer(struct acis_lcore_ctx *lc, struct acis_torus_gen *g, uint64_t now)
 		break;
 	default:
 		rc = acis_torus_sw_inject(lc, g->m, g->m_dest,
-					  ACIS_TORUS_T_GEN);
+					  ACIS_TORUS_T_GEN, g->cfg.routing);
 	}
 
 	if (unlikely(rc == -ENOBUFS)) {
@@ -646,7 +647,7 @@ acis_torus_gen_fini(void)
 enum gen_key {
 	K_PATTERN, K_MODE, K_SIZE, K_COUNT, K_RATE, K_LOAD, K_DURATION,
 	K_WARMUP, K_SEED, K_RUN, K_IDEAL, K_RATIO, K_FANOUT, K_AT, K_COLL,
-	K_RADIUS, K_WORD, K_N
+	K_RADIUS, K_WORD, K_ROUTING, K_N
 };
 static const struct {
 	const char *key;
@@ -674,6 +675,8 @@ static const struct {
 		  "/acis/torus/gen)"},
 	[K_COLL] = {"coll", "coll=none, cube-mc, cube-red or table"},
 	[K_RADIUS] = {"radius", "radius=R, 1 to 7 (cube-red: 1 or 2)"},
+	[K_ROUTING] = {"routing", "routing=dor, o1turn, rmr, rlb or ccar (the "
+		       "run's frames; the switch's by default)"},
 	[K_WORD] = {"word", "word=multicast:I, unicast:I or reduce:I, I "
 		    "below 4096"},
 };
@@ -873,6 +876,14 @@ gen_param(unsigned int k, const char *v, struct gen_cfg *c,
 		return 0;
 	case K_WORD:
 		return parse_word(v, c);
+	case K_ROUTING: {
+		int algo = acis_torus_algo_parse(v);
+
+		if (algo < 0)
+			return -1;
+		c->routing = (int8_t)algo;
+		return 0;
+	}
 	}
 	return -1;
 }
@@ -916,6 +927,7 @@ gen_parse(const struct acis_torus_sw *ts, char *args, struct gen_cfg *c,
 	unsigned int k;
 
 	memset(c, 0, sizeof(*c));
+	c->routing = -1;
 	acis_torus_pattern_parse("uniform", &c->pat);
 	c->size = 64;
 	c->count = 1;
@@ -1105,6 +1117,9 @@ tel_report(struct rte_tel_data *d, const struct acis_torus_sw *ts,
 			 acis_torus_pattern_name(c->pat.kind));
 	rte_tel_data_add_dict_string(d, "pattern", sbuf);
 	rte_tel_data_add_dict_string(d, "coll", coll_names[c->coll]);
+	rte_tel_data_add_dict_string(d, "routing", acis_torus_algo_name(
+		c->routing >= 0 ? (enum acis_torus_algo)c->routing :
+		(enum acis_torus_algo)ts->algo));
 	if (c->radius != 0)
 		rte_tel_data_add_dict_u64(d, "radius", c->radius);
 	if (c->coll == GEN_TABLE)
