@@ -138,7 +138,8 @@ source_wait_cycles accepted_fps accepted_bps accepted_load link_bps link_load
 lat_mean_cycles lat_p99_cycles lat_max_cycles lat_mean_ns lat_p99_ns
 lat_max_ns batch_cycles batch_ns hops_mean ratio_threshold ideal_base
 ideal_hop ratio_mean ratio_max ratio_over ratio_over_frac deadlocks
-deadlock_drops overruns inject_full illegal_turns bad_header""".split()
+deadlock_drops overruns inject_full illegal_turns bad_header coll radius
+sums sums_bad mc_copies credits_tx credits_tx_bytes hops_hist""".split()
 r = list(csv.reader(open(sys.argv[1])))
 sys.exit(not (r[0] == want and len(r) == 2 and len(r[1]) == len(want)))' "$out"
 check "the CSV says dor, oldest first, 64 nodes and 384 links" \
