@@ -543,6 +543,17 @@ mq_copy(struct acis_torus_sw *ts, struct acis_torus_vct *v, unsigned int in,
 	return copy;
 }
 
+/* A queued frame the router lets go: dropped and counted by lc (the
+ * watchdog), or freed (lc NULL: the end). */
+static inline void
+vct_gone(struct acis_lcore_ctx *lc, struct rte_mbuf *m)
+{
+	if (lc != NULL)
+		acis_drop_frames(lc, &m, 1, ACIS_DROP_TORUS_DEADLOCK);
+	else
+		rte_pktmbuf_free(m);
+}
+
 /* Every queued frame out of the router: dropped and counted by lc
  * (the watchdog), or freed (lc NULL: the end). How many. */
 static uint64_t
@@ -555,14 +566,7 @@ vct_empty(struct acis_torus_vct *v, struct acis_lcore_ctx *lc)
 		for (d = 1; d <= ACIS_TORUS_PORTS; d++)
 			for (cl = 0; cl < ACIS_TORUS_CLASSES; cl++)
 				while (v->fifo[in][d][cl].n != 0) {
-					struct rte_mbuf *m =
-						vct_pop(v, in, d, cl);
-
-					if (lc != NULL)
-						acis_drop_frames(lc, &m, 1,
-							ACIS_DROP_TORUS_DEADLOCK);
-					else
-						rte_pktmbuf_free(m);
+					vct_gone(lc, vct_pop(v, in, d, cl));
 					n++;
 				}
 		while (v->mfifo[in].n != 0) {
@@ -570,11 +574,7 @@ vct_empty(struct acis_torus_vct *v, struct acis_lcore_ctx *lc)
 				v->mfifo[in].s[v->mfifo[in].head].m;
 
 			mq_free_head(v, in);
-			if (lc != NULL)
-				acis_drop_frames(lc, &m, 1,
-						 ACIS_DROP_TORUS_DEADLOCK);
-			else
-				rte_pktmbuf_free(m);
+			vct_gone(lc, m);
 			n++;
 		}
 	}
