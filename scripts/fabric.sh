@@ -196,9 +196,9 @@ start_logical() {
 		args+=(--pipeline "$state/$name.ini")
 		k=$((k + 1))
 	done
-	# up within 30 s and a second for every 10 switches (512 take about
-	# 17 s on a quiet 2-core machine, longer on a loaded one)
-	run_switch "$prefix-fab" "${ACIS_FABRIC_LCORES:-0}" fab $((300 + 10 * k)) "${args[@]}"
+	# up within 30 s and a second for every 50 switches more (512 take
+	# 12-17 s on a quiet 2-core machine, longer on a loaded one)
+	run_switch "$prefix-fab" "${ACIS_FABRIC_LCORES:-0}" fab $((300 + 2 * k)) "${args[@]}"
 }
 
 # run_switch NAMESPACE LCORES NAME TRIES ACIS-SWITCH-ARGS...: one
