@@ -457,6 +457,20 @@ pipeline(const struct acis_fabric *f, const char *file, const char *name,
 		printf("slots = ${ACIS_TORUS_SLOTS:-%u}\n"
 		       "arbitration = ${ACIS_TORUS_ARBITRATION:-%s}\n",
 		       f->slots, acis_torus_policy_name(f->arbitration));
+		/* links with their own (slots=N, arbitration=POLICY on
+		 * the link line): port pD is direction D */
+		for (d = 1; d <= 6 && d < w->n_ports; d++) {
+			const struct acis_fabric_port *q = &w->ports[d];
+
+			if (q->kind != ACIS_FABRIC_TO_SWITCH)
+				continue;
+			if (q->slots != 0)
+				printf("slots_p%u = %u\n", d, q->slots);
+			if (q->arbitration != 0)
+				printf("arbitration_p%u = %s\n", d,
+				       acis_torus_policy_name(
+					       q->arbitration - 1));
+		}
 		if (f->profile[0] != '\0' && f->dilation > 1.0)
 			printf("clock_khz = %.0f\n",
 			       ACIS_TORUS_CLOCK_HZ / 1e3 / f->dilation < 1.0 ?

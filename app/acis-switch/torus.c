@@ -122,11 +122,16 @@ vct_init(struct acis_torus_sw *ts, const struct acis_torus_cfg *tc,
 	if (v == NULL)
 		return acis_errf(err, len, -ENOMEM, "out of memory for the "
 				 "torus router's buffers");
-	v->slots = tc->slots;
 	v->inject_slots = (uint8_t)(2 * tc->slots);
 	for (d = 0; d <= ACIS_TORUS_PORTS; d++) {
-		v->down_slots[d] = tc->slots;
-		v->arb[d].policy = tc->arbitration;
+		/* a link's own slots and arbitration (slots_pD,
+		 * arbitration_pD), else the switch's */
+		v->slots[d] = tc->link_slots[d] ? tc->link_slots[d] :
+						  tc->slots;
+		v->down_slots[d] = v->slots[d];
+		v->arb[d].policy = tc->link_arbitration[d] ?
+			(uint8_t)(tc->link_arbitration[d] - 1) :
+			tc->arbitration;
 		v->arb[d].threshold = tc->mix_age;
 	}
 	v->cbp_tsc = (uint64_t)((unsigned __int128)tc->credit_period * hz /
@@ -323,13 +328,13 @@ route(struct acis_torus_sw *ts, struct acis_torus_counters *c,
 
 /* ---- the router's buffers ---- */
 
-/* The class a frame whose header is h holds, in direction d's dimension:
- * its input's class when it arrived by d, its output's after a hop by
- * d. */
+/* The class a frame whose header is h holds: the datelines it has
+ * crossed (its input's class as it arrived, its output's once routed
+ * for the hop). */
 static inline unsigned int
-class_in(const uint8_t *h, unsigned int d)
+frame_class(const uint8_t *h)
 {
-	return (h[3] >> (3 + acis_torus_dir_dim(d))) & 1;
+	return acis_torus_class_of((uint8_t)(h[3] >> 3));
 }
 
 /* Frames output d may still send of class cls: the slots the router
@@ -359,8 +364,7 @@ ccar_credits(const struct acis_torus_sw *ts, const uint8_t *h,
 		uint8_t cls = acis_torus_class_after(&ts->t, &ts->self, &r, d);
 
 		credits[d - 1] = ts->dir_port[d] == UINT16_MAX ? 0 :
-			avail(ts->vct, d,
-			      (cls >> acis_torus_dir_dim(d)) & 1);
+			avail(ts->vct, d, acis_torus_class_of(cls));
 	}
 }
 
@@ -370,7 +374,7 @@ static inline int
 vct_room(const struct acis_torus_vct *v, unsigned int in, unsigned int cls)
 {
 	return in == 0 ? v->occ[0][0] < v->inject_slots :
-			 v->occ[in][cls] < v->slots;
+			 v->occ[in][cls] < v->slots[in];
 }
 
 /* Queue a routed frame (header h, leaving by dir) in its input's queue
@@ -380,7 +384,7 @@ vct_queue(struct acis_torus_sw *ts, struct rte_mbuf *m, const uint8_t *h,
 	  unsigned int in, unsigned int in_cls, unsigned int dir)
 {
 	struct acis_torus_vct *v = ts->vct;
-	unsigned int ocls = class_in(h, dir);
+	unsigned int ocls = frame_class(h);
 	struct acis_torus_fifo *f = &v->fifo[in][dir][ocls];
 	struct acis_torus_slot *sl =
 		&f->s[(f->head + f->n) & (ACIS_TORUS_FIFO - 1)];
@@ -401,7 +405,7 @@ vct_queue(struct acis_torus_sw *ts, struct rte_mbuf *m, const uint8_t *h,
 	sl->stamp = rte_be_to_cpu_16(*(const unaligned_uint16_t *)(h + 10));
 	sl->in_cls = (uint8_t)in_cls;
 	f->n++;
-	v->want[dir] |= (uint16_t)(1u << (in * ACIS_TORUS_CLASSES + ocls));
+	v->want[dir] |= 1u << (in * ACIS_TORUS_CLASSES + ocls);
 	v->occ[in][in ? in_cls : 0]++;
 	if (++v->queued > v->c.queued_max)
 		v->c.queued_max = v->queued;
@@ -433,8 +437,7 @@ vct_pop(struct acis_torus_vct *v, unsigned int in, unsigned int dir,
 
 	f->head = (uint8_t)((f->head + 1) & (ACIS_TORUS_FIFO - 1));
 	if (--f->n == 0)
-		v->want[dir] &= (uint16_t)~(1u << (in * ACIS_TORUS_CLASSES +
-						   cls));
+		v->want[dir] &= ~(1u << (in * ACIS_TORUS_CLASSES + cls));
 	slot_free(v, in, sl->in_cls);
 	return sl->m;
 }
@@ -465,25 +468,21 @@ mq_queue(struct acis_torus_sw *ts, struct rte_mbuf *m, const uint8_t *h,
 	struct acis_torus_vct *v = ts->vct;
 	struct acis_torus_mfifo *f = &v->mfifo[in];
 	struct acis_torus_mslot *ms =
-		&f->s[(f->head + f->n) & (ACIS_TORUS_FIFO - 1)];
+		&f->s[(f->head + f->n) & (ACIS_TORUS_MFIFO - 1)];
 	struct acis_torus_route r = {.cls = (h[3] >> 3) & 7,
 				     .prev = (uint8_t)prev};
 	unsigned int d;
 
 	ms->m = m;
 	ms->mask = mask;
-	ms->ocls = 0;
 	ms->distance = distance;
 	ms->stamp = rte_be_to_cpu_16(*(const unaligned_uint16_t *)(h + 10));
 	ms->in_cls = (uint8_t)in_cls;
 	for (d = 1; d <= ACIS_TORUS_PORTS; d++) {
-		uint8_t cls;
-
 		if (!(mask & ACIS_TORUS_DIR_BIT(d)))
 			continue;
-		cls = acis_torus_class_after(&ts->t, &ts->self, &r, d);
-		ms->ocls |= (uint8_t)(((cls >> acis_torus_dir_dim(d)) & 1) <<
-				      (d - 1));
+		ms->obits[d] = acis_torus_class_after(&ts->t, &ts->self, &r,
+						      d);
 		ms->word[d] = words != NULL ? words[d] : 0;
 	}
 	f->n++;
@@ -501,7 +500,7 @@ mq_free_head(struct acis_torus_vct *v, unsigned int in)
 	struct acis_torus_mfifo *f = &v->mfifo[in];
 	const struct acis_torus_mslot *ms = &f->s[f->head];
 
-	f->head = (uint8_t)((f->head + 1) & (ACIS_TORUS_FIFO - 1));
+	f->head = (uint8_t)((f->head + 1) & (ACIS_TORUS_MFIFO - 1));
 	if (--f->n == 0)
 		v->mwant &= (uint8_t)~(1u << in);
 	slot_free(v, in, ms->in_cls);
@@ -520,7 +519,7 @@ mq_copy(struct acis_torus_sw *ts, struct acis_torus_vct *v, unsigned int in,
 	struct rte_mbuf *copy;
 	uint8_t *h;
 
-	*cls = (ms->ocls >> (d - 1)) & 1;
+	*cls = acis_torus_class_of(ms->obits[d]);
 	ms->mask &= (uint8_t)~ACIS_TORUS_DIR_BIT(d);
 	if (ms->mask == 0) {
 		copy = ms->m; /* the last: the frame itself */
@@ -532,11 +531,8 @@ mq_copy(struct acis_torus_sw *ts, struct acis_torus_vct *v, unsigned int in,
 			return NULL;
 		}
 	}
-	/* the class bits after a hop by d: only d's dimension changes */
 	h = rte_pktmbuf_mtod(copy, uint8_t *) + 12;
-	mc_header(h, (uint8_t)((((h[3] >> 3) & 7) &
-				~(1u << acis_torus_dir_dim(d))) |
-			       (*cls << acis_torus_dir_dim(d))), ms->word[d]);
+	mc_header(h, ms->obits[d], ms->word[d]);
 	ts->coll->c.mc_copies++;
 	if (ms->mask == 0)
 		mq_free_head(v, in);
@@ -668,7 +664,8 @@ vct_arbitrate(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts,
 
 				if (!(ms->mask & ACIS_TORUS_DIR_BIT(d)))
 					continue;
-				if (avail(v, d, (ms->ocls >> (d - 1)) & 1) == 0) {
+				if (avail(v, d, acis_torus_class_of(ms->obits[d])) ==
+				    0) {
 					starved = 1;
 					continue;
 				}
@@ -740,7 +737,7 @@ vct_arbitrate(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts,
  *
  * After the MACs: EtherType 0x88B6, version and type (1), a byte 0, the
  * sender's slots a class (16 bits), its node (16 bits), then the freed
- * counts of class 0 and 1 (32 bits each); all big-endian.
+ * counts of classes 0 to 3 (32 bits each); all big-endian.
  */
 
 static void
@@ -769,7 +766,7 @@ credit_send(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts,
 	e[12] = ACIS_TORUS_ETHERTYPE >> 8;
 	e[13] = ACIS_TORUS_ETHERTYPE & 0xff;
 	e[14] = (uint8_t)(ACIS_TORUS_VERSION << 4 | ACIS_TORUS_T_CREDIT);
-	*(unaligned_uint16_t *)(e + 16) = rte_cpu_to_be_16(v->slots);
+	*(unaligned_uint16_t *)(e + 16) = rte_cpu_to_be_16(v->slots[in]);
 	*(unaligned_uint16_t *)(e + 18) = rte_cpu_to_be_16((uint16_t)ts->node);
 	for (cl = 0; cl < ACIS_TORUS_CLASSES; cl++) {
 		*(unaligned_uint32_t *)(e + 20 + 4 * cl) =
@@ -851,8 +848,10 @@ watchdog(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts, uint64_t now)
 	for (d = 1; d <= ACIS_TORUS_PORTS && w < sizeof(what) - 64; d++)
 		if (v->want[d] != 0)
 			w += (size_t)snprintf(what + w, sizeof(what) - w,
-					      " %s (credits %u/%u)", dn[d],
-					      avail(v, d, 0), avail(v, d, 1));
+					      " %s (credits %u/%u/%u/%u)",
+					      dn[d], avail(v, d, 0),
+					      avail(v, d, 1), avail(v, d, 2),
+					      avail(v, d, 3));
 	printf("acis-switch: %s: torus node %u,%u,%u: no frame moved for %u "
 	       "ms with %u queued, waiting for%s: deadlock; dropping them\n",
 	       g_sw.name, ts->self.c[0], ts->self.c[1], ts->self.c[2],
@@ -1108,7 +1107,7 @@ coll_onward(struct acis_lcore_ctx *lc, struct acis_torus_sw *ts,
 		send_one(lc, ts->dir_port[d], m);
 		return ACIS_TORUS_TAKEN;
 	}
-	if (v->fifo[in][d][class_in(h, d)].n >= ACIS_TORUS_FIFO)
+	if (v->fifo[in][d][frame_class(h)].n >= ACIS_TORUS_FIFO)
 		return coll_drop(lc, ts, m, ACIS_DROP_TORUS_INJECT_FULL);
 	vct_queue(ts, m, h, in, in_cls, d);
 	return ACIS_TORUS_TAKEN;
@@ -1532,7 +1531,7 @@ acis_torus_forward(struct acis_lcore_ctx *lc, struct rte_mbuf *m, uint16_t in)
 			acis_frame_free(m);
 			return ACIS_TORUS_TAKEN;
 		}
-		in_cls = class_in(h, arrived);
+		in_cls = frame_class(h);
 		if (type >= ACIS_TORUS_T_CUBE_MC) {
 			if (v != NULL) {
 				v->rx_since[arrived]++;
@@ -1629,10 +1628,12 @@ tel_vct(struct rte_tel_data *d, const struct acis_torus_sw *ts)
 	const struct acis_torus_cfg *tc = &g_sw.pl->torus;
 	struct rte_tel_data *cr = rte_tel_data_alloc();
 	struct rte_tel_data *oc = rte_tel_data_alloc();
-	unsigned int i;
+	struct rte_tel_data *ls = rte_tel_data_alloc();
+	struct rte_tel_data *la = rte_tel_data_alloc();
+	unsigned int i, cl, held;
 	char key[16];
 
-	rte_tel_data_add_dict_u64(d, "slots", v->slots);
+	rte_tel_data_add_dict_u64(d, "slots", tc->slots);
 	rte_tel_data_add_dict_u64(d, "inject_slots", v->inject_slots);
 	rte_tel_data_add_dict_string(d, "arbitration",
 				     acis_torus_policy_name(tc->arbitration));
@@ -1646,27 +1647,40 @@ tel_vct(struct rte_tel_data *d, const struct acis_torus_sw *ts)
 	X(credits_lost); X(inject_full); X(overruns); X(deadlocks);
 	X(deadlock_drops);
 #undef X
-	if (cr == NULL || oc == NULL) {
+	if (cr == NULL || oc == NULL || ls == NULL || la == NULL) {
 		rte_tel_data_free(cr);
 		rte_tel_data_free(oc);
+		rte_tel_data_free(ls);
+		rte_tel_data_free(la);
 		return;
 	}
-	/* each output's credits of class 0 and 1; each input's frames held */
+	/* each output's credits a class; each input's frames held; each
+	 * link's slots (its input's) and arbitration (its output's) */
 	rte_tel_data_start_dict(cr);
 	rte_tel_data_start_dict(oc);
+	rte_tel_data_start_dict(ls);
+	rte_tel_data_start_dict(la);
 	for (i = 0; i <= ACIS_TORUS_PORTS; i++) {
 		if (i != 0 && ts->dir_port[i] != UINT16_MAX) {
-			snprintf(key, sizeof(key), "%s_c0", dn[i]);
-			rte_tel_data_add_dict_u64(cr, key, avail(v, i, 0));
-			snprintf(key, sizeof(key), "%s_c1", dn[i]);
-			rte_tel_data_add_dict_u64(cr, key, avail(v, i, 1));
+			for (cl = 0; cl < ACIS_TORUS_CLASSES; cl++) {
+				snprintf(key, sizeof(key), "%s_c%u", dn[i], cl);
+				rte_tel_data_add_dict_u64(cr, key,
+							  avail(v, i, cl));
+			}
+			rte_tel_data_add_dict_u64(ls, dn[i], v->slots[i]);
+			rte_tel_data_add_dict_string(la, dn[i],
+				acis_torus_policy_name(v->arb[i].policy));
 		}
-		if (i == 0 || ts->dir_port[i] != UINT16_MAX)
-			rte_tel_data_add_dict_u64(oc, dn[i], v->occ[i][0] +
-						  v->occ[i][1]);
+		if (i == 0 || ts->dir_port[i] != UINT16_MAX) {
+			for (cl = 0, held = 0; cl < ACIS_TORUS_CLASSES; cl++)
+				held += v->occ[i][cl];
+			rte_tel_data_add_dict_u64(oc, dn[i], held);
+		}
 	}
 	rte_tel_data_add_dict_container(d, "credits", cr, 0);
 	rte_tel_data_add_dict_container(d, "held", oc, 0);
+	rte_tel_data_add_dict_container(d, "link_slots", ls, 0);
+	rte_tel_data_add_dict_container(d, "link_arbitration", la, 0);
 }
 
 /* /acis/torus: the node, its algorithm and every counter, summed over

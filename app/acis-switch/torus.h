@@ -79,8 +79,9 @@ struct acis_torus_slot {
 	uint8_t in_cls;    /**< the class it holds in its input */
 };
 
-/** Room of one (input, output, downstream class) queue: both of an
- * input's classes may wait for one output and class. */
+/** Room of one (input, output, downstream class) queue: two of an
+ * input's classes may wait for one output and class (a frame keeps its
+ * class or, crossing a dateline, takes the next). */
 #define ACIS_TORUS_FIFO (2 * ACIS_TORUS_SLOTS_MAX)
 
 /** One (input, output, downstream class) queue, a ring. */
@@ -97,14 +98,18 @@ struct acis_torus_mslot {
 	uint16_t distance;
 	uint16_t stamp;
 	uint8_t mask;   /**< outputs left (ACIS_TORUS_DIR_BIT) */
-	uint8_t ocls;   /**< bit d - 1: the class after a hop by d */
+	uint8_t obits[ACIS_TORUS_PORTS + 1]; /**< class bits after a hop
+						  by d */
 	uint8_t in_cls;
 };
+
+/** Room of an input's multicast queue: every class of the input. */
+#define ACIS_TORUS_MFIFO (ACIS_TORUS_CLASSES * ACIS_TORUS_SLOTS_MAX)
 
 /** An input's multicast queue: Design 3's eleventh available queue. */
 struct acis_torus_mfifo {
 	uint8_t head, n;
-	struct acis_torus_mslot s[ACIS_TORUS_FIFO];
+	struct acis_torus_mslot s[ACIS_TORUS_MFIFO];
 };
 
 /** The router's counters (one lcore serves a buffered router). */
@@ -128,12 +133,13 @@ struct acis_torus_vct_counters {
 
 /** A buffered router's state: queues, credits both ways, arbiters. */
 struct acis_torus_vct {
-	uint8_t slots;           /**< a class's frames an input may hold */
-	uint8_t inject_slots;    /**< the local input's, both classes */
+	/** a class's frames each input may hold: its link's slots */
+	uint8_t slots[ACIS_TORUS_INPUTS];
+	uint8_t inject_slots;    /**< the local input's, every class */
 	uint32_t queued;         /**< frames in every queue */
 	/** bit (i * ACIS_TORUS_CLASSES + c) of want[o]: fifo[i][o][c]
 	 * holds frames */
-	uint16_t want[ACIS_TORUS_PORTS + 1];
+	uint32_t want[ACIS_TORUS_PORTS + 1];
 	uint8_t occ[ACIS_TORUS_INPUTS][ACIS_TORUS_CLASSES];
 	/* receiving: frames freed of each link input, cumulative; what the
 	 * last credit frame said; when it went */

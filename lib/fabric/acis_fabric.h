@@ -54,6 +54,12 @@ struct acis_fabric_port {
 	char shape[ACIS_FABRIC_SHAPE_LEN];
 	/** reliable=on on the link: per-hop reliability at both ends */
 	uint8_t reliable;
+	/** slots=N on a torus or mesh link: the routers' buffers at both
+	 * ends of it (each end's input); 0: the topology's slots */
+	uint8_t slots;
+	/** arbitration=POLICY on such a link: enum acis_torus_policy + 1,
+	 * each end's output onto it; 0: the topology's arbitration */
+	uint8_t arbitration;
 };
 
 struct acis_fabric_switch {

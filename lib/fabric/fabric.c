@@ -115,8 +115,15 @@ switch_port(struct ctx *c, int line, const char *what, const char *s,
 	return 0;
 }
 
+/* What a switch-to-switch link's words set besides its shaping. */
+struct link_opts {
+	uint8_t reliable;
+	uint8_t slots;	     /* 0: the topology's */
+	uint8_t arbitration; /* policy + 1; 0: the topology's */
+};
+
 static int link_shape(struct ctx *c, int line, const char *words, char *out,
-		      uint8_t *reliable);
+		      struct link_opts *o);
 
 /* A number of a profile or topology key, from lo to hi. */
 static int
@@ -513,12 +520,14 @@ read_switches(struct ctx *c)
  * A link's shaping and faults: KEY=VALUE words after its ends, the keys
  * and values of a pipeline's [fault PORT] (acis_fault_cfg_set checks
  * them), applied on both ends' TX. Kept as "KEY=VALUE ..." in out. With
- * reliable given, the word reliable=on|off sets it (per-hop
- * reliability, not a fault key).
+ * o given (a link between switches), the words reliable=on|off
+ * (per-hop reliability) and, in a torus or a mesh, slots=N and
+ * arbitration=POLICY (the routers' buffers and arbitration at both
+ * ends of this link) set o.
  */
 static int
 link_shape(struct ctx *c, int line, const char *words, char *out,
-	   uint8_t *reliable)
+	   struct link_opts *o)
 {
 	char buf[ACIS_FABRIC_SHAPE_LEN], msg[256], *tok, *save = NULL;
 	struct acis_fault_cfg scratch;
@@ -540,12 +549,43 @@ link_shape(struct ctx *c, int line, const char *words, char *out,
 				    "the two ends (KEY one of: "
 				    ACIS_FAULT_KEYS "), found '%s'", tok);
 		*eq = '\0';
-		if (reliable != NULL && strcmp(tok, "reliable") == 0) {
+		if (o != NULL && strcmp(tok, "reliable") == 0) {
 			if (strcmp(eq + 1, "on") != 0 &&
 			    strcmp(eq + 1, "off") != 0)
 				return fail(c, line, "link: reliable: expected "
 					    "on or off, found '%s'", eq + 1);
-			*reliable = eq[1] == 'o' && eq[2] == 'n';
+			o->reliable = eq[1] == 'o' && eq[2] == 'n';
+			continue;
+		}
+		if (o != NULL && (strcmp(tok, "slots") == 0 ||
+				  strcmp(tok, "arbitration") == 0)) {
+			char *end;
+			long v;
+			int a;
+
+			if (c->f->direct_k[0] == 0)
+				return fail(c, line, "link: %s: only in a torus "
+					    "or a mesh (torus = DIMS or mesh = "
+					    "DIMS in [topology])", tok);
+			if (tok[0] == 'a') {
+				if ((a = acis_torus_policy_parse(eq + 1)) < 0)
+					return fail(c, line, "link: arbitration: "
+						    "expected ff, of or mix, "
+						    "found '%s'", eq + 1);
+				o->arbitration = (uint8_t)(a + 1);
+				continue;
+			}
+			v = strtol(eq + 1, &end, 10);
+			if (end == eq + 1 || *end != '\0' || v < 1 ||
+			    v > ACIS_TORUS_SLOTS_MAX)
+				return fail(c, line, "link: slots: expected a "
+					    "whole number from 1 to %d, found "
+					    "'%s'", ACIS_TORUS_SLOTS_MAX, eq + 1);
+			if (c->f->slots == 0)
+				return fail(c, line, "link: slots: the routers "
+					    "have no buffers (slots = 0 in "
+					    "[topology])");
+			o->slots = (uint8_t)v;
 			continue;
 		}
 		rc = acis_fault_cfg_set(&scratch, tok, eq + 1, msg,
@@ -553,7 +593,10 @@ link_shape(struct ctx *c, int line, const char *words, char *out,
 		if (rc == -ENOENT)
 			return fail(c, line, "link: unknown key '%s' (expected "
 				    "%sone of: " ACIS_FAULT_KEYS ")", tok,
-				    reliable != NULL ? "reliable or " : "");
+				    o == NULL ? "" :
+				    c->f->direct_k[0] != 0 ?
+				    "reliable, slots, arbitration or " :
+				    "reliable or ");
 		if (rc != 0)
 			return fail(c, line, "link: %s", msg);
 		*eq = '=';
@@ -579,7 +622,7 @@ read_links(struct ctx *c)
 			char a[64], b[64], shape[ACIS_FABRIC_SHAPE_LEN];
 			uint16_t sa, pa, sb, pb;
 			int used = 0;
-			uint8_t rel;
+			struct link_opts o;
 
 			if (strcmp(e->key, "link") != 0)
 				return fail(c, e->line, "[links]: unknown key "
@@ -590,9 +633,9 @@ read_links(struct ctx *c)
 				return fail(c, e->line, "link: expected "
 					    "'link = A:pN B:pM [KEY=VALUE ...]', "
 					    "found '%s'", e->value);
-			rel = 0;
+			memset(&o, 0, sizeof(o));
 			if (link_shape(c, e->line, e->value + used, shape,
-				       &rel) != 0)
+				       &o) != 0)
 				return -1;
 			if (switch_port(c, e->line, "link", a, &sa, &pa) != 0)
 				return -1;
@@ -611,8 +654,12 @@ read_links(struct ctx *c)
 			f->sw[sb].ports[pb].peer_port = pa;
 			strcpy(f->sw[sa].ports[pa].shape, shape);
 			strcpy(f->sw[sb].ports[pb].shape, shape);
-			f->sw[sa].ports[pa].reliable = rel;
-			f->sw[sb].ports[pb].reliable = rel;
+			f->sw[sa].ports[pa].reliable = o.reliable;
+			f->sw[sb].ports[pb].reliable = o.reliable;
+			f->sw[sa].ports[pa].slots = o.slots;
+			f->sw[sb].ports[pb].slots = o.slots;
+			f->sw[sa].ports[pa].arbitration = o.arbitration;
+			f->sw[sb].ports[pb].arbitration = o.arbitration;
 			f->n_links++;
 		}
 	}

@@ -200,6 +200,12 @@ struct acis_torus_cfg {
 	 * slots = N, 0 to ACIS_TORUS_SLOTS_MAX */
 	uint8_t slots;
 	uint8_t arbitration; /**< arbitration = ff|of|mix */
+	/** slots_pD = N: the input of direction D's link holds N a class
+	 * (1 to ACIS_TORUS_SLOTS_MAX); 0: slots */
+	uint8_t link_slots[7];
+	/** arbitration_pD = ff|of|mix: output D's policy, plus 1; 0:
+	 * arbitration */
+	uint8_t link_arbitration[7];
 	uint16_t mix_age;    /**< mix_age = CYCLES: mix's age threshold */
 	uint32_t credit_period; /**< credit_period = CYCLES: credit frames
 				     at most this often, a link and way */

@@ -1209,8 +1209,55 @@ torus_coord(const char *v, const uint8_t k[3], uint8_t out[3])
 	return -1;
 }
 
+/* [torus] slots_pD, arbitration_pD: one link's buffers (the input at
+ * this end) and arbitration (the output onto it), over the switch's. */
+static int
+read_torus_links(struct ctx *c, struct acis_conf_section *s)
+{
+	struct acis_torus_cfg *t = &c->p->torus;
+	struct acis_conf_entry *e;
+	unsigned int d;
+	uint32_t v;
+	char key[24];
+	int rc, a;
+
+	for (d = 1; d <= 6; d++) {
+		snprintf(key, sizeof(key), "slots_p%u", d);
+		if ((rc = get_once(c, s, key, &e)) != 0)
+			return rc;
+		if (e != NULL && t->dir_port[d] == UINT16_MAX)
+			return fail(c, e->line, "%s: no link on p%u here (a "
+				    "mesh's edge)", key, d);
+		if (e != NULL && t->slots == 0)
+			return fail(c, e->line, "%s: the router has no buffers "
+				    "(slots = 0); give slots above 0 to set a "
+				    "link's", key);
+		v = 0;
+		if ((rc = get_uint(c, s, key, 1, ACIS_TORUS_SLOTS_MAX, &v)) !=
+		    0)
+			return rc;
+		t->link_slots[d] = (uint8_t)v;
+		snprintf(key, sizeof(key), "arbitration_p%u", d);
+		if ((rc = get_once(c, s, key, &e)) != 0)
+			return rc;
+		t->link_arbitration[d] = 0;
+		if (e == NULL)
+			continue;
+		if (t->dir_port[d] == UINT16_MAX)
+			return fail(c, e->line, "%s: no link on p%u here (a "
+				    "mesh's edge)", key, d);
+		if ((a = acis_torus_policy_parse(e->value)) < 0)
+			return fail(c, e->line, "%s: expected ff, of or mix, "
+				    "found '%s'", key, e->value);
+		t->link_arbitration[d] = (uint8_t)(a + 1);
+	}
+	t->on = 1;
+	return 0;
+}
+
 /* [torus]: dims, mesh, coord, routing, seed, the router's buffers and
- * arbitration, host = MAC COORD lines. */
+ * arbitration (the switch's, and its links' own), host = MAC COORD
+ * lines. */
 static int
 read_torus(struct ctx *c, struct acis_conf_section *s)
 {
@@ -1222,7 +1269,10 @@ read_torus(struct ctx *c, struct acis_conf_section *s)
 	int rc, a;
 
 	rc = check_keys(c, s, "dims mesh coord routing seed slots arbitration "
-			"mix_age credit_period watchdog_ms clock_khz host");
+			"mix_age credit_period watchdog_ms clock_khz host "
+			"slots_p1 slots_p2 slots_p3 slots_p4 slots_p5 slots_p6 "
+			"arbitration_p1 arbitration_p2 arbitration_p3 "
+			"arbitration_p4 arbitration_p5 arbitration_p6");
 	if (rc != 0)
 		return rc;
 	if ((rc = get_once(c, s, "dims", &e)) != 0)
@@ -1338,8 +1388,7 @@ bad_host:
 			    t->mesh ? "mesh" : "torus");
 	}
 	t->dir_port[0] = UINT16_MAX;
-	t->on = 1;
-	return 0;
+	return read_torus_links(c, s);
 }
 
 int

@@ -182,7 +182,8 @@ struct acis_torus_route {
 	/** 3 bits. O1TURN: enum acis_torus_order. RLB: bit i set = go the
 	 * negative way in dimension i. Others: 0. */
 	uint8_t misc;
-	/** 3 bits, bit i the dateline class in dimension i. */
+	/** 3 bits, bit i set once the packet has crossed dimension i's
+	 * dateline; its class is their count (acis_torus_class_of()). */
 	uint8_t cls;
 	/** The direction of the last hop; LOCAL before the first. */
 	uint8_t prev;
@@ -218,11 +219,10 @@ int acis_torus_inject(const struct acis_torus *t,
 /**
  * Route one hop: the direction a packet at cur bound for dst leaves by,
  * LOCAL once there. For a network direction r is updated for the hop:
- * prev set to it, and its dimension's class set when the hop turns into
- * that dimension (0 for +, 1 for -) and flipped when it crosses the
- * dateline (the wrap link between node k - 1 and node 0; none in a
- * mesh). So r->cls after the call is the class the packet has at the
- * next node.
+ * prev set to it, and its dimension's bit of r->cls set when the hop
+ * crosses the dateline (the wrap link between node k - 1 and node 0;
+ * none in a mesh). So r->cls after the call holds the class bits the
+ * packet has at the next node.
  *
  * @param credits free credits of each output, credits[d - 1] for
  *   direction d; read by CCAR only, NULL counts them all equal.
@@ -360,8 +360,23 @@ int acis_torus_arbitrate(struct acis_torus_arbiter *a,
 
 /* ---- the router's buffers (virtual cut-through, seed 000 §5.5) ---- */
 
-/** Classes of a link: the dateline class of the dimension it runs in. */
-#define ACIS_TORUS_CLASSES 2
+/**
+ * Classes of a link: a packet's class is the number of datelines it has
+ * crossed, 0 to 3 (doc/torus.md, "Dateline classes"). Classes only
+ * rise along a route, and within one class no packet crosses a
+ * dateline, so a cycle of waits would have to close inside the mesh
+ * the torus is without its wrap links, where the six forbidden turns
+ * leave none: no deadlock for any of the five algorithms, whatever the
+ * order of dimensions a packet takes.
+ */
+#define ACIS_TORUS_CLASSES 4
+
+/** The class of a packet whose route state holds class bits cls. */
+static inline unsigned int
+acis_torus_class_of(uint8_t cls)
+{
+	return (unsigned int)__builtin_popcount(cls & 7u);
+}
 /** Frames a class may hold in one input of a router, at most. */
 #define ACIS_TORUS_SLOTS_MAX 16
 /** ... when a pipeline does not say. */

@@ -161,13 +161,12 @@ acis_torus_class_after(const struct acis_torus *t,
 		       const struct acis_torus_route *r, unsigned int d)
 {
 	unsigned int dim = acis_torus_dir_dim(d), neg = acis_torus_dir_neg(d);
-	uint8_t bit = (uint8_t)(1u << dim), cls = r->cls;
 
-	if (r->prev == ACIS_TORUS_LOCAL || acis_torus_dir_dim(r->prev) != dim)
-		cls = neg ? cls | bit : cls & (uint8_t)~bit;
+	/* the dateline: the wrap link between node k - 1 and node 0; once
+	 * crossed, the dimension's bit stays set */
 	if (!t->mesh && cur->c[dim] == (neg ? 0 : (unsigned int)t->k[dim] - 1))
-		cls ^= bit; /* the dateline: between node k - 1 and node 0 */
-	return cls;
+		return (uint8_t)(r->cls | 1u << dim);
+	return r->cls;
 }
 
 /* The way each dimension still to travel goes (0 where done): the

@@ -14,7 +14,8 @@
 # a router with buffers (slots = 8, oldest first) on the torus: each
 # frame routed on was granted once, none overran an input, no watchdog
 # fired, credit frames flowed, nothing is left queued; a link taken down
-# under traffic makes its router's watchdog report and recover; the mesh
+# under traffic makes its router's watchdog report and recover; a link
+# with its own slots and arbitration has them at both ends; the mesh
 # runs without (slots = 0), frames sent at once.
 # Exit 77 without root; cleans up pass or fail.
 set -euo pipefail
@@ -123,8 +124,11 @@ done
 # pings toward x = 2 fill the router's queue, which reports a deadlock
 # within the watchdog's 300 ms, drops what it holds and starts afresh;
 # with the link back up h0 reaches the host again.
+# (s_0_0_0's Y+ link has its own slots=2 arbitration=ff: checked below)
+sed 's/^\(link = s_0_0_0:p3 s_0_1_0:p4\)$/\1 slots=2 arbitration=ff/' \
+	"$DIR/torus.ini" >"$DIR/torus-l.ini"
 "$FABRIC" down -p "$PREFIX" >/dev/null 2>&1 || true
-"$FABRIC" up "$DIR/torus.ini" -p "$PREFIX" -P logical >/dev/null
+"$FABRIC" up "$DIR/torus-l.ini" -p "$PREFIX" -P logical >/dev/null
 ACIS_TORUS_WATCHDOG_MS=300 ACIS_MBUFS=2559 "$FABRIC" start -p "$PREFIX" >/dev/null
 ip netns exec "$PREFIX-h0" ip neigh replace 10.77.0.12 lladdr 02:a0:00:00:00:0c dev eth0 nud permanent
 ip netns exec "$PREFIX-h2" ip neigh replace 10.77.0.10 lladdr 02:a0:00:00:00:0a dev eth0 nud permanent
@@ -139,6 +143,28 @@ check "watchdog: the router behind a dead link reported a deadlock and dropped i
 "$FABRIC" ctl -p "$PREFIX" s_0_0_0 port-link p1,up >/dev/null
 check "watchdog: with the link back, h0 reaches h2 again" \
 	ip netns exec "$PREFIX-h0" ping -c 3 -i 0.1 -W 2 10.77.0.12
+# A link's own router options: s_0_0_0's Y+ link (to s_0_1_0's Y- input)
+# holds 2 frames a class at both ends and its outputs arbitrate farthest
+# first; the switches' other links keep 8 and oldest first. h0's pings to
+# h8 (0,2,1) go over it (DOR: Y+ first).
+ip netns exec "$PREFIX-h0" ip neigh replace 10.77.0.18 lladdr 02:a0:00:00:00:12 dev eth0 nud permanent
+ip netns exec "$PREFIX-h8" ip neigh replace 10.77.0.10 lladdr 02:a0:00:00:00:0a dev eth0 nud permanent
+ip netns exec "$PREFIX-h0" ping -c 5 -i 0.05 -W 2 10.77.0.18 >>"$LOG" 2>&1 || true
+link_opts() {
+	"$FABRIC" ctl -p "$PREFIX" "$1" --raw /acis/torus | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["/acis/torus"]
+d = sys.argv[1]
+print(t["link_slots"][d], t["link_arbitration"][d], t["link_slots"]["xp"],
+      t["link_arbitration"]["xp"], t["credits"][d + "_c0"], t["out_" + d],
+      t["overruns"])' "$2"
+}
+read -r s0 a0 sx ax c0 o0 r0 <<<"$(link_opts s_0_0_0 yp)"
+read -r s1 a1 _ _ _ _ r1 <<<"$(link_opts s_0_1_0 ym)"
+check "a link's slots=2 arbitration=ff: s_0_0_0's Y+ ($s0, $a0) and s_0_1_0's Y- ($s1, $a1), X+ keeps the switch's ($sx, $ax)" \
+	[ "$s0" = 2 -a "$a0" = ff -a "$s1" = 2 -a "$a1" = ff -a "$sx" = 8 -a "$ax" = of ]
+check "a link's slots=2: s_0_0_0 counts 2 credits a class on it ($c0), sent $o0 frames over it, no input overran" \
+	[ "$c0" = 2 -a "$o0" -ge 5 -a "$r0" = 0 -a "$r1" = 0 ]
 run "$DIR/mesh.ini" 16 dor 0
 mean=$(python3 -c "print('%.4f' % ($(get hops) / max(1, $(get ejected))))")
 want=$(mean_distance "$DIR/mesh.ini" 16)

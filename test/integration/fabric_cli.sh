@@ -189,6 +189,14 @@ sed 's/^torus = 4x4x4$/torus = 4x4x4\nslots = 2\narbitration = mix/' "$TMP/t444.
 check "torus slots and arbitration: in the switch's [torus], \$ACIS_TORUS_SLOTS and \$ACIS_TORUS_ARBITRATION override them" bash -c \
 	"grep -qx 'slots = \${ACIS_TORUS_SLOTS:-2}' '$TMP/r444.pl' &&
 	 grep -qx 'arbitration = \${ACIS_TORUS_ARBITRATION:-mix}' '$TMP/r444.pl'"
+# a link's own: both its ends' [torus], the other links the topology's
+sed 's/^\(link = s_1_2_3:p1 s_2_2_3:p2\)$/\1 slots=3 arbitration=ff/' "$TMP/r444.ini" >"$TMP/l444.ini"
+"$AF" pipeline "$TMP/l444.ini" s_1_2_3 >"$TMP/l123.pl"
+"$AF" pipeline "$TMP/l444.ini" s_2_2_3 >"$TMP/l223.pl"
+check "a link's slots=3 arbitration=ff: slots_p1 and arbitration_p1 at one end, slots_p2 and arbitration_p2 at the other, nothing more" bash -c \
+	"grep -qx 'slots_p1 = 3' '$TMP/l123.pl' && grep -qx 'arbitration_p1 = ff' '$TMP/l123.pl' &&
+	 grep -qx 'slots_p2 = 3' '$TMP/l223.pl' && grep -qx 'arbitration_p2 = ff' '$TMP/l223.pl' &&
+	 [ \$(grep -c '^slots_p\|^arbitration_p' '$TMP/l123.pl') = 2 ]"
 "$AF" torus 2x2 profile=chenyang >"$TMP/p22.ini"
 mkdir -p "$TMP/profiles" && cp "$T/profiles/chenyang.ini" "$TMP/profiles/"
 "$AF" pipeline "$TMP/p22.ini" s_0_0 >"$TMP/p22.pl"

@@ -385,6 +385,40 @@ test_router_keys(void **state)
 		 "arbitration = random\n%s", two);
 	expect_error(text, "t.ini:4: arbitration: expected ff, of or mix, "
 		     "found 'random'");
+	/* a link's own: both its ends; the other link keeps the topology's */
+	f = acis_fabric_parse("t.ini", "[topology]\nname = t\ntorus = 2\n"
+			      "[switch a]\nports = 3\ncoord = 0\n"
+			      "[switch b]\nports = 3\ncoord = 1\n[links]\n"
+			      "link = a:p1 b:p2 slots=2 arbitration=Mix "
+			      "rate_mbps=100\nlink = a:p2 b:p1\n", err);
+	if (f == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(f->sw[0].ports[1].slots, 2);
+	assert_int_equal(f->sw[1].ports[2].slots, 2);
+	assert_int_equal(f->sw[0].ports[1].arbitration, ACIS_TORUS_MIX + 1);
+	assert_int_equal(f->sw[1].ports[2].arbitration, ACIS_TORUS_MIX + 1);
+	assert_int_equal(f->sw[0].ports[2].slots, 0);
+	assert_int_equal(f->sw[0].ports[2].arbitration, 0);
+	assert_string_equal(f->sw[0].ports[1].shape, "rate_mbps=100");
+	acis_fabric_free(f);
+	snprintf(text, sizeof(text), "[topology]\nname = t\ntorus = 2\n"
+		 "[switch a]\nports = 3\ncoord = 0\n[switch b]\nports = 3\n"
+		 "coord = 1\n[links]\nlink = a:p1 b:p2 slots=17\n");
+	expect_error(text, "t.ini:11: link: slots: expected a whole number "
+		     "from 1 to 16, found '17'");
+	snprintf(text, sizeof(text), "[topology]\nname = t\ntorus = 2\n"
+		 "[switch a]\nports = 3\ncoord = 0\n[switch b]\nports = 3\n"
+		 "coord = 1\n[links]\nlink = a:p1 b:p2 arbitration=lifo\n");
+	expect_error(text, "t.ini:11: link: arbitration: expected ff, of or "
+		     "mix, found 'lifo'");
+	snprintf(text, sizeof(text), "[topology]\nname = t\ntorus = 2\n"
+		 "slots = 0\n[switch a]\nports = 3\ncoord = 0\n[switch b]\n"
+		 "ports = 3\ncoord = 1\n[links]\nlink = a:p1 b:p2 slots=4\n");
+	expect_error(text, "t.ini:12: link: slots: the routers have no "
+		     "buffers (slots = 0 in [topology])");
+	expect_error(TOP TWO "[links]\nlink = a:p1 b:p1 slots=4\n",
+		     "t.ini:8: link: slots: only in a torus or a mesh (torus "
+		     "= DIMS or mesh = DIMS in [topology])");
 }
 
 /* A torus or mesh as acis-fabric torus writes it (p0 the host's, p1..p6

@@ -172,6 +172,27 @@ test_torus_section(void **state)
 		     "arbitration = lifo\n", 17, "arbitration: expected ff, of or mix");
 	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 0,0\n"
 		     "clock_khz = 0\n", 17, "clock_khz");
+	/* a link's own slots and arbitration */
+	assert_int_equal(load(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\n"
+			      "coord = 0,0\nslots_p3 = 2\n"
+			      "arbitration_p1 = ff\n", 0), 0);
+	assert_int_equal(pl.torus.link_slots[3], 2);
+	assert_int_equal(pl.torus.link_slots[1], 0);
+	assert_int_equal(pl.torus.link_arbitration[1], ACIS_TORUS_FF + 1);
+	assert_int_equal(pl.torus.link_arbitration[3], 0);
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 0,0\n"
+		     "slots_p2 = 0\n", 17, "slots_p2: expected a whole number "
+		     "from 1 to 16");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 0,0\n"
+		     "arbitration_p4 = lifo\n", 17, "arbitration_p4: expected "
+		     "ff, of or mix");
+	expect_error(SWITCH TORUS_PORTS "[torus]\ndims = 4x2\ncoord = 0,0\n"
+		     "slots = 0\nslots_p1 = 4\n", 18, "slots_p1: the router has "
+		     "no buffers (slots = 0)");
+	expect_error(SWITCH "[port p1]\ndev = net_null1\n"
+		     "[port p3]\ndev = net_null3\n[torus]\n"
+		     "dims = 2x2\nmesh = on\ncoord = 0,0\narbitration_p2 = of\n",
+		     12, "arbitration_p2: no link on p2 here");
 	/* no [torus]: off */
 	assert_int_equal(load(SWITCH PORT_P0, 0), 0);
 	assert_int_equal(pl.torus.on, 0);

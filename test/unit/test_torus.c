@@ -610,26 +610,32 @@ test_rlb_takes_the_long_way_with_probability_p_over_n(void **state)
 	}
 }
 
-/* Our own reading of the class rule (seed 000 §5.2.4): entering a
- * dimension (first hop or a turn) sets its bit, 0 for + and 1 for -;
- * crossing the link between node k - 1 and node 0 flips it. */
+/* Whether the hop from c by d is a ring's wrap link: its dateline. */
+static int
+ref_dateline(const struct geo *g, const int c[3], unsigned int d)
+{
+	int dim = DIR_DIM[d], k = (int)g->k[dim];
+
+	return !g->mesh && ((DIR_SIGN[d] > 0 && c[dim] == k - 1) ||
+			    (DIR_SIGN[d] < 0 && c[dim] == 0));
+}
+
+/* Our own reading of the class rule (doc/torus.md): crossing the link
+ * between node k - 1 and node 0 sets the dimension's bit for good; the
+ * class is the count of bits set. */
 static void
 ref_class(const struct geo *g, const int c[3], unsigned int prev,
 	  unsigned int d, unsigned int *cls)
 {
-	int dim = DIR_DIM[d], k = (int)g->k[dim];
-
-	if (prev == 0 || DIR_DIM[prev] != dim)
-		*cls = DIR_SIGN[d] < 0 ? *cls | 1u << dim : *cls & ~(1u << dim);
-	if (!g->mesh && ((DIR_SIGN[d] > 0 && c[dim] == k - 1) ||
-			 (DIR_SIGN[d] < 0 && c[dim] == 0)))
-		*cls ^= 1u << dim;
+	(void)prev;
+	if (ref_dateline(g, c, d))
+		*cls |= 1u << DIR_DIM[d];
 }
 
 /* Crafted walks on an 8x8 torus: + and - across the dateline, and a
- * turn that sets the new dimension's class and keeps the old one's. */
+ * turn that keeps the bit of the dimension it leaves. */
 static void
-test_dateline_crossing_flips_the_class(void **state)
+test_dateline_crossing_sets_the_class(void **state)
 {
 	static const struct {
 		uint8_t src[2], dst[2];
@@ -637,12 +643,12 @@ test_dateline_crossing_flips_the_class(void **state)
 		int hops;
 	} cases[] = {
 		{{6, 0}, {1, 0}, {0, 1, 1}, 3}, /* X+ over 7->0 */
-		{{1, 0}, {6, 0}, {1, 0, 0}, 3}, /* X- over 0->7 */
+		{{1, 0}, {6, 0}, {0, 1, 1}, 3}, /* X- over 0->7 */
 		{{6, 0}, {6, 3}, {0, 0, 0}, 3}, /* Y+ from 0, no dateline */
-		{{7, 0}, {0, 6}, {1, 1, 1}, 3}, /* X+ 7->0; Y- 1, 0->7 flips */
-		{{7, 3}, {0, 1}, {1, 3, 3}, 3}, /* X+ 7->0; Y- 1, X kept */
+		{{7, 0}, {0, 6}, {1, 3, 3}, 3}, /* X+ 7->0; Y- 0->7 */
+		{{7, 3}, {0, 1}, {1, 1, 1}, 3}, /* X+ 7->0; Y-, X's kept */
 		{{5, 5}, {6, 6}, {0, 0}, 2},	/* X+ then Y+: all 0 */
-		{{2, 5}, {1, 4}, {1, 3}, 2},	/* X- then Y-: both 1 */
+		{{2, 5}, {1, 4}, {0, 0}, 2},	/* X- then Y-: all 0 */
 	};
 	const struct geo g = {{8, 8, 1}, 0};
 	struct acis_torus t;
@@ -675,7 +681,7 @@ test_dateline_crossing_flips_the_class(void **state)
 		}
 		assert_int_equal(h, cases[ci].hops);
 	}
-	/* a mesh: a class is the way the packet entered its dimension */
+	/* a mesh has no dateline: class 0 all the way */
 	assert_int_equal(acis_torus_init(&t, 8, 8, 1, 1), 0);
 	{
 		struct acis_torus_coord c = {{0, 7, 0}};
@@ -687,10 +693,10 @@ test_dateline_crossing_flips_the_class(void **state)
 				 0);
 		while (acis_torus_route(&t, &c, &dst, &r, ACIS_TORUS_DOR, NULL,
 					NULL) > 0) {
-			assert_int_equal(r.cls & 1u, 0);
+			assert_int_equal(r.cls, 0);
 			acis_torus_step(&t, &c, r.prev);
 		}
-		assert_int_equal(r.cls, 2);
+		assert_int_equal(r.cls, 0);
 	}
 }
 
@@ -749,6 +755,231 @@ test_every_hop_carries_the_class_the_rule_gives(void **state)
 					check_classes(&GEOS[gi], &t, algo, s,
 						      dd, &rng);
 	}
+}
+
+/* ---- no cycle of waits: the channel dependency graph ---- */
+
+/*
+ * A router's buffers are its inputs' classes: a frame holds a slot of
+ * class c in the input at the far end of the link it came by, and waits
+ * for a slot of its next class in the input its next hop feeds (virtual
+ * cut-through: one frame, one buffer). The network can deadlock only if
+ * these waits can form a cycle. The graph below has an edge from each
+ * buffer to each buffer a frame in it may wait for, over every route
+ * every algorithm may take (every O1TURN order and RLB way the
+ * injection may draw, every output RMR and CCAR may pick), and must have
+ * no cycle. The seed's own rule (a bit a dimension, set by the way the
+ * packet enters it, flipped at the dateline) is kept beside ours to show
+ * the check finds the cycle it leaves to the algorithms that change the
+ * order of dimensions.
+ */
+struct cdg {
+	const struct geo *g;
+	const struct acis_torus *t;
+	unsigned int n;	 /* buffers: node x 6 directions x classes */
+	uint8_t *edge;	 /* n x n */
+	int seed_rule;	 /* classes by the seed's rule, not ours */
+};
+
+static unsigned int
+cdg_buffer(unsigned int node, unsigned int d, unsigned int cls)
+{
+	return (node * 6u + d - 1u) * ACIS_TORUS_CLASSES + cls;
+}
+
+/* The seed's class bits after a hop by d from c (seed 000 §5.2.4, our
+ * earlier rule): entering a dimension sets its bit, 0 for + and 1 for -;
+ * the dateline flips it. The buffer's class is the dimension's bit. */
+static unsigned int
+seed_bits(const struct geo *g, const int c[3], unsigned int prev,
+	  unsigned int d, unsigned int bits)
+{
+	unsigned int bit = 1u << DIR_DIM[d];
+
+	if (prev == 0 || DIR_DIM[prev] != DIR_DIM[d])
+		bits = DIR_SIGN[d] < 0 ? bits | bit : bits & ~bit;
+	if (ref_dateline(g, c, d))
+		bits ^= bit;
+	return bits;
+}
+
+/* Every route from c (route state r, the seed's bits sbits) to dst,
+ * the frame holding buffer held (-1: not yet in the network): each
+ * wait an edge. record 0 only checks that the route gets there. */
+static int
+cdg_walk(struct cdg *G, enum acis_torus_algo algo,
+	 const struct acis_torus_coord *c, const struct acis_torus_coord *dst,
+	 const struct acis_torus_route *r, unsigned int sbits, int held,
+	 int record)
+{
+	uint32_t credits[6];
+	unsigned int tried = 0, i, choices = 1;
+	int d, p[3];
+
+	if (algo == ACIS_TORUS_RMR || algo == ACIS_TORUS_CCAR)
+		choices = 6; /* CCAR led to each output by its credits */
+	for (i = 0; i < choices; i++) {
+		struct acis_torus_route nr = *r;
+		struct acis_torus_coord nc = *c;
+		unsigned int cls, nb = sbits;
+		int node, b;
+
+		memset(credits, 0, sizeof(credits));
+		credits[i] = 1;
+		d = acis_torus_route(G->t, c, dst, &nr,
+				     choices > 1 ? ACIS_TORUS_CCAR : algo,
+				     credits, NULL);
+		if (d == ACIS_TORUS_LOCAL)
+			return 0;
+		if (d < 0)
+			return d;
+		if ((tried >> d) & 1)
+			continue;
+		tried |= 1u << d;
+		p[0] = c->c[0];
+		p[1] = c->c[1];
+		p[2] = c->c[2];
+		nb = seed_bits(G->g, p, r->prev, (unsigned int)d, sbits);
+		cls = G->seed_rule ? (nb >> DIR_DIM[d]) & 1u :
+				     acis_torus_class_of(nr.cls);
+		node = acis_torus_node(G->t, c);
+		assert_true(node >= 0);
+		b = (int)cdg_buffer((unsigned int)node, (unsigned int)d, cls);
+		if (record && held >= 0)
+			G->edge[(size_t)held * G->n + (unsigned int)b] = 1;
+		assert_int_equal(acis_torus_step(G->t, &nc, (unsigned int)d),
+				 0);
+		if (cdg_walk(G, algo, &nc, dst, &nr, nb, b, record) < 0)
+			return -EPERM;
+	}
+	return 0;
+}
+
+/* Add every route of algo on G's network to its graph. */
+static void
+cdg_add(struct cdg *G, enum acis_torus_algo algo)
+{
+	unsigned int s, dd, m, draws;
+
+	draws = algo == ACIS_TORUS_O1TURN ? ACIS_TORUS_ORDERS :
+		algo == ACIS_TORUS_RLB	  ? 8 : 1;
+	for (s = 0; s < G->t->nodes; s++)
+		for (dd = 0; dd < G->t->nodes; dd++) {
+			struct acis_torus_coord c, dst;
+
+			if (s == dd)
+				continue;
+			acis_torus_coord(G->t, s, &c);
+			acis_torus_coord(G->t, dd, &dst);
+			for (m = 0; m < draws; m++) {
+				struct acis_torus_route r = {
+					.misc = (uint8_t)m,
+					.prev = ACIS_TORUS_LOCAL};
+
+				/* an O1TURN order with a forbidden turn is
+				 * never drawn */
+				if (cdg_walk(G, algo, &c, &dst, &r, 0, -1, 0) <
+				    0) {
+					assert_int_equal(algo,
+							 ACIS_TORUS_O1TURN);
+					continue;
+				}
+				cdg_walk(G, algo, &c, &dst, &r, 0, -1, 1);
+			}
+		}
+}
+
+/* Whether G's graph has a cycle: depth first, three colours. */
+static int
+cdg_cyclic(const struct cdg *G)
+{
+	uint8_t *colour = calloc(G->n, 1);
+	unsigned int *stack = calloc(G->n, sizeof(*stack));
+	unsigned int *next = calloc(G->n, sizeof(*next));
+	unsigned int root, sp, found = 0;
+
+	assert_non_null(colour);
+	assert_non_null(stack);
+	assert_non_null(next);
+	for (root = 0; root < G->n && !found; root++) {
+		if (colour[root] != 0)
+			continue;
+		sp = 0;
+		stack[sp++] = root;
+		colour[root] = 1;
+		next[root] = 0;
+		while (sp != 0 && !found) {
+			unsigned int v = stack[sp - 1], w = next[v]++;
+
+			if (w == G->n) {
+				colour[v] = 2;
+				sp--;
+				continue;
+			}
+			if (!G->edge[(size_t)v * G->n + w])
+				continue;
+			if (colour[w] == 1)
+				found = 1;
+			else if (colour[w] == 0) {
+				colour[w] = 1;
+				next[w] = 0;
+				stack[sp++] = w;
+			}
+		}
+	}
+	free(colour);
+	free(stack);
+	free(next);
+	return (int)found;
+}
+
+/* The graph of algos (a bit each) on g, under our rule or the seed's. */
+static int
+cyclic(const struct geo *g, unsigned int algos, int seed_rule)
+{
+	struct acis_torus t;
+	struct cdg G = {.g = g, .t = &t, .seed_rule = seed_rule};
+	unsigned int a;
+	int cyc;
+
+	make(&t, g);
+	G.n = t.nodes * 6u * ACIS_TORUS_CLASSES;
+	G.edge = calloc((size_t)G.n * G.n, 1);
+	assert_non_null(G.edge);
+	for (a = 0; a < ACIS_TORUS_ALGOS; a++)
+		if ((algos >> a) & 1)
+			cdg_add(&G, (enum acis_torus_algo)a);
+	cyc = cdg_cyclic(&G);
+	free(G.edge);
+	return cyc;
+}
+
+static void
+test_no_cycle_of_waits_under_any_algorithm(void **state)
+{
+	static const struct geo more[] = {
+		{{3, 3, 3}, 0}, {{5, 4, 1}, 0}, {{2, 2, 2}, 0},
+		{{4, 4, 4}, 1}, {{6, 1, 1}, 0},
+	};
+	const unsigned int all = (1u << ACIS_TORUS_ALGOS) - 1;
+	unsigned int i;
+
+	(void)state;
+	/* ours: every algorithm together (a class of traffic may route by
+	 * its own), on the 4x4x4 torus and other shapes */
+	assert_false(cyclic(&GEOS[0], all, 0));
+	for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		if (cyclic(&more[i], all, 0))
+			fail_msg("a cycle of waits on %ux%ux%u%s", more[i].k[0],
+				 more[i].k[1], more[i].k[2],
+				 more[i].mesh ? " mesh" : "");
+	/* the seed's rule: right for the fixed order of DOR and RLB, a
+	 * cycle once packets take the dimensions in other orders */
+	assert_false(cyclic(&GEOS[0], 1u << ACIS_TORUS_DOR |
+					       1u << ACIS_TORUS_RLB,
+			    1));
+	assert_true(cyclic(&GEOS[0], 1u << ACIS_TORUS_O1TURN, 1));
+	assert_true(cyclic(&GEOS[0], 1u << ACIS_TORUS_CCAR, 1));
 }
 
 static int
@@ -1197,7 +1428,8 @@ main(void)
 			test_rlb_goes_the_short_or_long_way_round_each_ring),
 		cmocka_unit_test(
 			test_rlb_takes_the_long_way_with_probability_p_over_n),
-		cmocka_unit_test(test_dateline_crossing_flips_the_class),
+		cmocka_unit_test(test_dateline_crossing_sets_the_class),
+		cmocka_unit_test(test_no_cycle_of_waits_under_any_algorithm),
 		cmocka_unit_test(
 			test_every_hop_carries_the_class_the_rule_gives),
 		cmocka_unit_test(
