@@ -450,6 +450,61 @@ bench_vectors(void)
 	free(wt);
 }
 
+/* ---- a running fold kept in the bank (the NGRA's vsadd.u8) ---- */
+
+static uint8_t sat_sum[65536];
+
+static size_t
+satsum_c(const struct batch *b, void *ctx)
+{
+	size_t i, k, total = 0;
+
+	(void)ctx;
+	for (i = 0; i < b->n; i++) {
+		const uint8_t *x = b->data + b->start[i];
+		size_t len = b->start[i + 1] - b->start[i];
+
+		for (k = 0; k < len; k++) {
+			unsigned int v = sat_sum[k] + x[k];
+
+			sat_sum[k] = (uint8_t)(v > 255 ? 255 : v);
+		}
+		memcpy(out_c + total, sat_sum, len);
+		total += len;
+	}
+	return total;
+}
+
+static void
+bench_folds(void)
+{
+	static const uint32_t lens[] = { 384, VEC_MAX };
+	uint8_t *buf = malloc((size_t)N_PKTS * VEC_MAX * 4);
+	size_t start[N_PKTS + 1], li;
+	struct acis_cgra *m = machine(1, "satsum_u8.s");
+	char name[64];
+
+	if (buf == NULL)
+		die("folds", "out of memory");
+	for (li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+		struct batch b = vec_batch(buf, start, lens[li], 21 + li);
+		uint64_t cycles = 0;
+
+		/* both from a zero sum, so the first batches agree */
+		memset(sat_sum, 0, sizeof(sat_sum));
+		acis_cgra_mem_write(m, 1, 0, sat_sum, sizeof(sat_sum));
+		snprintf(name, sizeof(name), "satsum_u8 (%u B)", lens[li] * 4);
+		{
+			struct timing t = measure(m, &b, satsum_c, NULL);
+
+			run_machine(m, &b, &cycles);
+			report(name, &b, t, cycles);
+		}
+	}
+	acis_cgra_free(m);
+	free(buf);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -465,5 +520,7 @@ main(int argc, char **argv)
 	}
 	if (argc <= 2 || strcmp(argv[2], "vec") == 0)
 		bench_vectors();
+	if (argc <= 2 || strcmp(argv[2], "fold") == 0)
+		bench_folds();
 	return failures != 0;
 }

@@ -23,6 +23,18 @@
 
 #define LMUL_LOG2_MAX 11   /* LMUL 2048 */
 
+const char *
+acis_cgra_insn_name(const struct cgra_insn *in)
+{
+	if (in->op == XOP_VLE_MACC_OUT || in->op == XOP_VLE_MACC_OUT_LOOP)
+		return acis_cgra_isa_mnemonic(OP_VLE);
+	if (in->op >= OP_COUNT)
+		return "csrrw";
+	if (in->op == OP_VEXT || in->op == OP_VRED)
+		return acis_cgra_isa_ext_name(in->op, in->sub);
+	return acis_cgra_isa_mnemonic(in->op);
+}
+
 int
 acis_cgra_fault(struct acis_cgra *m, int code, const char *fmt, ...)
 {
@@ -31,11 +43,7 @@ acis_cgra_fault(struct acis_cgra *m, int code, const char *fmt, ...)
 	int len;
 
 	len = snprintf(m->errmsg, sizeof(m->errmsg), "instruction %zu (%s): ",
-		       m->pc, in->op == XOP_VLE_MACC_OUT ||
-		       in->op == XOP_VLE_MACC_OUT_LOOP ?
-		       acis_cgra_isa_mnemonic(OP_VLE) :
-		       in->op >= OP_COUNT ? "csrrw" :
-		       acis_cgra_isa_mnemonic(in->op));
+		       m->pc, acis_cgra_insn_name(in));
 	if (len < 0 || (size_t)len >= sizeof(m->errmsg))
 		return code;
 	va_start(ap, fmt);
@@ -177,6 +185,9 @@ refuse(struct loader *l, size_t i, const char *fmt, ...)
 		len = 0;
 	else
 		len = snprintf(msg, cap, "instruction %zu (%s): ", i,
+			       l->f[i].op == OP_VEXT || l->f[i].op == OP_VRED ?
+			       acis_cgra_isa_ext_name(l->f[i].op,
+						      l->f[i].sub) :
 			       acis_cgra_isa_mnemonic(l->f[i].op));
 	if (len < 0 || (size_t)len >= cap)
 		return ACIS_CGRA_E_LOAD;
@@ -247,7 +258,8 @@ check_static(struct loader *l, size_t i)
 	default:
 		break;
 	}
-	if (f->op >= OP_VLE && f->op <= OP_STREAMOUT && f->v >= c->vrf_regs)
+	if (f->op >= OP_VLE && f->op != OP_STREAMOUT_SIN &&
+	    f->v >= c->vrf_regs)
 		return refuse(l, i, "register v%u is beyond the VRF's %u "
 			      "registers", f->v, c->vrf_regs);
 	return 0;
@@ -349,6 +361,13 @@ check_flow(struct loader *l, uint32_t *state)
 			rc = check_group(l, i, f->v, lmul);
 		if (rc == 0 && (f->op == OP_VFADD || f->op == OP_VFMUL))
 			rc = check_group(l, i, f->v2, lmul);
+		if (rc == 0 && f->op == OP_VEXT &&
+		    (f->sub == VE_MAXLOC || f->sub == VE_MINLOC) &&
+		    VT_AVL(state[i]) % 2 != 0)
+			return refuse(l, i, "%s works on (value, index) pairs: "
+				      "VL %u is odd",
+				      acis_cgra_isa_ext_name(f->op, f->sub),
+				      VT_AVL(state[i]));
 	}
 	return rc;
 }
@@ -438,6 +457,7 @@ build_tables(struct acis_cgra *m, const uint32_t *w, size_t n)
 		in->rs1 = f->rs1;
 		in->rs2 = f->rs2;
 		in->bank = f->bank;
+		in->sub = f->sub;
 		in->va = (uint32_t)f->v * ACIS_CGRA_LANES;
 		in->vb = (uint32_t)f->v2 * ACIS_CGRA_LANES;
 		switch (f->op) {

@@ -431,6 +431,36 @@ static const struct {
 	{ "streamout.v", OP_STREAMOUT, 1, "streamout.v vs|sin" },
 };
 
+/* An NGRA extension (f->op, f->sub set): "NAME vd, sin", "vmerge vd,
+ * sin, rs" or "vredNAME rs, vs". */
+static int
+ext_statement(struct asm_ctx *a, const struct tok *mn, struct tok *ops,
+	      int n_ops, struct cgra_fields *f)
+{
+	const char *name = acis_cgra_isa_ext_name(f->op, f->sub);
+	const char *form = f->op == OP_VRED ? "rs, vs" :
+			   f->sub == VE_MERGE ? "vd, sin, rs" : "vd, sin";
+	int want = f->op == OP_VEXT && f->sub == VE_MERGE ? 3 : 2, rc;
+
+	if (n_ops != want)
+		return aerr(a, mn->col, "%s takes %d operands (%s %s), found "
+			    "%d", name, want, name, form, n_ops);
+	if (f->op == OP_VRED) {
+		rc = op_xreg(a, &ops[0], &f->rs1);
+		if (rc == 0)
+			rc = op_vreg(a, &ops[1], &f->v);
+	} else {
+		rc = op_vreg(a, &ops[0], &f->v);
+		if (rc == 0)
+			rc = op_sin(a, &ops[1]);
+		if (rc == 0 && want == 3)
+			rc = op_xreg(a, &ops[2], &f->rs1);
+	}
+	if (rc != 0)
+		return rc;
+	return add_word(a, acis_cgra_isa_encode(f));
+}
+
 static int
 statement(struct asm_ctx *a, const struct tok *mn, struct tok *ops,
 	  int n_ops)
@@ -457,6 +487,9 @@ statement(struct asm_ctx *a, const struct tok *mn, struct tok *ops,
 	for (i = 0; i < nf; i++)
 		if (tok_is(mn, forms[i].name))
 			break;
+	if (i == nf && acis_cgra_isa_ext_lookup(mn->s, mn->len, &f.op,
+						&f.sub) == 0)
+		return ext_statement(a, mn, ops, n_ops, &f);
 	if (i == nf)
 		return aerr(a, mn->col, "unknown mnemonic '%s'",
 			    tok_str(mn, b, sizeof(b)));
@@ -782,6 +815,16 @@ dis_fields(const struct cgra_fields *f, long long label, char *buf,
 		return snprintf(buf, len, "streamout.v v%u", f->v);
 	case OP_STREAMOUT_SIN:
 		return snprintf(buf, len, "streamout.v sin");
+	case OP_VEXT:
+		mn = acis_cgra_isa_ext_name(f->op, f->sub);
+		if (f->sub == VE_MERGE)
+			return snprintf(buf, len, "%s v%u, sin, x%u", mn, f->v,
+					f->rs1);
+		return snprintf(buf, len, "%s v%u, sin", mn, f->v);
+	case OP_VRED:
+		return snprintf(buf, len, "%s x%u, v%u",
+				acis_cgra_isa_ext_name(f->op, f->sub), f->rs1,
+				f->v);
 	}
 	return snprintf(buf, len, "?");
 }

@@ -49,6 +49,7 @@ struct cgra_insn {
 	uint8_t rs1;
 	uint8_t rs2;
 	uint8_t bank;    /* vle/vse: 0 = own bank */
+	uint8_t sub;     /* vext, vred: the sub-op */
 	uint32_t vl;     /* vector length in effect (static, see the loader) */
 	uint32_t vlmax;  /* 16 * LMUL: bound of spvacc indices */
 	uint32_t va;     /* first element of the vector operand (16 * v) */
@@ -111,6 +112,14 @@ struct acis_cgra {
 
 /* Set m->exec for m->P. */
 void acis_cgra_kern_init(struct acis_cgra *m);
+
+/* The NGRA extensions (cgra_ext.c): an element-wise op of the vext
+ * family, a reduction of the vred family. 0 or a fault's code. */
+int acis_cgra_k_vext(struct acis_cgra *m, const struct cgra_insn *in);
+int acis_cgra_k_vred(struct acis_cgra *m, const struct cgra_insn *in);
+
+/* The mnemonic of a decoded instruction, for messages. */
+const char *acis_cgra_insn_name(const struct cgra_insn *in);
 
 /* Record a run-time fault at m->pc; returns code. */
 int acis_cgra_fault(struct acis_cgra *m, int code, const char *fmt, ...)

@@ -23,12 +23,82 @@ static const char *const mnemonics[OP_COUNT] = {
 	[OP_SPVACC_XV] = "spvacc.xv",
 	[OP_STREAMOUT] = "streamout.v",
 	[OP_STREAMOUT_SIN] = "streamout.v",
+	[OP_VEXT] = "vext",
+	[OP_VRED] = "vred",
+};
+
+static const char *const vext_names[VE_COUNT] = {
+	[VE_ADD_I32] = "vadd.i32",
+	[VE_MUL_I32] = "vmul.i32",
+	[VE_AND] = "vand",
+	[VE_OR] = "vor",
+	[VE_XOR] = "vxor",
+	[VE_MAX_I32] = "vmax.i32",
+	[VE_MIN_I32] = "vmin.i32",
+	[VE_MAX_U32] = "vmax.u32",
+	[VE_MIN_U32] = "vmin.u32",
+	[VE_FMAX] = "vfmax.f32",
+	[VE_FMIN] = "vfmin.f32",
+	[VE_SADD_I8] = "vsadd.i8",
+	[VE_SADD_U8] = "vsadd.u8",
+	[VE_SADD_I16] = "vsadd.i16",
+	[VE_SADD_U16] = "vsadd.u16",
+	[VE_MAXLOC] = "vmaxloc.f32",
+	[VE_MINLOC] = "vminloc.f32",
+	[VE_FDIV] = "vfdiv.f32",
+	[VE_FSQRT] = "vfsqrt.f32",
+	[VE_FCVT_F_X] = "vfcvt.f.x",
+	[VE_FCVT_X_F] = "vfcvt.x.f",
+	[VE_MFLT] = "vmflt.f32",
+	[VE_MERGE] = "vmerge",
+};
+
+static const char *const vred_names[VR_COUNT] = {
+	[VR_SUM_F32] = "vredsum.f32",
+	[VR_MAX_F32] = "vredmax.f32",
+	[VR_MIN_F32] = "vredmin.f32",
+	[VR_SUM_I32] = "vredsum.i32",
+	[VR_MAX_I32] = "vredmax.i32",
+	[VR_MIN_I32] = "vredmin.i32",
 };
 
 const char *
 acis_cgra_isa_mnemonic(unsigned int op)
 {
 	return op < OP_COUNT ? mnemonics[op] : "?";
+}
+
+const char *
+acis_cgra_isa_ext_name(unsigned int op, unsigned int sub)
+{
+	if (op == OP_VEXT && sub < VE_COUNT)
+		return vext_names[sub];
+	if (op == OP_VRED && sub < VR_COUNT)
+		return vred_names[sub];
+	return NULL;
+}
+
+int
+acis_cgra_isa_ext_lookup(const char *name, size_t len, uint8_t *op,
+			 uint8_t *sub)
+{
+	unsigned int i;
+
+	for (i = 0; i < VE_COUNT; i++)
+		if (strlen(vext_names[i]) == len &&
+		    strncmp(vext_names[i], name, len) == 0) {
+			*op = OP_VEXT;
+			*sub = (uint8_t)i;
+			return 0;
+		}
+	for (i = 0; i < VR_COUNT; i++)
+		if (strlen(vred_names[i]) == len &&
+		    strncmp(vred_names[i], name, len) == 0) {
+			*op = OP_VRED;
+			*sub = (uint8_t)i;
+			return 0;
+		}
+	return -1;
 }
 
 const char *
@@ -125,11 +195,39 @@ acis_cgra_isa_decode(uint32_t w, struct cgra_fields *f, char *why, size_t len)
 		f->v2 = BITS(w, 30, 19);
 		return 0;
 	case OPC_VX:
-		if (BITS(w, 31, 27) != 0)
-			return fail(why, len, "reserved bits 31:27 set in "
-				    "0x%08x", w);
 		f->v = BITS(w, 21, 10);
 		f->rs1 = BITS(w, 26, 22);
+		f->sub = (uint8_t)BITS(w, 31, 27);
+		if (BITS(w, 9, 7) == VX_VEXT) {
+			if (f->sub >= VE_COUNT) {
+				snprintf(why, len, "unknown element-wise "
+					 "sub-op %u (0..%u)", f->sub,
+					 VE_COUNT - 1);
+				return -1;
+			}
+			if (f->sub != VE_MERGE && f->rs1 != 0) {
+				snprintf(why, len, "reserved bits 26:22 set "
+					 "in %s 0x%08x",
+					 acis_cgra_isa_ext_name(OP_VEXT,
+								f->sub),
+					 (unsigned int)w);
+				return -1;
+			}
+			f->op = OP_VEXT;
+			return 0;
+		}
+		if (BITS(w, 9, 7) == VX_VRED) {
+			if (f->sub >= VR_COUNT) {
+				snprintf(why, len, "unknown reduction sub-op "
+					 "%u (0..%u)", f->sub, VR_COUNT - 1);
+				return -1;
+			}
+			f->op = OP_VRED;
+			return 0;
+		}
+		if (f->sub != 0)
+			return fail(why, len, "reserved bits 31:27 set in "
+				    "0x%08x", w);
 		switch (BITS(w, 9, 7)) {
 		case VX_VMACC_VX:
 			f->op = OP_VMACC_VX;
@@ -232,6 +330,12 @@ acis_cgra_isa_encode(const struct cgra_fields *f)
 		return (uint32_t)f->rs1 << 22 | (uint32_t)f->v << 10 |
 		       (uint32_t)f3[f->op] << 7 | OPC_VX;
 	}
+	case OP_VEXT:
+	case OP_VRED:
+		return (uint32_t)f->sub << 27 | (uint32_t)f->rs1 << 22 |
+		       (uint32_t)f->v << 10 |
+		       (uint32_t)(f->op == OP_VEXT ? VX_VEXT : VX_VRED) << 7 |
+		       OPC_VX;
 	}
 	return 0;
 }

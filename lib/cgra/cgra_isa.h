@@ -33,6 +33,8 @@
 #define VX_SPVACC_XV 3
 #define VX_STREAMOUT 4
 #define VX_STREAMOUT_SIN 5
+#define VX_VEXT 6        /* NGRA element-wise ops: sub-op in bits 31:27 */
+#define VX_VRED 7        /* NGRA cross-lane reductions: sub-op 31:27 */
 
 /* CSR numbers */
 #define CSR_CYCLE 0xc00          /* read only */
@@ -60,7 +62,29 @@ enum cgra_op {
 	OP_SPVACC_XV,
 	OP_STREAMOUT,
 	OP_STREAMOUT_SIN,
+	OP_VEXT,         /* vd[i] = f(stream[i], vd[i]), f by the sub-op */
+	OP_VRED,         /* v0[x[rs]] = a reduction tree over vs[0..VL) */
 	OP_COUNT
+};
+
+/* Sub-ops of OP_VEXT (the NGRA's typed PEs and partial predication,
+ * doc/cgra-isa.md §4.1), in encoding order. */
+enum cgra_vext {
+	VE_ADD_I32, VE_MUL_I32, VE_AND, VE_OR, VE_XOR,
+	VE_MAX_I32, VE_MIN_I32, VE_MAX_U32, VE_MIN_U32,
+	VE_FMAX, VE_FMIN,
+	VE_SADD_I8, VE_SADD_U8, VE_SADD_I16, VE_SADD_U16,
+	VE_MAXLOC, VE_MINLOC,
+	VE_FDIV, VE_FSQRT, VE_FCVT_F_X, VE_FCVT_X_F,
+	VE_MFLT, VE_MERGE,
+	VE_COUNT
+};
+
+/* Sub-ops of OP_VRED (the NGRA's cross-lane reduction tree). */
+enum cgra_vred {
+	VR_SUM_F32, VR_MAX_F32, VR_MIN_F32, VR_SUM_I32, VR_MAX_I32,
+	VR_MIN_I32,
+	VR_COUNT
 };
 
 /* The operands of one instruction, whatever its format. */
@@ -76,12 +100,21 @@ struct cgra_fields {
 	uint8_t lmul_log2; /* vsetivli */
 	uint16_t avl;      /* vsetivli */
 	uint16_t csr;      /* csrrw */
+	uint8_t sub;       /* vext, vred: the sub-op */
 	int32_t imm;       /* addi: -2048..2047; lui: 0..0xfffff (bits
 			    * 31:12); bne: byte offset, even, -4096..4094 */
 };
 
-/* Mnemonic of an op ("streamout.v" for both streamout forms). */
+/* Mnemonic of an op ("streamout.v" for both streamout forms; "vext"
+ * and "vred" for the families, acis_cgra_isa_ext_name names a member). */
 const char *acis_cgra_isa_mnemonic(unsigned int op);
+
+/* Mnemonic of sub-op sub of OP_VEXT or OP_VRED, NULL if none. */
+const char *acis_cgra_isa_ext_name(unsigned int op, unsigned int sub);
+
+/* The op and sub-op of an extension mnemonic: 0, or -1 if none. */
+int acis_cgra_isa_ext_lookup(const char *name, size_t len, uint8_t *op,
+			     uint8_t *sub);
 
 /* Fields of a word. 0, or -1 with a reason in why[]. */
 int acis_cgra_isa_decode(uint32_t w, struct cgra_fields *f, char *why,

@@ -508,6 +508,8 @@ KFN(execute)(struct acis_cgra *m, uint64_t *insns, uint64_t *vinsns)
 		[OP_SPVACC_XV] = &&l_spvacc_xv,
 		[OP_STREAMOUT] = &&l_streamout,
 		[OP_STREAMOUT_SIN] = &&l_streamout_sin,
+		[OP_VEXT] = &&l_vext,
+		[OP_VRED] = &&l_vred,
 		[XOP_CSR_CYCLE] = &&l_cycle,
 		[XOP_CSR_PKTLEN] = &&l_pktlen,
 		[XOP_CSR_TILE] = &&l_tile,
@@ -582,6 +584,10 @@ l_streamout:
 	VECTOR(KFN(k_streamout));
 l_streamout_sin:
 	VECTOR(k_streamout_sin);
+l_vext:
+	VECTOR(acis_cgra_k_vext);
+l_vred:
+	VECTOR(acis_cgra_k_vred);
 l_stream_loop:
 	/* whole iterations of the loop; its branch, when it falls
 	 * through, leaves for the instruction after it */

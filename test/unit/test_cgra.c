@@ -162,6 +162,7 @@ load_example(struct acis_cgra *m, const char *name)
 
 static const char *const examples[] = {
 	"passthrough.s", "dot.s", "axpy.s", "gcn_os.s", "gcn_ws.s",
+	"satsum_u8.s", "satsum_i8.s", "maxloc.s", "madd.s",
 };
 
 /* ---- scalar instructions ---- */
@@ -2183,6 +2184,587 @@ teardown_tmpdir(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* ---- the NGRA extensions (doc/cgra-isa.md §4.1) ---- */
+
+/* Words with edges: zeros of both signs, infinities, NaNs, denormals,
+ * integer extremes, bytes and halves at their limits. */
+static const uint32_t EDGE[] = {
+	0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x7f800000,
+	0xff800000, 0x7fc00000, 0x7fa00001, 0xffc12345, 0x00000001,
+	0x807fffff, 0x7f7fffff, 0x4f000000, 0xcf000001, 0x7fffffff,
+	0x80000001, 0xffffffff, 0x7f7f7f7f, 0x80808080, 0x01ff7f80,
+	0x7fff8000, 0xffff0001, 0x40490fdb, 0xc2f6e979, 0x3e99999a,
+	0x12345678, 0xdeadbeef, 0x00010001, 0x4b800001, 0xcb7fffff,
+	0x00800000, 0x3f000000, 0x40000000, 0xc0000000, 0x447a0000,
+	0x80000000, 0x00000000, 0xc47a0000, 0x7f800001, 0x00000003,
+};
+#define NEDGE (sizeof(EDGE) / sizeof(EDGE[0]))
+
+static float
+bitsf(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static int
+nan_bits(uint32_t u)
+{
+	return (u & 0x7fffffffu) > 0x7f800000u;
+}
+
+/* Our reading of max and min: a NaN operand gives 0x7fc00000; -0 is
+ * below +0; otherwise the larger (smaller) value. */
+static uint32_t
+ref_fmax(uint32_t a, uint32_t b, int max)
+{
+	float x = bitsf(a), y = bitsf(b);
+
+	if (nan_bits(a) || nan_bits(b))
+		return 0x7fc00000u;
+	if (x == y && x == 0.0f) /* two zeros: by sign */
+		return max ? (a == 0x80000000u ? b : a) :
+			     (a == 0x80000000u ? a : b);
+	if (x == y)
+		return a;
+	return (x > y) == max ? a : b;
+}
+
+static uint32_t
+ref_sat(uint32_t a, uint32_t b, unsigned int bits, int sign)
+{
+	uint32_t r = 0, mask = (1u << bits) - 1;
+	unsigned int k;
+
+	for (k = 0; k < 32; k += bits) {
+		long x = (long)((a >> k) & mask), y = (long)((b >> k) & mask);
+		long lo = 0, hi = (long)mask, v;
+
+		if (sign) {
+			if (x > hi / 2)
+				x -= hi + 1;
+			if (y > hi / 2)
+				y -= hi + 1;
+			lo = -(hi / 2) - 1;
+			hi = hi / 2;
+		}
+		v = x + y;
+		v = v < lo ? lo : v > hi ? hi : v;
+		r |= ((uint32_t)v & mask) << k;
+	}
+	return r;
+}
+
+/* The reference result of element-wise sub-op name on stream word a and
+ * register word b; *any_nan set when only NaN-ness is specified. */
+static uint32_t
+ref_vext(const char *name, uint32_t a, uint32_t b, int *any_nan)
+{
+	double x = bitsf(a);
+
+	*any_nan = 0;
+	if (!strcmp(name, "vadd.i32"))
+		return a + b;
+	if (!strcmp(name, "vmul.i32"))
+		return (uint32_t)((uint64_t)a * b);
+	if (!strcmp(name, "vand"))
+		return a & b;
+	if (!strcmp(name, "vor"))
+		return a | b;
+	if (!strcmp(name, "vxor"))
+		return a ^ b;
+	if (!strcmp(name, "vmax.i32"))
+		return (int32_t)a >= (int32_t)b ? a : b;
+	if (!strcmp(name, "vmin.i32"))
+		return (int32_t)a <= (int32_t)b ? a : b;
+	if (!strcmp(name, "vmax.u32"))
+		return a >= b ? a : b;
+	if (!strcmp(name, "vmin.u32"))
+		return a <= b ? a : b;
+	if (!strcmp(name, "vfmax.f32"))
+		return ref_fmax(a, b, 1);
+	if (!strcmp(name, "vfmin.f32"))
+		return ref_fmax(a, b, 0);
+	if (!strcmp(name, "vsadd.i8"))
+		return ref_sat(a, b, 8, 1);
+	if (!strcmp(name, "vsadd.u8"))
+		return ref_sat(a, b, 8, 0);
+	if (!strcmp(name, "vsadd.i16"))
+		return ref_sat(a, b, 16, 1);
+	if (!strcmp(name, "vsadd.u16"))
+		return ref_sat(a, b, 16, 0);
+	if (!strcmp(name, "vfdiv.f32")) {
+		*any_nan = 1;
+		return fbits((float)(x / (double)bitsf(b)));
+	}
+	if (!strcmp(name, "vfsqrt.f32")) {
+		*any_nan = 1;
+		return fbits((float)sqrt(x));
+	}
+	if (!strcmp(name, "vfcvt.f.x"))
+		return fbits((float)(int32_t)a);
+	if (!strcmp(name, "vfcvt.x.f")) {
+		if (nan_bits(a))
+			return 0;
+		if (x >= 2147483648.0)
+			return 0x7fffffffu;
+		if (x < -2147483648.0)
+			return 0x80000000u;
+		return (uint32_t)(int32_t)trunc(x);
+	}
+	if (!strcmp(name, "vmflt.f32"))
+		return x < (double)bitsf(b) ? 0xffffffffu : 0;
+	fail_msg("no reference for %s", name);
+	return 0;
+}
+
+/* Every element-wise op on every pair of edge words (each stream word
+ * against each register word, on every VPE), bit for bit. */
+static void
+test_ngra_elementwise_ops_match_the_reference(void **state)
+{
+	static const char *const names[] = {
+		"vadd.i32", "vmul.i32", "vand", "vor", "vxor", "vmax.i32",
+		"vmin.i32", "vmax.u32", "vmin.u32", "vfmax.f32", "vfmin.f32",
+		"vsadd.i8", "vsadd.u8", "vsadd.i16", "vsadd.u16",
+		"vfdiv.f32", "vfsqrt.f32", "vfcvt.f.x", "vfcvt.x.f",
+		"vmflt.f32",
+	};
+	static const unsigned int vpes[] = { 1, 3, 16 };
+	unsigned int k, vi, p, i, j;
+	char src[128];
+
+	(void)state;
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		for (vi = 0; vi < 3; vi++) {
+			struct acis_cgra *m = machine(vpes[vi]);
+
+			snprintf(src, sizeof(src), "vsetivli x0, %zu, e32, m4\n"
+				 "%s v8, sin\nwfi\n", NEDGE, names[k]);
+			load(m, src);
+			for (j = 0; j < NEDGE; j++) {
+				/* register word j (rotated by VPE) against
+				 * every stream word */
+				for (p = 0; p < vpes[vi]; p++)
+					for (i = 0; i < NEDGE; i++)
+						set_vrf(m, p, 128 + i, bitsf(
+							EDGE[(j + p) % NEDGE]));
+				assert_int_equal(run(m, EDGE, sizeof(EDGE),
+						     NULL, NULL), 0);
+				for (p = 0; p < vpes[vi]; p++)
+					for (i = 0; i < NEDGE; i++) {
+						uint32_t b = EDGE[(j + p) %
+								  NEDGE];
+						int any;
+						uint32_t want = ref_vext(
+							names[k], EDGE[i], b,
+							&any);
+						uint32_t got =
+							fbits(vrf(m, p, 128 + i));
+
+						if (got == want ||
+						    (any && nan_bits(got) &&
+						     nan_bits(want)))
+							continue;
+						fail_msg("%s 0x%08x, 0x%08x "
+							 "(vpe %u): 0x%08x, "
+							 "want 0x%08x",
+							 names[k], EDGE[i], b,
+							 p, got, want);
+					}
+			}
+			acis_cgra_free(m);
+		}
+}
+
+/* Fold words into an accumulator one run at a time, in the order perm
+ * gives; the accumulator's bits. */
+static uint32_t
+fold_words(struct acis_cgra *m, const uint32_t *w, const unsigned int *perm,
+	   unsigned int n, unsigned int width)
+{
+	unsigned int i, e;
+
+	for (e = 0; e < width; e++)
+		set_vrf(m, 0, 128 + e, bitsf(w[perm[0] * width + e]));
+	for (i = 1; i < n; i++)
+		assert_int_equal(run(m, w + perm[i] * width, width * 4, NULL,
+				     NULL), 0);
+	return fbits(vrf(m, 0, 128)) ^ fbits(vrf(m, 0, 129)) * 31u;
+}
+
+static int
+next_perm(unsigned int *a, unsigned int n)
+{
+	unsigned int i = n - 1, j, t;
+
+	while (i > 0 && a[i - 1] >= a[i])
+		i--;
+	if (i == 0) { /* the last: back to the first */
+		for (j = n - 1; i < j; i++, j--)
+			t = a[i], a[i] = a[j], a[j] = t;
+		return 0;
+	}
+	j = n - 1;
+	while (a[j] <= a[i - 1])
+		j--;
+	t = a[i - 1], a[i - 1] = a[j], a[j] = t;
+	for (j = n - 1; i < j; i++, j--)
+		t = a[i], a[i] = a[j], a[j] = t;
+	return 1;
+}
+
+/* (value, index) pairs: the larger value, the smaller index between
+ * equals, a number over a NaN, -0 below +0; and the folds of a commutative
+ * op give the same bits in every order (all 720 orders of six
+ * contributions holding ties, NaNs and both zeros). */
+static void
+test_ngra_maxloc_minloc_pairs_give_the_same_bits_in_any_order(void **state)
+{
+	/* value, index: pairs 1 and 4 tie on 2.0, 2 is a NaN, 3 and 5
+	 * are the two zeros */
+	static const uint32_t pairs[] = {
+		0x40000000, 7, 0x7fc00001, 1, 0x80000000, 9,
+		0x40000000, 3, 0x00000000, 9, 0xbf800000, 2,
+	};
+	static const uint32_t fm[] = {
+		0x7fc00001, 5, 0x80000000, 4, 0x00000000, 4, 0xff800000, 0,
+		0x7f800000, 9, 0xffc00000, 1,
+	};
+	struct acis_cgra *m = machine(1);
+	unsigned int perm[6] = { 0, 1, 2, 3, 4, 5 };
+	uint32_t first = 0, firstm = 0, firstf = 0, h;
+	int n = 0;
+
+	(void)state;
+	load(m, "vsetivli x0, 2, e32, m1\nvmaxloc.f32 v8, sin\nwfi\n");
+	fold_words(m, pairs, perm, 6, 2);
+	/* the max: 2.0 at index 3 (the smaller of 7 and 3) */
+	assert_int_equal(fbits(vrf(m, 0, 128)), 0x40000000);
+	assert_int_equal(fbits(vrf(m, 0, 129)), 3);
+	do {
+		h = fold_words(m, pairs, perm, 6, 2);
+		if (n++ == 0)
+			first = h;
+		else if (h != first)
+			fail_msg("vmaxloc: order %u%u%u%u%u%u gives other bits",
+				 perm[0], perm[1], perm[2], perm[3], perm[4],
+				 perm[5]);
+	} while (next_perm(perm, 6));
+	assert_int_equal(n, 720);
+	load(m, "vsetivli x0, 2, e32, m1\nvminloc.f32 v8, sin\nwfi\n");
+	n = 0;
+	do {
+		h = fold_words(m, pairs, perm, 6, 2);
+		if (n++ == 0)
+			firstm = h;
+		else if (h != firstm)
+			fail_msg("vminloc: an order gives other bits");
+	} while (next_perm(perm, 6));
+	assert_int_equal(n, 720);
+	/* the min: -1.0 at 2 */
+	fold_words(m, pairs, perm, 6, 2);
+	assert_int_equal(fbits(vrf(m, 0, 128)), 0xbf800000);
+	assert_int_equal(fbits(vrf(m, 0, 129)), 2);
+	/* only NaNs and zeros: -0 below +0, the smaller index between
+	 * equal indices' NaNs */
+	load(m, "vsetivli x0, 2, e32, m1\nvminloc.f32 v8, sin\nwfi\n");
+	fold_words(m, (const uint32_t[]){0x00000000, 4, 0x80000000, 4,
+					 0x7fc00001, 0},
+		   (const unsigned int[]){0, 1, 2}, 3, 2);
+	assert_int_equal(fbits(vrf(m, 0, 128)), 0x80000000);
+	/* vfmax over the same orders: canonical NaN once any is NaN */
+	load(m, "vsetivli x0, 2, e32, m1\nvfmax.f32 v8, sin\nwfi\n");
+	n = 0;
+	do {
+		h = fold_words(m, fm, perm, 6, 2);
+		if (n++ == 0)
+			firstf = h;
+		else if (h != firstf)
+			fail_msg("vfmax: an order gives other bits");
+	} while (next_perm(perm, 6));
+	assert_int_equal(n, 720);
+	/* a NaN among them: the canonical NaN; the other lane's max */
+	assert_int_equal(fbits(vrf(m, 0, 128)), 0x7fc00000);
+	assert_int_equal(fbits(vrf(m, 0, 129)), 9);
+	acis_cgra_free(m);
+}
+
+/* Partial predication: a compare makes the mask, a merge selects by it
+ * (both paths computed, one kept); a mask past the VRF is a fault. */
+static void
+test_ngra_vmflt_and_vmerge_select_by_a_mask(void **state)
+{
+	struct acis_cgra *m = machine(3);
+	const float in[4] = { 1.0f, -2.0f, 5.0f, 0.5f };
+	const float other[4] = { 10.0f, 20.0f, 30.0f, 40.0f };
+	unsigned int p, i;
+	char err[256];
+
+	(void)state;
+	/* mask (v4) = stream < v4; then v8 = mask ? stream : v8 */
+	load(m, "vsetivli x0, 4, e32, m1\nvmflt.f32 v4, sin\n"
+		"addi x5, x0, 64\nvmerge v8, sin, x5\nwfi\n");
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 4; i++) {
+			set_vrf(m, p, 64 + i, (float)p); /* threshold */
+			set_vrf(m, p, 128 + i, other[i]);
+		}
+	/* the stream twice: once for the compare, once for the merge */
+	{
+		float two[8];
+
+		memcpy(two, in, sizeof(in));
+		memcpy(two + 4, in, sizeof(in));
+		assert_int_equal(run(m, two, sizeof(two), NULL, NULL), 0);
+	}
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 4; i++)
+			assert_float_bits(vrf(m, p, 128 + i),
+					  in[i] < (float)p ? in[i] : other[i]);
+	load(m, "vsetivli x0, 4, e32, m1\nlui x5, 0x10\n"
+		"vmerge v8, sin, x5\nwfi\n");
+	assert_int_equal(run(m, in, sizeof(in), NULL, NULL),
+			 ACIS_CGRA_E_VRF);
+	assert_string_equal(acis_cgra_last_error(m),
+			    "instruction 2 (vmerge): mask v0[65536..65539] is "
+			    "outside the VRF's 65536 elements");
+	(void)err;
+	acis_cgra_free(m);
+}
+
+/* Our reading of the tree: level by level, element 2js + s onto 2js. */
+static uint32_t
+ref_tree(const uint32_t *w, unsigned int n, uint32_t (*op)(uint32_t,
+							    uint32_t))
+{
+	uint32_t t[64];
+	unsigned int s, j;
+
+	memcpy(t, w, n * 4);
+	for (s = 1; s < n; s *= 2)
+		for (j = 0; j + s < n; j += 2 * s)
+			t[j] = op(t[j], t[j + s]);
+	return t[0];
+}
+
+static uint32_t
+add_f(uint32_t a, uint32_t b)
+{
+	return fbits(bitsf(a) + bitsf(b));
+}
+
+static uint32_t
+max_i(uint32_t a, uint32_t b)
+{
+	return (int32_t)a > (int32_t)b ? a : b;
+}
+
+static uint32_t
+max_f(uint32_t a, uint32_t b)
+{
+	return ref_fmax(a, b, 1);
+}
+
+/* The cross-lane reduction tree: v0[x] gets the group reduced in the
+ * tree's order (float sums whose grouping shows), on every VPE, for
+ * lengths that are and are not powers of two. */
+static void
+test_ngra_reductions_fold_a_group_in_tree_order(void **state)
+{
+	static const unsigned int lens[] = { 1, 2, 3, 7, 16, 33, 40 };
+	struct acis_cgra *m = machine(3);
+	uint32_t w[3][40];
+	unsigned int li, p, i;
+	char src[160];
+
+	(void)state;
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 40; i++)
+			w[p][i] = i % 5 == 0 ? fbits(1e8f * (float)(p + 1)) :
+				  i % 5 == 1 ? fbits(-1e8f) :
+				  fbits(1.0f + (float)i / 8.0f);
+	for (li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+		unsigned int n = lens[li];
+
+		snprintf(src, sizeof(src), "vsetivli x0, %u, e32, m4\n"
+			 "addi x5, x0, 1000\nvredsum.f32 x5, v8\n"
+			 "addi x6, x0, 1001\nvredmax.i32 x6, v8\n"
+			 "addi x7, x0, 1002\nvredmax.f32 x7, v8\nwfi\n", n);
+		load(m, src);
+		for (p = 0; p < 3; p++)
+			for (i = 0; i < n; i++)
+				set_vrf(m, p, 128 + i, bitsf(w[p][i]));
+		assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+		for (p = 0; p < 3; p++) {
+			assert_int_equal(fbits(vrf(m, p, 1000)),
+					 ref_tree(w[p], n, add_f));
+			assert_int_equal(fbits(vrf(m, p, 1001)),
+					 ref_tree(w[p], n, max_i));
+			assert_int_equal(fbits(vrf(m, p, 1002)),
+					 ref_tree(w[p], n, max_f));
+		}
+	}
+	/* a destination past the VRF is a fault */
+	load(m, "vsetivli x0, 4, e32, m1\nlui x5, 0x10\n"
+		"vredsum.i32 x5, v8\nwfi\n");
+	assert_int_equal(run(m, NULL, 0, NULL, NULL), ACIS_CGRA_E_VRF);
+	assert_contains(acis_cgra_last_error(m), "(vredsum.i32)");
+	acis_cgra_free(m);
+}
+
+/* What the loader and the decoder refuse, and the text forms. */
+static void
+test_ngra_encodings_and_refusals(void **state)
+{
+	struct acis_cgra *m = machine(1);
+	char err[256], buf[64];
+	uint32_t *w;
+	size_t n;
+
+	(void)state;
+	load_refused(m, "vsetivli x0, 3, e32, m1\nvmaxloc.f32 v8, sin\nwfi\n",
+		     err, sizeof(err));
+	assert_string_equal(err, "instruction 1 (vmaxloc.f32): vmaxloc.f32 "
+			    "works on (value, index) pairs: VL 3 is odd");
+	/* sub-op 31 of each family; vadd.i32 with an x field */
+	acis_cgra_disasm_one(0xf800032b, buf, sizeof(buf));
+	assert_string_equal(buf, ".word 0xf800032b");
+	acis_cgra_disasm_one(0xf80003ab, buf, sizeof(buf));
+	assert_string_equal(buf, ".word 0xf80003ab");
+	acis_cgra_disasm_one(0x0040232b, buf, sizeof(buf));
+	assert_string_equal(buf, ".word 0x0040232b");
+	assert_int_equal(acis_cgra_load(m, (const uint32_t[]){0x0040232b,
+				0x10500073}, 2, err, sizeof(err)),
+			 ACIS_CGRA_E_LOAD);
+	assert_contains(err, "reserved bits 26:22 set in vadd.i32");
+	/* each form assembles and comes back as written */
+	w = assemble("vsadd.i8 v8, sin\nvmerge v4, sin, x5\n"
+		     "vredmin.i32 x7, v16\n", &n);
+	assert_int_equal(n, 3);
+	acis_cgra_disasm_one(w[0], buf, sizeof(buf));
+	assert_string_equal(buf, "vsadd.i8 v8, sin");
+	acis_cgra_disasm_one(w[1], buf, sizeof(buf));
+	assert_string_equal(buf, "vmerge v4, sin, x5");
+	acis_cgra_disasm_one(w[2], buf, sizeof(buf));
+	assert_string_equal(buf, "vredmin.i32 x7, v16");
+	free(w);
+	assert_int_not_equal(acis_cgra_asm("vsadd.i8 v8, sin, x1\n", "t.s",
+					   &w, &n, err, sizeof(err)), 0);
+	assert_contains(err, "vsadd.i8 takes 2 operands (vsadd.i8 vd, sin)");
+	acis_cgra_free(m);
+}
+
+/* The running folds of examples/cgra (the sum kept in bank 1): each
+ * packet's reply and the bank after it are what C computes. */
+static void
+test_fold_examples_keep_their_result_in_the_bank(void **state)
+{
+	static uint8_t pkt[3][1600], want[65536], got[65536];
+	struct acis_cgra *m = machine(1);
+	uint64_t s = 11;
+	size_t len, i, k;
+
+	(void)state;
+	/* saturating byte sums, a payload that ends in a partial word */
+	for (k = 0; k < 2; k++) {
+		const int sgn = k == 1;
+
+		load_example(m, sgn ? "satsum_i8.s" : "satsum_u8.s");
+		memset(want, 0, sizeof(want));
+		assert_int_equal(acis_cgra_mem_write(m, 1, 0, want, 65536), 0);
+		for (i = 0; i < 3 * 1501; i++)
+			pkt[i / 1501][i % 1501] = (uint8_t)gcn_rand(&s);
+		for (int p = 0; p < 3; p++) {
+			assert_int_equal(run(m, pkt[p], 1501, &len, NULL), 0);
+			assert_int_equal(len, 1501);
+			for (i = 0; i < 1501; i++) {
+				int v = sgn ? (int8_t)want[i] + (int8_t)pkt[p][i] :
+					      want[i] + pkt[p][i];
+
+				v = sgn ? (v > 127 ? 127 : v < -128 ? -128 : v) :
+					  (v > 255 ? 255 : v);
+				want[i] = (uint8_t)v;
+			}
+			assert_memory_equal(out_buf, want, 1501);
+			assert_int_equal(acis_cgra_mem_read(m, 1, 0, got, 1504),
+					 0);
+			assert_memory_equal(got, want, 1501);
+		}
+	}
+	/* MAXLOC: the same best pairs whatever order three packets come
+	 * in (values drawn from few, so that ties on the value are many) */
+	{
+		static const unsigned int orders[6][3] = {
+			{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+			{1, 2, 0}, {2, 0, 1}, {2, 1, 0},
+		};
+		uint32_t best[200], init[200];
+		unsigned int o;
+
+		for (i = 0; i < 100; i++) {
+			init[2 * i] = 0xff800000u; /* -inf */
+			init[2 * i + 1] = 0x7fffffffu;
+		}
+		for (k = 0; k < 3; k++)
+			for (i = 0; i < 100; i++) {
+				float v = (float)(gcn_rand(&s) % 4) - 1.5f;
+				uint32_t idx = (uint32_t)(gcn_rand(&s) % 50);
+
+				memcpy(pkt[k] + 8 * i, &v, 4);
+				memcpy(pkt[k] + 8 * i + 4, &idx, 4);
+			}
+		memcpy(best, init, sizeof(best));
+		for (k = 0; k < 3; k++)
+			for (i = 0; i < 100; i++) {
+				float v, b;
+				uint32_t idx;
+
+				memcpy(&v, pkt[k] + 8 * i, 4);
+				memcpy(&idx, pkt[k] + 8 * i + 4, 4);
+				memcpy(&b, &best[2 * i], 4);
+				if (v > b || (v == b && (int32_t)idx <
+							(int32_t)best[2 * i + 1])) {
+					memcpy(&best[2 * i], &v, 4);
+					best[2 * i + 1] = idx;
+				}
+			}
+		load_example(m, "maxloc.s");
+		for (o = 0; o < 6; o++) {
+			assert_int_equal(acis_cgra_mem_write(m, 1, 0, init,
+							     sizeof(init)), 0);
+			for (k = 0; k < 3; k++)
+				assert_int_equal(run(m, pkt[orders[o][k]], 800,
+						     &len, NULL), 0);
+			assert_int_equal(len, 800);
+			assert_memory_equal(out_buf, best, 800);
+		}
+	}
+	/* multiply-add: acc = fmaf(a, x, acc), packet after packet */
+	{
+		float acc[300], x[300], a = 1.5f;
+
+		load_example(m, "madd.s");
+		for (i = 0; i < 300; i++)
+			acc[i] = (float)i * 0.125f;
+		assert_int_equal(acis_cgra_mem_write(m, 1, 0, acc, sizeof(acc)),
+				 0);
+		assert_int_equal(acis_cgra_mem_write(m, 1, 65536, &a, 4), 0);
+		for (k = 0; k < 2; k++) {
+			for (i = 0; i < 300; i++) {
+				x[i] = (float)(gcn_rand(&s) % 1000) / 7.0f;
+				acc[i] = fmaf(a, x[i], acc[i]);
+			}
+			assert_int_equal(run(m, x, sizeof(x), &len, NULL), 0);
+			assert_int_equal(len, sizeof(x));
+			assert_memory_equal(out_buf, acc, sizeof(acc));
+		}
+	}
+	acis_cgra_free(m);
+}
+
 int
 main(void)
 {
@@ -2323,6 +2905,13 @@ main(void)
 			test_fused_sequence_runs_as_its_three_instructions),
 		cmocka_unit_test(
 			test_read_file_gives_every_byte_and_a_nul_after_them),
+		cmocka_unit_test(test_ngra_elementwise_ops_match_the_reference),
+		cmocka_unit_test(
+			test_ngra_maxloc_minloc_pairs_give_the_same_bits_in_any_order),
+		cmocka_unit_test(test_ngra_vmflt_and_vmerge_select_by_a_mask),
+		cmocka_unit_test(test_ngra_reductions_fold_a_group_in_tree_order),
+		cmocka_unit_test(test_ngra_encodings_and_refusals),
+		cmocka_unit_test(test_fold_examples_keep_their_result_in_the_bank),
 		cmocka_unit_test(test_read_file_names_a_missing_file_and_why),
 		cmocka_unit_test(
 			test_read_program_decodes_bin_as_little_endian_words),
