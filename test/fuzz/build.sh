@@ -69,7 +69,7 @@ lib_sources() {
 	fuzz_proto) echo lib/proto/proto.c ;;
 	fuzz_conf) echo lib/conf/conf.c lib/pipeline/pipeline.c lib/pkt/pkt.c lib/torus/torus.c ;;
 	fuzz_comm) echo lib/comm/comm.c lib/comm/algo.c ;;
-	fuzz_cgra) echo lib/cgra/cgra.c lib/cgra/cgra_kern.c \
+	fuzz_cgra) echo lib/cgra/cgra.c lib/cgra/cgra_kern.c lib/cgra/cgra_ext.c \
 			lib/cgra/cgra_isa.c lib/cgra/cgra_asm.c ;;
 	esac
 }
@@ -129,8 +129,8 @@ done
 gen_src=(test/common/frames.c lib/pkt/pkt.c lib/proto/proto.c)
 gen_flags=()
 if [ $have_cgra = 1 ]; then
-	gen_src+=(lib/cgra/cgra.c lib/cgra/cgra_kern.c lib/cgra/cgra_isa.c
-		  lib/cgra/cgra_asm.c)
+	gen_src+=(lib/cgra/cgra.c lib/cgra/cgra_kern.c lib/cgra/cgra_ext.c
+		  lib/cgra/cgra_isa.c lib/cgra/cgra_asm.c)
 	gen_flags+=(-DACIS_FUZZ_CGRA -ffp-contract=off)
 fi
 gen_deps=()
