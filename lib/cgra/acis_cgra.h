@@ -77,6 +77,12 @@ struct acis_cgra_config {
  * a few common ones into one pass; results are the same either way, and
  * the tests compare the two). */
 #define ACIS_CGRA_F_NOFUSE 0x1
+/* Every run starts with the scalar registers, tile and packet_length as
+ * a load leaves them (zero, no tile), not as the last run left them: a
+ * run's result then depends on its input and the banks alone, whatever
+ * ran before it (user-defined reduction operators, acis_userop.h). The
+ * VRF is left as it was. */
+#define ACIS_CGRA_F_STATELESS 0x2
 
 /* What one run did. */
 struct acis_cgra_run_stats {

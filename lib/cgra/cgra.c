@@ -73,7 +73,8 @@ fill_config(struct acis_cgra_config *c)
 	    c->insn_bank_size > MAX_BANK_SIZE ||
 	    c->vrf_regs < 16 || c->vrf_regs > ACIS_CGRA_VREGS ||
 	    (c->vrf_regs & (c->vrf_regs - 1)) != 0 ||
-	    (c->flags & ~(unsigned int)ACIS_CGRA_F_NOFUSE) != 0)
+	    (c->flags & ~(unsigned int)(ACIS_CGRA_F_NOFUSE |
+					ACIS_CGRA_F_STATELESS)) != 0)
 		return -1;
 	return 0;
 }
@@ -724,6 +725,10 @@ acis_cgra_run(struct acis_cgra *m, const void *in, size_t in_len, void *out,
 
 		m->sin = in != NULL ? in : none;
 		m->sout = out != NULL ? out : none;
+	}
+	if (m->cfg.flags & ACIS_CGRA_F_STATELESS) {
+		memset(m->x, 0, sizeof(m->x));
+		m->tile = -1;
 	}
 	m->sin_len = in_len;
 	m->sin_pos = 0;
