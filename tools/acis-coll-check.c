@@ -31,6 +31,13 @@
  *                   [--attach FILE]  (after joining, wait for FILE to
  *                    hold "ID RANKS" of a communicator made through
  *                    management, e.g. "65538 0,2", and run on it too)
+ *                   [--op-program FILE [--op-name NAME]]  (the
+ *                    reductions by a user-defined op: FILE's CGRA
+ *                    program, registered with acis_op_create under NAME
+ *                    (the file's base name); the reference folds it in
+ *                    rank order on this host under the same fold
+ *                    contract, lib/userop, a fold of at most 64 KiB;
+ *                    float16 and bfloat16 are skipped)
  *
  * Prints one line per failure and "N passed, M failed" at the end; exits
  * 0 only when nothing failed.
@@ -42,9 +49,15 @@
 #include <string.h>
 
 #include "acis.h"
+#include "acis_cgra.h"
 #include "acis_reduce.h"
+#include "acis_userop.h"
 
 static unsigned int passed, failed;
+/* --op-program: the user op's number, and the same program here for
+ * the reference */
+static unsigned int user_op;
+static struct acis_userop *user_ref;
 static int keep_going;                 /* --keep-going */
 static unsigned int passes_since_fail; /* whole rounds since a failure */
 static unsigned int best_after_fail;   /* most rounds in a row passed
@@ -361,6 +374,25 @@ reference_reduce(unsigned int dt, unsigned int op, uint32_t P, uint64_t first,
 	uint8_t *acc, *tmp;
 	uint32_t r;
 
+	if (op >= ACIS_OP_USER_MIN) {
+		/* the user op's program, in rank order, as the switch
+		 * folds it */
+		char err[256];
+
+		tmp = malloc(n * ds + 8);
+		fill(dt, 0, first, n, out);
+		for (r = 1; r < P; r++) {
+			fill(dt, r, first, n, tmp);
+			if (acis_userop_fold(user_ref, out, tmp, n * ds, err,
+					     sizeof(err)) != 0) {
+				printf("FAIL the reference's fold: %s\n", err);
+				failed++;
+				break;
+			}
+		}
+		free(tmp);
+		return;
+	}
 	if (fold_active && fold_root >= 0 && P == fold_members) {
 		fold_value(fold_root, dt, op, first, n, out);
 		return;
@@ -453,6 +485,8 @@ op_for(unsigned int dt, unsigned int k)
 	static const unsigned int fp_ops[] = {ACIS_OP_SUM, ACIS_OP_MIN,
 					      ACIS_OP_PROD};
 
+	if (user_op != 0)
+		return user_op;
 	if (dt == ACIS_FLOAT32 || dt == ACIS_FLOAT64 || dt == ACIS_FLOAT16 ||
 	    dt == ACIS_BFLOAT16)
 		return fp_ops[k % 3];
@@ -685,6 +719,9 @@ run_all(acis_ctx_t *ctx, acis_comm_t *comm, const struct opts *o,
 	for (d = 0; d < sizeof(dts) / sizeof(dts[0]); d++) {
 		if (!want(o->dtypes, acis_dtype_name(dts[d])))
 			continue;
+		if (user_op != 0 && (dts[d] == ACIS_FLOAT16 ||
+				     dts[d] == ACIS_BFLOAT16))
+			continue; /* a user op folds bytes: no widening */
 		for (i = 0; i < o->n_sizes; i++)
 			run_size(ctx, comm, o, dts[d], o->sizes[i], k++, tag);
 	}
@@ -756,6 +793,47 @@ run_attached(acis_ctx_t *ctx, const struct acis_config *cfg,
 	acis_comm_detach(&c);
 }
 
+/* --op-program: the op made at the switch (every rank the same) and
+ * here, for the reference. 0, or -1 with the failure said. */
+static int
+user_op_make(acis_ctx_t *ctx, const char *path, const char *name)
+{
+	struct acis_userop_spec sp = {.commutative = 1};
+	char err[1024], base[ACIS_OP_NAME_LEN];
+	const char *b = strrchr(path, '/');
+	enum acis_op op;
+	uint32_t *w;
+	size_t n;
+	int rc;
+
+	if (acis_cgra_read_program(path, &w, &n, err, sizeof(err)) != 0) {
+		printf("FAIL --op-program: %s\n", err);
+		failed++;
+		return -1;
+	}
+	if (name == NULL) {
+		snprintf(base, sizeof(base), "%s", b != NULL ? b + 1 : path);
+		base[strcspn(base, ".")] = '\0';
+		name = base;
+	}
+	sp.name = name;
+	sp.words = w;
+	sp.n_words = n;
+	if (acis_userop_create(&sp, &user_ref, err, sizeof(err)) != 0) {
+		printf("FAIL the reference's op: %s\n", err);
+		failed++;
+		free(w);
+		return -1;
+	}
+	rc = acis_op_create(ctx, name, w, n, 1, &op);
+	free(w);
+	check("op create", rc, NULL, NULL, 0, ctx);
+	if (rc != ACIS_OK)
+		return -1;
+	user_op = (unsigned int)op;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -777,10 +855,13 @@ main(int argc, char **argv)
 		{"repeat", required_argument, NULL, 'R'},
 		{"keep-going", no_argument, NULL, 'K'},
 		{"fold", required_argument, NULL, 'F'},
+		{"op-program", required_argument, NULL, 'P'},
+		{"op-name", required_argument, NULL, 'O'},
 		{NULL, 0, NULL, 0},
 	};
 	struct acis_config cfg;
 	struct opts o = {.colls = NULL, .dtypes = "float32,int32"};
+	const char *op_program = NULL, *op_name = NULL;
 	acis_ctx_t *ctx;
 	int c, rc;
 	char *tok, *save;
@@ -851,6 +932,12 @@ main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'P':
+			op_program = optarg;
+			break;
+		case 'O':
+			op_name = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: see the comment in acis-coll-check.c\n");
 			return 2;
@@ -864,6 +951,12 @@ main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_start);
+	if (op_program != NULL &&
+	    user_op_make(ctx, op_program, op_name) != 0) {
+		acis_finalize(ctx);
+		printf("%u passed, %u failed\n", passed, failed);
+		return 1;
+	}
 	do {
 		unsigned int f0 = failed;
 
@@ -942,6 +1035,11 @@ main(int argc, char **argv)
 		       (unsigned long long)st.faults_duplicated,
 		       (unsigned long long)st.faults_reordered,
 		       (unsigned long long)st.auth_rejected);
+	}
+	if (user_op != 0) {
+		check("op free", acis_op_free(ctx, (enum acis_op)user_op), NULL,
+		      NULL, 0, ctx);
+		acis_userop_free(user_ref);
 	}
 	rc = acis_finalize(ctx);
 	if (rc != ACIS_OK && failed == 0) {

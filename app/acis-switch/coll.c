@@ -20,6 +20,7 @@
 #include "coll.h"
 #include "switch.h"
 #include "sync.h"
+#include "userop.h"
 
 struct retired {
 	void *obj;
@@ -218,6 +219,7 @@ acis_coll_fini(void)
 		rte_rcu_qsbr_dq_delete(co->dq);
 		co->dq = NULL;
 	}
+	acis_userop_sw_fini();
 	acis_ct_free(co->ct);
 	co->ct = NULL;
 	for (i = 0; i < RTE_DIM(co->shards); i++) {
@@ -265,6 +267,7 @@ acis_coll_housekeeping(void)
 	acis_ct_expire_joins(co->ct, rte_rdtsc(), co->join_wait_tsc,
 			     co->refused_tsc);
 	acis_sw_sync_purge();
+	acis_userop_sw_purge();
 	rte_spinlock_unlock(&co->lock);
 }
 
@@ -421,6 +424,8 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "world_alias_msgs", s.world_alias);
 	rte_tel_data_add_dict_u64(d, "no_comm_nacks", s.no_comm_nacks);
 	rte_tel_data_add_dict_u64(d, "timeouts_resent", s.timeouts_resent);
+	rte_tel_data_add_dict_u64(d, "userop_faults", s.userop_faults);
+	rte_tel_data_add_dict_u64(d, "userop_refused", s.userop_refused);
 	rte_tel_data_add_dict_u64(d, "data_msgs", s.data);
 	rte_tel_data_add_dict_u64(d, "ctrl_msgs", s.ctrl);
 	rte_tel_data_add_dict_u64(d, "payload_bytes", s.payload_bytes);
@@ -802,6 +807,7 @@ acis_coll_telemetry_register(void)
 	int rc = 0;
 
 	rc |= acis_sw_sync_telemetry_register();
+	rc |= acis_userop_sw_telemetry_register();
 	rc |= acis_tel_register("/acis/collectives", tel_collectives,
 		"Aggregation slots, messages and completions. No parameters");
 	rc |= acis_tel_register("/acis/jobs", tel_jobs,

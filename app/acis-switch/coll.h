@@ -48,6 +48,10 @@ struct acis_coll_stats {
 				    slots closed lately: routine, not drops */
 	uint64_t timeouts_resent; /**< NACK TIMEOUT sent again to DATA of a
 				     slot that failed at its deadline */
+	uint64_t userop_faults; /**< collectives a user op's program failed
+				     (NACK OP_FAULT to every rank) */
+	uint64_t userop_refused; /**< DATA naming a user op its job does not
+				      have: NACK NO_OP */
 	uint64_t results_shared; /**< RESULT frames that chain a payload
 				    segment they share, reference-counted,
 				    with other members' frames or the slot
@@ -211,6 +215,9 @@ struct acis_coll_state {
 	struct acis_tree_table *trees;
 	uint64_t links;        /**< ports whose peer folds (bit per port) */
 	struct acis_tree_ctl *tctl; /**< installs under way (node_collective.c) */
+	/** user-defined ops 128..255 (userop.h); written under the lock,
+	 * read by workers, retired through RCU */
+	struct acis_userop_entry *userops[128];
 };
 
 /* Whether the collective of opcode folds in a fabric's tree: the

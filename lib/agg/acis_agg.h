@@ -62,6 +62,9 @@ struct acis_slot {
 	uint8_t forwarding;  /**< a forwarded block, kept until received */
 	uint8_t by_retrans;  /**< opened by a retransmission (maybe stale) */
 	uint8_t failed;      /**< deadline passed: kept to answer NACK TIMEOUT */
+	uint8_t fail_status; /**< caller's: why it failed, when not the
+			      * deadline (0); set before failed */
+	uint8_t fail_len;    /**< caller's: bytes of acc that say why */
 	uint32_t tenant;     /**< acis_agg_open_for's; UINT32_MAX: none */
 	uint64_t resend_tsc; /**< caller's clock: when to send answers again */
 	uint8_t fan;         /**< caller's: which answers are still to send

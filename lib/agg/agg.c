@@ -303,6 +303,8 @@ acis_agg_open(struct acis_agg *a, const struct acis_slot_key *key,
 	s->wire = 0;
 	s->by_retrans = 0;
 	s->failed = 0;
+	s->fail_status = 0;
+	s->fail_len = 0;
 	s->resend_tsc = 0;
 	s->done_tsc = 0;
 	s->delivered = 0;

@@ -231,6 +231,26 @@ int acis_deadline_report(acis_comm_t *comm, uint32_t epoch, int *late);
 int acis_ssp_done(acis_comm_t *comm, uint32_t iteration, uint32_t staleness,
 		  uint32_t quorum);
 
+/* ---- user-defined reduction operators (doc/collectives.md) ---- */
+
+/**
+ * Register a reduction written as a CGRA program (acis_cgra_asm's words,
+ * at most ACIS_OP_WORDS_MAX, keeping the fold contract of acis_userop.h)
+ * under name (1 to 31 characters). Every rank of the job that uses it
+ * makes it, with the same name and program; the switch gives them all
+ * the same number, set in *op (128..255), which allreduce, reduce and
+ * reduce_scatter take like a built-in op. The switch folds it in rank
+ * order, commutative or not, so results are the same bits whatever
+ * order contributions arrive in. A program the CGRA refuses fails with
+ * ACIS_ERR_REFUSED and the loader's message in acis_last_error; a fold
+ * that faults fails that collective on every rank, naming the op.
+ */
+int acis_op_create(acis_ctx_t *ctx, const char *name, const uint32_t *words,
+		   size_t n_words, int commutative, enum acis_op *op);
+/** This rank is done with a user op (the switch frees it once every
+ * rank that made it has). */
+int acis_op_free(acis_ctx_t *ctx, enum acis_op op);
+
 /** Wait for a request to finish; frees it and sets *req to NULL. */
 int acis_wait(acis_req_t **req);
 /** Progress; *done = 1 (and *req freed, NULL) when it finished. */

@@ -119,7 +119,9 @@ struct acis_ctx {
 		uint8_t opcode;
 		uint32_t job, comm, seq;
 		struct acis_hdr reply;
+		char text[200]; /* the CTRL_ACK's payload, as text */
 	} ctl;
+	uint32_t op_seq;   /* OP_CREATE and OP_FREE requests made */
 	uint32_t late_key; /* payload of a late receipt */
 	int peer_missing;  /* a collective failed naming a missing rank */
 	int switch_lost;   /* the switch said it knows not the job or comm */
@@ -186,6 +188,9 @@ status_name(unsigned int s)
 		"host ([collective] max_jobs_per_host)",
 		"the switch requires a cookie ([collective] auth = "
 		"required) and this rank has none (ACIS_AUTH=off)",
+		"a user op's program failed in the switch",
+		"no such user op for this job (acis_op_create), or no room "
+		"for another",
 	};
 
 	return s < ACIS_S_MAX ? n[s] : "unknown status";
@@ -946,6 +951,11 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 		    h.opcode == ctx->ctl.opcode && h.job == ctx->ctl.job &&
 		    (h.opcode == ACIS_CTRL_JOIN || h.opcode == ACIS_CTRL_LEAVE ||
 		     (h.comm == ctx->ctl.comm && h.seq == ctx->ctl.seq))) {
+			size_t n = h.payload_len < sizeof(ctx->ctl.text) ?
+				   h.payload_len : sizeof(ctx->ctl.text) - 1;
+
+			memcpy(ctx->ctl.text, p + h.hdr_len, n);
+			ctx->ctl.text[n] = '\0';
 			ctx->ctl.reply = h;
 			ctx->ctl.got = 1;
 		} else {
@@ -1032,6 +1042,13 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 					 "deadline: rank%s %s never contributed",
 					 acis_coll_name(r->coll), h.comm, h.seq,
 					 h.payload_len > 4 ? "s" : "", ranks);
+			r->done = 1;
+		} else if (h.status == ACIS_S_OP_FAULT) {
+			/* the switch's message names the op */
+			r->status = fail(ctx, ACIS_ERR_REFUSED, "%s on comm %u "
+					 "(seq %u) failed in the switch: %.*s",
+					 acis_coll_name(r->coll), h.comm, h.seq,
+					 (int)h.payload_len, p + h.hdr_len);
 			r->done = 1;
 		} else if (h.status == ACIS_S_GONE) {
 			uint32_t k = send_index(r, h.chunk);
@@ -1686,9 +1703,21 @@ acis_ibarrier(acis_comm_t *c, acis_req_t **q)
 /* Control                                                              */
 /* ------------------------------------------------------------------ */
 
+static int ctrl_call_with(acis_ctx_t *ctx, struct acis_hdr *h,
+			  const void *payload, uint16_t len,
+			  struct acis_hdr *reply);
+
 /* Send a control request until its CTRL_ACK arrives or time runs out. */
 static int
 ctrl_call(acis_ctx_t *ctx, struct acis_hdr *h, struct acis_hdr *reply)
+{
+	return ctrl_call_with(ctx, h, NULL, 0, reply);
+}
+
+/* The same with a payload. */
+static int
+ctrl_call_with(acis_ctx_t *ctx, struct acis_hdr *h, const void *payload,
+	       uint16_t len, struct acis_hdr *reply)
 {
 	uint64_t deadline = acis_now_ns() + (uint64_t)ctx->cfg.timeout_ms * 1000000ull;
 	uint64_t next = 0;
@@ -1696,6 +1725,7 @@ ctrl_call(acis_ctx_t *ctx, struct acis_hdr *h, struct acis_hdr *reply)
 
 	ctx->ctl.waiting = 1;
 	ctx->ctl.got = 0;
+	ctx->ctl.text[0] = '\0';
 	ctx->ctl.opcode = h->opcode;
 	ctx->ctl.job = h->job;
 	ctx->ctl.comm = h->comm;
@@ -1716,7 +1746,7 @@ ctrl_call(acis_ctx_t *ctx, struct acis_hdr *h, struct acis_hdr *reply)
 		if (now >= next) {
 			if (next != 0)
 				ctx->st.ctrl_retries++;
-			if ((rc = queue_msg(ctx, h, NULL, 0)) != ACIS_OK ||
+			if ((rc = queue_msg(ctx, h, payload, len)) != ACIS_OK ||
 			    (rc = flush(ctx)) != ACIS_OK) {
 				ctx->ctl.waiting = 0;
 				return rc;
@@ -1732,7 +1762,9 @@ ctrl_call(acis_ctx_t *ctx, struct acis_hdr *h, struct acis_hdr *reply)
 	*reply = ctx->ctl.reply;
 	if (reply->status != ACIS_S_OK)
 		return fail(ctx, ACIS_ERR_REFUSED, "switch refused the request: "
-			    "%s", status_name(reply->status));
+			    "%s%s%s", status_name(reply->status),
+			    ctx->ctl.text[0] != '\0' ? ": " : "",
+			    ctx->ctl.text);
 	return ACIS_OK;
 }
 
@@ -2278,4 +2310,70 @@ acis_ssp_done(acis_comm_t *comm, uint32_t iteration, uint32_t staleness,
 	    reply.msg_size <= UINT32_MAX)
 		comm->ssp_reach = (uint32_t)reply.msg_size;
 	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* User-defined reduction operators                                     */
+/* ------------------------------------------------------------------ */
+
+int
+acis_op_create(acis_ctx_t *ctx, const char *name, const uint32_t *words,
+	       size_t n_words, int commutative, enum acis_op *op)
+{
+	static uint8_t pl[ACIS_OP_NAME_LEN + 4 * ACIS_OP_WORDS_MAX];
+	struct acis_hdr h, reply;
+	size_t nl, i;
+	int rc;
+
+	if (ctx == NULL || name == NULL || op == NULL ||
+	    (words == NULL && n_words != 0))
+		return ACIS_ERR_INVAL;
+	nl = strlen(name);
+	if (nl == 0 || nl >= ACIS_OP_NAME_LEN)
+		return fail(ctx, ACIS_ERR_INVAL, "a user op's name is 1 to %d "
+			    "characters, found '%s'", ACIS_OP_NAME_LEN - 1,
+			    name);
+	if (n_words == 0 || n_words > ACIS_OP_WORDS_MAX)
+		return fail(ctx, ACIS_ERR_INVAL, "op %s: a program of 1 to %d "
+			    "words, found %zu", name, ACIS_OP_WORDS_MAX,
+			    n_words);
+	memset(pl, 0, ACIS_OP_NAME_LEN);
+	memcpy(pl, name, nl);
+	for (i = 0; i < n_words; i++) {
+		uint32_t w = words[i];
+
+		pl[ACIS_OP_NAME_LEN + 4 * i] = (uint8_t)w;
+		pl[ACIS_OP_NAME_LEN + 4 * i + 1] = (uint8_t)(w >> 8);
+		pl[ACIS_OP_NAME_LEN + 4 * i + 2] = (uint8_t)(w >> 16);
+		pl[ACIS_OP_NAME_LEN + 4 * i + 3] = (uint8_t)(w >> 24);
+	}
+	ctrl_hdr(ctx, ACIS_CTRL_OP_CREATE, &h);
+	h.rank = ctx->cfg.rank;
+	h.root = commutative != 0;
+	h.msg_size = n_words;
+	h.seq = ++ctx->op_seq;
+	h.payload_len = (uint16_t)(ACIS_OP_NAME_LEN + 4 * n_words);
+	rc = ctrl_call_with(ctx, &h, pl, h.payload_len, &reply);
+	if (rc != ACIS_OK)
+		return rc;
+	if (reply.op < ACIS_OP_USER_MIN)
+		return fail(ctx, ACIS_ERR_REFUSED, "op %s: the switch answered "
+			    "op %u, not a user op's number", name, reply.op);
+	*op = (enum acis_op)reply.op;
+	return ACIS_OK;
+}
+
+int
+acis_op_free(acis_ctx_t *ctx, enum acis_op op)
+{
+	struct acis_hdr h, reply;
+
+	if (ctx == NULL || (unsigned int)op < ACIS_OP_USER_MIN ||
+	    (unsigned int)op > 255)
+		return ACIS_ERR_INVAL;
+	ctrl_hdr(ctx, ACIS_CTRL_OP_FREE, &h);
+	h.rank = ctx->cfg.rank;
+	h.op = (uint8_t)op;
+	h.seq = ++ctx->op_seq;
+	return ctrl_call(ctx, &h, &reply);
 }

@@ -151,6 +151,17 @@ enum acis_ctrl {
 				       first, rank = the root switch's IPv4
 				       address, auth = its MAC, payload =
 				       entries (acis_tree.h) */
+	ACIS_CTRL_OP_CREATE = 9,  /**< a user op (doc/collectives.md): job,
+				       rank (world), root = commutative,
+				       msg_size = words, payload = name
+				       (ACIS_OP_NAME_LEN bytes) then the
+				       program's words, little-endian; the
+				       CTRL_ACK's op is the op's number,
+				       the same for every rank that sends
+				       the same program and name */
+	ACIS_CTRL_OP_FREE = 10,   /**< op: a rank is done with that user op;
+				       it goes when every rank that made it
+				       has freed it, or its job ends */
 	ACIS_CTRL_MAX
 };
 
@@ -196,6 +207,15 @@ enum acis_op {
 	ACIS_OP_MAX_ = 8
 };
 
+/** Ops from here to 255 are user-defined (doc/collectives.md, "User-
+ * defined operators"): CGRA programs a job registered with the switch
+ * (CTRL OP_CREATE), numbered by the switch. */
+#define ACIS_OP_USER_MIN 128
+/** A user op's program, at most this many 32-bit words (one frame). */
+#define ACIS_OP_WORDS_MAX 256
+/** Bytes of a user op's name in OP_CREATE's payload (NUL-padded). */
+#define ACIS_OP_NAME_LEN 32
+
 /** Status codes carried in NACK, CTRL_ACK and failed RESULTs. */
 enum acis_status {
 	ACIS_S_OK = 0,
@@ -219,6 +239,11 @@ enum acis_status {
 	ACIS_S_AUTH = 14,         /**< join: the switch requires a cookie
 				       ([collective] auth = required) and
 				       this rank sent none */
+	ACIS_S_OP_FAULT = 15,     /**< a user op's program failed on this
+				       collective: NACK payload = the
+				       switch's message, naming the op */
+	ACIS_S_NO_OP = 16,        /**< no such user op for this job, or no
+				       room for another */
 	ACIS_S_MAX
 };
 

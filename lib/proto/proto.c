@@ -98,8 +98,12 @@ is_float(unsigned int dtype)
 int
 acis_op_valid(unsigned int op, unsigned int dtype)
 {
-	if (acis_dtype_size(dtype) == 0 || op == ACIS_OP_NONE ||
-	    op >= ACIS_OP_MAX_)
+	if (acis_dtype_size(dtype) == 0 || op == ACIS_OP_NONE)
+		return 0;
+	/* a user op folds the bytes as they are: not the widening floats */
+	if (op >= ACIS_OP_USER_MIN && op <= 255)
+		return dtype != ACIS_FLOAT16 && dtype != ACIS_BFLOAT16;
+	if (op >= ACIS_OP_MAX_)
 		return 0;
 	if (op >= ACIS_OP_BAND && is_float(dtype))
 		return 0;
@@ -236,6 +240,8 @@ acis_op_name(unsigned int op)
 		[ACIS_OP_BOR] = "bor", [ACIS_OP_BXOR] = "bxor",
 	};
 
+	if (op >= ACIS_OP_USER_MIN && op <= 255)
+		return "user";
 	return op < ACIS_OP_MAX_ ? n[op] : "unknown";
 }
 

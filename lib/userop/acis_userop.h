@@ -38,6 +38,9 @@ extern "C" {
 #define ACIS_USEROP_CONST_MAX 65536u
 /** An op's name, with its NUL. */
 #define ACIS_USEROP_NAME_LEN 32
+/** Vector registers a fold program has (v0..v511): a switch holds a
+ * machine an op a worker, so they are fewer than the CGRA's 4096. */
+#define ACIS_USEROP_VREGS 512
 /** Instructions a fold may run when the spec does not say. */
 #define ACIS_USEROP_BUDGET_DEFAULT (1u << 20)
 

@@ -36,6 +36,7 @@ acis_userop_create(const struct acis_userop_spec *spec,
 		.bank_size = ACIS_USEROP_CONST_OFF + ACIS_USEROP_CONST_MAX,
 		.insn_budget = spec->budget != 0 ? spec->budget :
 			       ACIS_USEROP_BUDGET_DEFAULT,
+		.vrf_regs = ACIS_USEROP_VREGS,
 		.flags = ACIS_CGRA_F_STATELESS,
 	};
 	struct acis_userop *o;

@@ -68,7 +68,8 @@ ALGOS = {0: "default", 1: "binomial", 2: "recursive_doubling",
          3: "recursive_halving", 4: "ring"}
 
 CTRL_OPS = {1: "JOIN", 2: "LEAVE", 3: "SPLIT", 4: "COMM_FREE",
-            5: "COMM_QUERY", 6: "DEADLINE", 7: "SSP", 8: "INSTALL"}
+            5: "COMM_QUERY", 6: "DEADLINE", 7: "SSP", 8: "INSTALL",
+            9: "OP_CREATE", 10: "OP_FREE"}
 (CTRL_JOIN, CTRL_LEAVE, CTRL_SPLIT, CTRL_COMM_FREE, CTRL_COMM_QUERY,
  CTRL_DEADLINE, CTRL_SSP, CTRL_INSTALL) = range(1, 9)
 
@@ -86,12 +87,12 @@ DTYPES = {1: ("int32", 4, "<i"), 2: ("int64", 8, "<q"), 3: ("uint32", 4, "<I"),
 DTYPE_NAMES = {0: "none", **{k: v[0] for k, v in DTYPES.items()}}
 
 OPS = {0: "none", 1: "sum", 2: "prod", 3: "min", 4: "max", 5: "band",
-       6: "bor", 7: "bxor"}
+       6: "bor", 7: "bxor", **{k: "user" for k in range(128, 256)}}
 
 STATUSES = {0: "OK", 1: "BUSY", 2: "NO_JOB", 3: "NO_COMM", 4: "NOT_MEMBER",
             5: "BAD_ARGS", 6: "MISMATCH", 7: "RANK_TAKEN", 8: "SIZE_MISMATCH",
             9: "FULL", 10: "TIMEOUT", 11: "PENDING", 12: "GONE",
-            13: "LIMIT", 14: "AUTH"}
+            13: "LIMIT", 14: "AUTH", 15: "OP_FAULT", 16: "NO_OP"}
 S_OK, S_TIMEOUT = 0, 10
 
 _COLL_CODES = {v: k for k, v in COLLS.items()}

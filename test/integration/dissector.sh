@@ -111,7 +111,7 @@ type=3 hdr_len=40
 type=9
 type=3 payload_len=100 payload=00000000
 type=1 opcode=15 dtype=5 op=1 msg_size=4 chunk_size=8 payload=00000000
-type=5 opcode=9
+type=5 opcode=11
 type=1 opcode=1 dtype=13 op=1 msg_size=4 chunk_size=8 payload=00000000
 type=1 opcode=1 dtype=5 op=5 msg_size=4 chunk_size=8 payload=00000000
 type=1 opcode=1 dtype=5 op=1 chunk=5 msg_size=4 chunk_size=8 payload=00000000
@@ -174,7 +174,7 @@ expect "Info column of every message" "$D/info" <<'EOF'
 39	ACiS version 1 type 9 [acis_bad_type]
 40	ACK unknown(0) comm=0 seq=0 rank=0 len=100 [acis_bad_length]
 41	DATA unknown(15) float32 sum comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_opcode]
-42	CTRL unknown(9) [acis_bad_opcode]
+42	CTRL unknown(11) [acis_bad_opcode]
 43	DATA allreduce unknown(13) sum comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_dtype]
 44	DATA allreduce float32 band comm=0 seq=0 rank=0 chunk=0/1 len=4 [acis_bad_op]
 45	DATA allreduce float32 sum comm=0 seq=0 rank=0 chunk=5/1 len=4 [acis_bad_chunk]

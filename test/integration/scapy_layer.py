@@ -227,7 +227,7 @@ MALFORMED = [
      "ACiS RESULT gather uint8 comm=0 seq=0 rank=0 [PACKED] len=5 / 2 blocks of 3 bytes"),
     ("type=1 opcode=15 dtype=5 op=1 msg_size=4 chunk_size=8 payload=00000000", ACiS,
      "ACiS DATA unknown(15) float32 sum comm=0 seq=0 rank=0 chunk=0/1 len=4 / Raw"),
-    ("type=5 opcode=9", ACiS, "ACiS CTRL unknown(9)"),
+    ("type=5 opcode=11", ACiS, "ACiS CTRL unknown(11)"),
     ("type=1 opcode=1 dtype=13 op=1 msg_size=4 chunk_size=8 payload=00000000", ACiS,
      "ACiS DATA allreduce unknown(13) sum comm=0 seq=0 rank=0 chunk=0/1 len=4 / Raw"),
     ("type=1 opcode=1 dtype=5 op=1 msg_size=4 chunk_size=0 payload=00000000", ACiS,

@@ -24,6 +24,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include "acis_cgra.h"
 #include "acis_pipeline.h"
 #include "acis_proto.h"
 #include "acis_reduce.h"
@@ -3085,11 +3086,238 @@ test_a_pause_of_the_switch_does_not_count_toward_the_deadline(void **state)
 	finish();
 }
 
+/* ---- user-defined reduction operators (doc/collectives.md) ---- */
+
+/* Host p's OP_CREATE of program w (n words) as name. */
+static void
+send_op_create(unsigned int p, const char *name, const uint32_t *w,
+	       uint32_t n, uint32_t seq)
+{
+	static uint8_t pl[ACIS_OP_NAME_LEN + 4 * ACIS_OP_WORDS_MAX];
+	struct acis_hdr h = ctrl_hdr(ACIS_CTRL_OP_CREATE, 0, p, seq);
+	uint32_t i;
+
+	memset(pl, 0, sizeof(pl));
+	memcpy(pl, name, strlen(name));
+	for (i = 0; i < n; i++) {
+		pl[ACIS_OP_NAME_LEN + 4 * i] = (uint8_t)w[i];
+		pl[ACIS_OP_NAME_LEN + 4 * i + 1] = (uint8_t)(w[i] >> 8);
+		pl[ACIS_OP_NAME_LEN + 4 * i + 2] = (uint8_t)(w[i] >> 16);
+		pl[ACIS_OP_NAME_LEN + 4 * i + 3] = (uint8_t)(w[i] >> 24);
+	}
+	h.root = 1;
+	h.msg_size = n;
+	h.payload_len = (uint16_t)(ACIS_OP_NAME_LEN + 4 * n);
+	send_as(p, &h, pl);
+}
+
+/* Every rank makes op name from assembly src; the one number the switch
+ * gives them all (or, refused, the status, the first's message in msg). */
+static unsigned int
+create_op_all(const char *name, const char *src, uint16_t want_status,
+	      char *msg, size_t len)
+{
+	char err[256];
+	uint32_t *w;
+	size_t n;
+	unsigned int p, op = 0;
+
+	if (acis_cgra_asm(src, name, &w, &n, err, sizeof(err)) != 0)
+		fail_msg("assembler: %s", err);
+	for (p = 0; p < WORLD; p++)
+		send_op_create(p, name, w, (uint32_t)n, 1);
+	free(w);
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_CTRL_ACK);
+
+		assert_int_equal(r->h.opcode, ACIS_CTRL_OP_CREATE);
+		assert_int_equal(r->h.status, want_status);
+		if (want_status != ACIS_S_OK) {
+			if (p == 0 && msg != NULL)
+				snprintf(msg, len, "%.*s", r->h.payload_len,
+					 (const char *)r->payload);
+			continue;
+		}
+		assert_true(r->h.op >= ACIS_OP_USER_MIN);
+		if (p == 0)
+			op = r->h.op;
+		assert_int_equal(r->h.op, op);
+	}
+	return op;
+}
+
+static char *
+example_src(const char *file)
+{
+	char path[512], err[512];
+	uint8_t *buf;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", ACIS_EXAMPLES_DIR, file);
+	if (acis_cgra_read_file(path, &buf, &len, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	return (char *)buf;
+}
+
+#define SAT_N 400
+
+/* int8 vectors whose saturating sum depends on the order of the adds. */
+static void
+fill_sat(int8_t in[WORLD][SAT_N], int8_t want[SAT_N])
+{
+	unsigned int i, r;
+
+	for (i = 0; i < SAT_N; i++) {
+		in[0][i] = (int8_t)(100 - (int)(i % 7));
+		in[1][i] = (int8_t)(90 + (int)(i % 5));
+		in[2][i] = (int8_t)(-120 + (int)(i % 3));
+		in[3][i] = (int8_t)((int)(i % 9) - 4);
+	}
+	for (i = 0; i < SAT_N; i++) {
+		int acc = in[0][i];
+
+		for (r = 1; r < WORLD; r++) {
+			acc += in[r][i];
+			acc = acc > 127 ? 127 : acc < -128 ? -128 : acc;
+		}
+		want[i] = (int8_t)acc;
+	}
+}
+
+/* A user op (satsum_i8.s, not associative) through allreduce: every rank
+ * gets the same number for it, and in all 24 arrival orders the result
+ * is the rank-order fold; freed by every rank, the op is gone. */
+static void
+test_user_op_allreduce_folds_in_rank_order_in_every_arrival_order(void **state)
+{
+	static int8_t in[WORLD][SAT_N], want[SAT_N];
+	const void *const bufs[WORLD] = {in[0], in[1], in[2], in[3]};
+	char *src = example_src("satsum_i8.s");
+	unsigned int op, p, k, differ = 0, i, order[WORLD];
+
+	(void)state;
+	fill_sat(in, want);
+	/* the data tell orders apart, or this test could not fail */
+	for (k = 0; k < ORDERS; k++) {
+		nth_order(k, order);
+		for (i = 0; i < SAT_N; i++) {
+			int acc = in[order[0]][i];
+
+			for (p = 1; p < WORLD; p++) {
+				acc += in[order[p]][i];
+				acc = acc > 127 ? 127 : acc < -128 ? -128 : acc;
+			}
+			if (acc != want[i]) {
+				differ++;
+				break;
+			}
+		}
+	}
+	assert_true(differ >= ORDERS / 2);
+	start(LINGER);
+	join_all();
+	op = create_op_all("satsum_i8", src, ACIS_S_OK, NULL, 0);
+	free(src);
+	{
+		const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_INT8,
+					    (uint8_t)op, ACIS_RANK_NONE,
+					    SAT_N, CHUNK};
+
+		allreduce_in_every_order(&o, bufs, want);
+	}
+	assert_true(coll_stats().held_total > 0); /* early ranks waited */
+	assert_int_equal(coll_stats().userop_faults, 0);
+	for (p = 0; p < WORLD; p++) {
+		struct acis_hdr h = ctrl_hdr(ACIS_CTRL_OP_FREE, 0, p, 2);
+
+		h.op = (uint8_t)op;
+		send_as(p, &h, NULL);
+	}
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++)
+		assert_int_equal(only(p, ACIS_T_CTRL_ACK)->h.status, ACIS_S_OK);
+	assert_null(g_sw.coll.userops[op - ACIS_OP_USER_MIN]);
+	finish();
+}
+
+/* A fold that faults fails the collective on every rank with the
+ * switch's message naming the op: the contributors at once, the rest
+ * when their DATA comes; a program the loader refuses is answered with
+ * its message; DATA naming an op the job lacks is refused NO_OP. */
+static void
+test_user_op_fault_fails_the_collective_on_every_rank_naming_the_op(void **state)
+{
+	static uint8_t in[WORLD][64];
+	const struct coll_spec bad = {ACIS_C_ALLREDUCE, ACIS_UINT8, 200,
+				      ACIS_RANK_NONE, 64, CHUNK};
+	unsigned int op, p;
+	uint32_t world;
+	char msg[200];
+
+	(void)state;
+	start(LINGER);
+	world = join_all();
+	op = create_op_all("far", "lui x5, 0x20\nvsetivli x0, 16, e32, m1\n"
+			   "vle32.v v1, (x5)\nstreamout.v v1\nwfi\n", ACIS_S_OK,
+			   NULL, 0);
+	{
+		const struct coll_spec o = {ACIS_C_ALLREDUCE, ACIS_UINT8,
+					    (uint8_t)op, ACIS_RANK_NONE, 64,
+					    CHUNK};
+
+		/* ranks 0 and 1: the second's fold faults */
+		contribute(0, &o, world, 0, 0, 0, in[0]);
+		contribute(1, &o, world, 1, 0, 0, in[1]);
+		run();
+		drain();
+		for (p = 0; p < 2; p++) {
+			const struct reply *r = only(p, ACIS_T_NACK);
+
+			assert_int_equal(r->h.status, ACIS_S_OP_FAULT);
+			snprintf(msg, sizeof(msg), "%.*s", r->h.payload_len,
+				 (const char *)r->payload);
+			assert_string_equal(msg, "op far: instruction 2 "
+					    "(vle32.v): bank 1 bytes "
+					    "131072..131136 (base 0) outside "
+					    "its 131072 bytes");
+		}
+		assert_int_equal(inbox[2].n, 0);
+		assert_int_equal(inbox[3].n, 0);
+		/* the others come later: told the same */
+		contribute(2, &o, world, 2, 0, 0, in[2]);
+		contribute(3, &o, world, 3, 0, 0, in[3]);
+		run();
+		drain();
+		for (p = 2; p < WORLD; p++)
+			assert_int_equal(only(p, ACIS_T_NACK)->h.status,
+					 ACIS_S_OP_FAULT);
+	}
+	assert_int_equal(coll_stats().userop_faults, 1);
+	/* refused by the loader: the message names the op */
+	create_op_all("nocfg", "vadd.i32 v1, sin\nwfi\n", ACIS_S_BAD_ARGS, msg,
+		      sizeof(msg));
+	assert_string_equal(msg, "op nocfg: instruction 0 (vadd.i32): vector "
+			    "instruction reached before any vsetivli (on some "
+			    "path)");
+	/* an op number nobody made */
+	contribute(0, &bad, world, 0, 1, 0, in[0]);
+	run();
+	drain();
+	assert_int_equal(only(0, ACIS_T_NACK)->h.status, ACIS_S_NO_OP);
+	assert_int_equal(coll_stats().userop_refused, 1);
+	finish();
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_join_is_answered_for_every_rank_once_the_last_rank_joins, teardown),
+		cmocka_unit_test_teardown(test_user_op_allreduce_folds_in_rank_order_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_user_op_fault_fails_the_collective_on_every_rank_naming_the_op, teardown),
 		cmocka_unit_test_teardown(test_repeated_join_from_a_joined_rank_is_answered_again, teardown),
 		cmocka_unit_test_teardown(test_join_for_a_held_rank_from_another_udp_port_is_refused_rank_taken, teardown),
 		cmocka_unit_test_teardown(test_join_with_another_world_size_is_refused_size_mismatch, teardown),

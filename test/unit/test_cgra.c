@@ -1928,7 +1928,7 @@ test_fused_sequence_runs_as_its_three_instructions(void **state)
 					"\tbne x5, x0, again\n";
 	static const size_t lens[] = {0, 5, 60, 96, 97, 136, 300, 400};
 	static const size_t caps[] = {4096, 100};
-	struct acis_cgra_config bad = {.flags = 0x2};
+	struct acis_cgra_config bad = {.flags = 0x4};
 	char src[1024];
 	float in[128];
 	size_t c, l, o;

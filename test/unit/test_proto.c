@@ -762,7 +762,15 @@ test_parse_rejects_an_unknown_op_on_a_reduction(void **state)
 	(void)state;
 	h.op = ACIS_OP_MAX_;
 	assert_int_equal(parse(&h), ACIS_E_OP);
+	h.op = ACIS_OP_USER_MIN - 1;
+	assert_int_equal(parse(&h), ACIS_E_OP);
+	/* 128..255: user ops, any datatype but the widening floats (the
+	 * switch checks the job made it) */
 	h.op = 255;
+	assert_int_equal(parse(&h), ACIS_E_OK);
+	h.op = ACIS_OP_USER_MIN;
+	assert_int_equal(parse(&h), ACIS_E_OK);
+	h.dtype = ACIS_BFLOAT16;
 	assert_int_equal(parse(&h), ACIS_E_OP);
 }
 

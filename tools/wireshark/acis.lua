@@ -39,6 +39,7 @@ local algos = {
 local ctrl_ops = {
 	[1] = "JOIN", [2] = "LEAVE", [3] = "SPLIT", [4] = "COMM_FREE",
 	[5] = "COMM_QUERY", [6] = "DEADLINE", [7] = "SSP", [8] = "INSTALL",
+	[9] = "OP_CREATE", [10] = "OP_FREE",
 }
 local dtypes = {
 	[1] = "int32", [2] = "int64", [3] = "uint32", [4] = "uint64",
@@ -59,12 +60,16 @@ local ops = {
 	[0] = "none", [1] = "sum", [2] = "prod", [3] = "min", [4] = "max",
 	[5] = "band", [6] = "bor", [7] = "bxor",
 }
+-- 128..255: user-defined ops (a CGRA program a job registered)
+for k = 128, 255 do
+	ops[k] = "user"
+end
 local statuses = {
 	[0] = "OK", [1] = "BUSY", [2] = "NO_JOB", [3] = "NO_COMM",
 	[4] = "NOT_MEMBER", [5] = "BAD_ARGS", [6] = "MISMATCH",
 	[7] = "RANK_TAKEN", [8] = "SIZE_MISMATCH", [9] = "FULL",
 	[10] = "TIMEOUT", [11] = "PENDING", [12] = "GONE", [13] = "LIMIT",
-	[14] = "AUTH",
+	[14] = "AUTH", [15] = "OP_FAULT", [16] = "NO_OP",
 }
 local T_DATA, T_RESULT, T_ACK, T_NACK = 1, 2, 3, 4
 local T_CTRL, T_CTRL_ACK, T_LOOKASIDE = 5, 6, 7

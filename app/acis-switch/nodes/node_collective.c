@@ -43,6 +43,7 @@
 
 #include "../switch.h"
 #include "../tx.h"
+#include "../userop.h"
 #include "acis_reduce.h"
 
 /* Everything a handler needs, gathered once per packet. */
@@ -83,6 +84,8 @@ struct cctx {
 	uint32_t src_ip;
 	uint8_t direct;
 	uint8_t bypass;
+	/* why a user op's fold failed (userop.h), for the NACKs */
+	char op_err[160];
 };
 
 /* What a slot's fan-out (acis_slot.fan) still owes, from fan_next on. */
@@ -1670,6 +1673,86 @@ tree_timers(struct cctx *x, uint64_t now)
 	}
 }
 
+/* Whether the CTRL comes from rank h.rank of its job, at that rank's
+ * address: else answered (NO_JOB, NOT_MEMBER) and 0. */
+static int
+from_job_rank(struct cctx *x, const struct acis_endpoint *from)
+{
+	const struct acis_job *j = acis_ct_job(g_sw.coll.ct, x->h.job);
+
+	if (j == NULL) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NO_JOB, &x->h);
+		return 0;
+	}
+	if (x->h.rank >= j->size ||
+	    acis_ep_sender(&j->ep[x->h.rank], from->ip, from->udp_port,
+			   from->auth) != 1) {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_NOT_MEMBER, &x->h);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * OP_CREATE (doc/collectives.md, "User-defined operators"): a rank's
+ * user op, its name and program in the payload. The CTRL_ACK carries the
+ * op's number; a program the CGRA's loader refuses is answered
+ * BAD_ARGS with the loader's message, naming the op, as payload.
+ */
+static void
+ctrl_op_create(struct cctx *x, const struct acis_endpoint *from)
+{
+	uint32_t words[ACIS_OP_WORDS_MAX];
+	struct acis_hdr h = x->h;
+	char name[ACIS_OP_NAME_LEN], err[200] = "";
+	uint32_t i, n = (uint32_t)h.msg_size;
+	int rc;
+
+	if (!from_job_rank(x, from))
+		return;
+	if (h.msg_size == 0 || h.msg_size > ACIS_OP_WORDS_MAX ||
+	    h.payload_len != ACIS_OP_NAME_LEN + 4 * n ||
+	    memchr(x->payload, '\0', ACIS_OP_NAME_LEN) == NULL ||
+	    x->payload[0] == '\0') {
+		answer(x, from, ACIS_T_CTRL_ACK, ACIS_S_BAD_ARGS, &h);
+		return;
+	}
+	memcpy(name, x->payload, ACIS_OP_NAME_LEN);
+	for (i = 0; i < n; i++)
+		words[i] = rte_le_to_cpu_32(*(const unaligned_uint32_t *)
+					    (x->payload + ACIS_OP_NAME_LEN +
+					     4 * i));
+	rc = acis_userop_sw_create(h.job, name, h.root != 0, words, n, err,
+				   sizeof(err));
+	h.type = ACIS_T_CTRL_ACK;
+	h.payload_len = 0;
+	h.hdr_len = ACIS_HDR_LEN;
+	h.contributors = 0;
+	if (rc < 0) {
+		h.status = rc == -EINVAL ? ACIS_S_BAD_ARGS : ACIS_S_NO_OP;
+		h.payload_len = (uint16_t)strnlen(err, sizeof(err));
+		if (emit(x, from, &h, err, h.payload_len) != NULL)
+			x->st->ctrl_acks++;
+		return;
+	}
+	h.op = (uint8_t)rc;
+	h.status = ACIS_S_OK;
+	if (emit(x, from, &h, NULL, 0) != NULL)
+		x->st->ctrl_acks++;
+}
+
+/* OP_FREE: a rank is done with user op h.op. */
+static void
+ctrl_op_free(struct cctx *x, const struct acis_endpoint *from)
+{
+	if (!from_job_rank(x, from))
+		return;
+	answer(x, from, ACIS_T_CTRL_ACK,
+	       acis_userop_sw_free(x->h.job, x->h.op) == 0 ? ACIS_S_OK :
+							   ACIS_S_NO_OP,
+	       &x->h);
+}
+
 static void
 handle_ctrl(struct cctx *x)
 {
@@ -1716,6 +1799,12 @@ handle_ctrl(struct cctx *x)
 		break;
 	case ACIS_CTRL_SSP:
 		ctrl_ssp(x, &from);
+		break;
+	case ACIS_CTRL_OP_CREATE:
+		ctrl_op_create(x, &from);
+		break;
+	case ACIS_CTRL_OP_FREE:
+		ctrl_op_free(x, &from);
 		break;
 	}
 	rte_spinlock_unlock(&g_sw.coll.lock);
@@ -2194,6 +2283,30 @@ lend(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m,
 	return 1;
 }
 
+/* A user op's fold (userop.h), in rank order: on failure the slot's
+ * fail_status says so and x->op_err why (op_fail answers it). */
+static void
+user_fold(struct cctx *x, struct acis_slot *s, const uint8_t *src)
+{
+	struct acis_userop_entry *e =
+		acis_userop_sw_get(g_sw.coll.userops, s->op, s->job);
+	unsigned int w = (unsigned int)x->lc->worker_index;
+
+	if (s->fail_status != 0)
+		return;
+	if (e == NULL) {
+		snprintf(x->op_err, sizeof(x->op_err), "op %u: freed while a "
+			 "collective used it", s->op);
+	} else if (acis_userop_sw_fold(e, w, s->acc, src,
+				       s->payload_len) != 0) {
+		snprintf(x->op_err, sizeof(x->op_err), "%s",
+			 e->last_error[w]);
+	} else {
+		return;
+	}
+	s->fail_status = ACIS_S_OP_FAULT;
+}
+
 /* Fold contribution m (payload at src) into slot s. The first becomes the
  * accumulator in place when it has the accumulator's width (every datatype
  * but float16 and bfloat16, which widen): no copy in, none out. 1 if the
@@ -2205,7 +2318,9 @@ fold_in(struct cctx *x, struct acis_slot *s, struct rte_mbuf *m,
 	size_t n = s->payload_len / acis_dtype_size(s->dtype);
 	int kept = 0;
 
-	if (s->folded != 0)
+	if (s->folded != 0 && unlikely(s->op >= ACIS_OP_USER_MIN))
+		user_fold(x, s, src);
+	else if (s->folded != 0)
 		acis_reduce_fold(s->dtype, s->op, s->acc, src, n);
 	else if (acis_acc_size(s->dtype) == acis_dtype_size(s->dtype) &&
 		 lend(x, s, m, src))
@@ -2254,7 +2369,8 @@ fold_held(struct cctx *x, struct acis_slot *s)
 {
 	struct rte_mbuf *m = s->held;
 
-	while (m != NULL && acis_meta(m)->hold_rank == s->next_rank) {
+	while (m != NULL && acis_meta(m)->hold_rank == s->next_rank &&
+	       s->fail_status == 0) {
 		struct rte_mbuf *next = acis_meta(m)->hold_next;
 
 		s->next_rank = next_unit(x, s->next_rank);
@@ -2373,11 +2489,21 @@ open_slot(struct cctx *x, const struct acis_comm *c, uint32_t key,
 {
 	const struct acis_hdr *h = &x->h;
 	struct acis_slot_key k = {h->comm, h->seq, key};
-	struct acis_slot *s = acis_agg_open_weighted(x->agg, &k,
-						     c->size, c->jobp->index,
-						     c->jobp->weight);
+	struct acis_slot *s;
 	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
 
+	if (unlikely(h->op >= ACIS_OP_USER_MIN) &&
+	    (acis_userop_sw_get(g_sw.coll.userops, h->op, h->job) == NULL ||
+	     x->t != NULL)) {
+		/* no such op for this job; or a fabric's tree, whose
+		 * switches would each need it (not yet: one switch) */
+		x->st->userop_refused++;
+		answer(x, from, ACIS_T_NACK, ACIS_S_NO_OP, h);
+		drop(x, x->m, ACIS_DROP_ACIS_MISMATCH);
+		return NULL;
+	}
+	s = acis_agg_open_weighted(x->agg, &k, c->size, c->jobp->index,
+				   c->jobp->weight);
 	if (s == NULL) {
 		if (!(h->flags & ACIS_F_PARTIAL)) /* (a child retries with
 						     its members) */
@@ -2486,6 +2612,12 @@ nack_timeout(struct cctx *x, const struct acis_comm *c,
 	h.rank = r;
 	h.chunk = wire_chunk(s);
 	h.payload_len = (uint16_t)(n * 4);
+	if (s->fail_status != 0) {
+		/* a user op's fault: its message, not the missing */
+		h.status = s->fail_status;
+		h.payload_len = s->fail_len;
+		missing = (const uint32_t *)s->acc;
+	}
 	if (emit(x, acis_comm_ep(c, r), &h, missing, h.payload_len) == NULL)
 		return -1;
 	x->st->nacks++;
@@ -2730,6 +2862,28 @@ handle_forward(struct cctx *x, const struct acis_comm *c, unsigned int coll,
 		acis_frame_free(x->m);
 }
 
+/*
+ * A user op's program failed on slot s (x->op_err says how): the
+ * collective fails for every rank. Those that contributed hear NACK
+ * OP_FAULT with the message now; the others when their DATA comes (the
+ * failed slot answers it, as one past its deadline).
+ */
+static void
+op_fail(struct cctx *x, const struct acis_comm *c, struct acis_slot *s)
+{
+	size_t n = strnlen(x->op_err, sizeof(x->op_err) - 1);
+
+	release_held(x->st, s);
+	acis_agg_unlend(x->agg, s); /* acc is the slot's own again */
+	memcpy(s->acc, x->op_err, n);
+	s->fail_len = (uint8_t)n;
+	s->fail_status = ACIS_S_OP_FAULT;
+	x->st->userop_faults++;
+	fan_start(x, c, s, FAN_TIMEOUT);
+	s->failed = 1;
+	s->done_tsc = rte_rdtsc();
+}
+
 static void
 handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 	    uint32_t key, int packed, const struct acis_endpoint *from)
@@ -2792,6 +2946,10 @@ handle_slot(struct cctx *x, const struct acis_comm *c, struct acis_slot *s,
 		fold_held(x, s);
 	} else {
 		hold(x, s, x->m, h->rank);
+	}
+	if (unlikely(s->fail_status != 0)) {
+		op_fail(x, c, s);
+		return;
 	}
 	if (s->arrived == expected(x, s) && s->n_held == 0) {
 		if (x->t != NULL && !x->t->is_root)
