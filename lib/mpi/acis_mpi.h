@@ -29,6 +29,7 @@
 #ifndef ACIS_MPI_H
 #define ACIS_MPI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -85,6 +86,23 @@ void acis_mpi_get_stats(struct acis_mpi_stats *s);
 /** Calls the switch took in this process so far, every collective (for a
  * program that looks the symbol up with dlsym, needing no header). */
 uint64_t acis_mpi_offloaded(void);
+
+/**
+ * Offload an MPI_Op_create op (doc/mpi.md, "User ops"): the switch folds
+ * it with this CGRA program (acis-asm's words, the fold contract of
+ * doc/collectives.md, "User-defined operators") under name, in rank
+ * order. mpi_op is the address of the MPI_Op (&op: MPI_Op is a pointer
+ * in Open MPI, an int in MPICH, so the header takes neither). Every rank
+ * attaches the same program; the op is made at the switch at its first
+ * offloaded use. The MPI library's function stays the fallback: calls
+ * the layer does not offload (another type, too small, no switch) run
+ * it. Call after MPI_Init; a program that looks the function up with
+ * dlsym runs unchanged without the library.
+ *
+ * @return 0, or -1: a bad argument, or more than 64 ops attached.
+ */
+int acis_mpi_op_program(const void *mpi_op, const char *name,
+			const uint32_t *words, size_t n_words);
 
 /** Names for tables: "allreduce", ...; "off", "comm", ... */
 const char *acis_mpi_coll_name(enum acis_mpi_coll c);

@@ -679,10 +679,113 @@ MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
  * blocking and non-blocking forms of a collective share them. */
 
 /* A reduction: a mapped type without gaps, an op the switch has for it. */
+/* MPI ops with a CGRA program (acis_mpi_op_program), and their
+ * numbers at the switch once made. */
+#define USEROPS_MAX 64
+static struct {
+	MPI_Op op;
+	char name[ACIS_OP_NAME_LEN];
+	uint32_t *w;
+	size_t n;
+	int id;      /* 0: not made yet */
+	int refused; /* the switch refused it: the library's function */
+} uops[USEROPS_MAX];
+static int n_uops;
+
+int
+acis_mpi_op_program(const void *mpi_op, const char *name,
+		    const uint32_t *words, size_t n_words)
+{
+	MPI_Op op;
+	int i;
+
+	if (mpi_op == NULL || name == NULL || words == NULL ||
+	    n_words == 0 || n_words > ACIS_OP_WORDS_MAX ||
+	    strlen(name) == 0 || strlen(name) >= ACIS_OP_NAME_LEN)
+		return -1;
+	memcpy(&op, mpi_op, sizeof(op));
+	for (i = 0; i < n_uops && uops[i].op != op; i++)
+		;
+	if (i == USEROPS_MAX)
+		return -1;
+	free(uops[i].w);
+	uops[i].w = malloc(n_words * sizeof(*words));
+	if (uops[i].w == NULL)
+		return -1;
+	memcpy(uops[i].w, words, n_words * sizeof(*words));
+	uops[i].n = n_words;
+	uops[i].op = op;
+	uops[i].id = 0;
+	uops[i].refused = 0;
+	snprintf(uops[i].name, sizeof(uops[i].name), "%s", name);
+	if (i == n_uops)
+		n_uops++;
+	return 0;
+}
+
+/* The switch's number of MPI op op, made at its first use here; 0 when
+ * it has no program, or the switch refused it (said once). */
+static int
+user_op_id(MPI_Op op)
+{
+	enum acis_op id;
+	int i;
+
+	for (i = 0; i < n_uops && uops[i].op != op; i++)
+		;
+	if (i == n_uops || uops[i].refused)
+		return 0;
+	if (uops[i].id == 0) {
+		if (acis_op_create(g.ctx, uops[i].name, uops[i].w, uops[i].n,
+				   1, &id) != ACIS_OK) {
+			uops[i].refused = 1;
+			fprintf(stderr, "libacis-mpi: rank %d: op %s stays on "
+				"the hosts: %s\n", g.rank, uops[i].name,
+				acis_last_error(g.ctx));
+			return 0;
+		}
+		uops[i].id = (int)id;
+	}
+	return uops[i].id;
+}
+
+/* MPI_Op_free: the program goes with the op (MPI may give its handle to
+ * the next op made), and this rank is done with it at the switch. */
+int
+MPI_Op_free(MPI_Op *op)
+{
+	int i;
+
+	for (i = 0; op != NULL && i < n_uops; i++) {
+		if (uops[i].op != *op)
+			continue;
+		if (uops[i].id != 0 && g.ctx != NULL)
+			acis_op_free(g.ctx, (enum acis_op)uops[i].id);
+		free(uops[i].w);
+		uops[i] = uops[--n_uops];
+		memset(&uops[n_uops], 0, sizeof(uops[n_uops]));
+		break;
+	}
+	return PMPI_Op_free(op);
+}
+
 static int
 red_check(enum acis_mpi_coll k, MPI_Datatype datatype, MPI_Op op, int count,
 	  int *dt, int *aop, size_t *bytes)
 {
+	int uid = n_uops != 0 ? user_op_id(op) : 0, size = 0;
+
+	if (uid != 0) {
+		/* a user op folds elements as bytes: a gapless named type
+		 * of 1, 2, 4 or 8 bytes (MPI_2INT, MPI_FLOAT_INT, ...), so
+		 * that no chunk splits one */
+		if (!plain_bytes(datatype, count, bytes) ||
+		    PMPI_Type_size(datatype, &size) != MPI_SUCCESS ||
+		    (*dt = INT_OF(size, 0)) == 0)
+			return fallback(k, ACIS_MPI_FB_DATATYPE);
+		*aop = uid;
+		return !small(k, *bytes);
+	}
 	if ((*dt = reduce_dtype(datatype)) == 0 ||
 	    !plain_bytes(datatype, count, bytes))
 		return fallback(k, ACIS_MPI_FB_DATATYPE);

@@ -86,13 +86,19 @@ quick=()
 [ "$VARIANT" = openmpi ] || quick=(--quick)
 ar_before=$(counter completed_allreduce)
 rc=0
-mpi h0 4 "$DIR/full.log" ACIS_SWITCH=10.77.0.1 ACIS_MPI_STATS=1 -- \
+# (with an MPI_Op_create op given examples/cgra/maxloc.s: offloaded)
+"$ACIS_BUILD/tools/acis-asm" -o "$DIR/maxloc.bin" "$ACIS_ROOT/examples/cgra/maxloc.s"
+mpi h0 4 "$DIR/full.log" ACIS_SWITCH=10.77.0.1 ACIS_MPI_STATS=1 \
+	MPI_CHECK_OP_BIN="$DIR/maxloc.bin" -- \
 	"${quick[@]}" --expect-offload || rc=$?
 check "$VARIANT, 4 ranks, every call against the library's own: $(summary "$DIR/full.log")" \
 	[ "$rc" -eq 0 ]
 [ "$rc" -eq 0 ] || sed 's/^/    /' "$DIR/full.log" | tail -30
 grep -q '^libacis-mpi: rank 0, job' "$DIR/full.log" &&
 	sed -n '/^libacis-mpi: rank 0, job/,/avg_us: blocking/p' "$DIR/full.log" | sed 's/^/    /'
+check "an MPI_Op_create op with a CGRA program ran in the switch, MPI_MAXLOC's result" \
+	bash -c "grep -q '^mpi_check: a user op with a CGRA program' '$DIR/full.log' &&
+		 ! grep -q 'stays on the hosts' '$DIR/full.log'"
 ar_after=$(counter completed_allreduce)
 check "the switch completed the allreduces ($((ar_after - ar_before)))" \
 	[ "$ar_after" -gt "$ar_before" ]

@@ -382,6 +382,65 @@ user_sum(void *in, void *inout, int *len, MPI_Datatype *t)
 		((int *)inout)[i] += ((int *)in)[i];
 }
 
+/* MPI_MAXLOC on MPI_FLOAT_INT written as a user function: the op the
+ * MPI library runs when the layer does not offload it. */
+static void
+maxloc_fn(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+	struct fi { float v; int i; } *a = in, *b = inout;
+	int k;
+
+	(void)t;
+	for (k = 0; k < *len; k++)
+		if (a[k].v > b[k].v || (a[k].v == b[k].v && a[k].i < b[k].i))
+			b[k] = a[k];
+}
+
+/* With MPI_CHECK_OP_BIN naming examples/cgra/maxloc.s assembled
+ * (acis-asm) and libacis-mpi loaded: an MPI_Op_create op given that
+ * program with acis_mpi_op_program (found with dlsym) goes to the
+ * switch, and gives MPI_MAXLOC's result. 1 if it ran. */
+static int
+user_op_with_a_program(MPI_Comm comm)
+{
+	const char *path = getenv("MPI_CHECK_OP_BIN");
+	int (*attach)(const void *, const char *, const uint32_t *, size_t);
+	uint64_t (*offloaded)(void), before;
+	struct { float v; int i; } x[4000], y[4000], z[4000];
+	uint32_t w[256];
+	size_t n = 0;
+	int crank, i, ok;
+	MPI_Op op;
+	FILE *f;
+
+	*(void **)&attach = dlsym(RTLD_DEFAULT, "acis_mpi_op_program");
+	if (path == NULL || attach == NULL)
+		return 0;
+	f = fopen(path, "rb");
+	if (f != NULL) {
+		n = fread(w, 4, 256, f);
+		fclose(f);
+	}
+	MPI_Comm_rank(comm, &crank);
+	MPI_Op_create(maxloc_fn, 1, &op);
+	ok = n != 0 && attach(&op, "maxloc", w, n) == 0;
+	for (i = 0; i < 4000; i++) {
+		x[i].v = (float)((i * 7 + crank * 3) % 5);
+		x[i].i = crank;
+	}
+	*(void **)&offloaded = dlsym(RTLD_DEFAULT, "acis_mpi_offloaded");
+	before = offloaded != NULL ? offloaded() : 0;
+	MPI_Allreduce(x, y, 4000, MPI_FLOAT_INT, op, comm);
+	/* the switch took it, not the library's maxloc_fn */
+	ok = ok && offloaded != NULL && offloaded() == before + 1;
+	PMPI_Allreduce(x, z, 4000, MPI_FLOAT_INT, MPI_MAXLOC, comm);
+	ok = ok && memcmp(y, z, sizeof(y)) == 0;
+	MPI_Op_free(&op);
+	check(ok, "user op with a CGRA program (maxloc.s)", "float_int",
+	      "maxloc", 4000, comm);
+	return 1;
+}
+
 /* What the layer must leave to the MPI library: results as the library's. */
 static void
 fallbacks(MPI_Comm comm)
@@ -538,6 +597,8 @@ main(int argc, char **argv)
 		n_types = 6;
 
 	one_comm(MPI_COMM_WORLD, "world", counts, n_counts);
+	if (user_op_with_a_program(MPI_COMM_WORLD) && me == 0)
+		printf("mpi_check: a user op with a CGRA program\n");
 	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 	one_comm(dup, "dup of world", counts, quick ? 2 : n_counts);
 	MPI_Comm_split(MPI_COMM_WORLD, me % 2, -me, &half);
