@@ -117,6 +117,17 @@ fi
 rm -rf "$LA_DIR"
 acis_ctl "$PREFIX" cgra stats gcn | grep -E 'state|program"|pkts_|consumed|runs|instructions|cycles|tiles_skipped|faults'
 
+acis_log "a user-defined reduction: a CGRA program as the op of an allreduce"
+echo "(examples/cgra/satsum_u8.s, a saturating uint8 sum: every rank registers it"
+echo " with acis_op_create, the switch folds it in rank order on its own CGRA;"
+echo " each rank checks the result against the same program folded on the host;"
+echo " doc/collectives.md, \"User-defined operators\")"
+demo_ranks 45 --op-program "$ACIS_ROOT/examples/cgra/satsum_u8.s" \
+	--sizes 16,4096 --colls allreduce,reduce_scatter --dtypes uint8 --show
+grep -A2 -h '^world allreduce uint8 16 B' "$COLL_DIR/rank0.log" || true
+tail -n 1 "$COLL_DIR/rank0.log"
+rm -rf "$COLL_DIR"
+
 acis_log "the switch's counters (acisctl, over DPDK telemetry)"
 acis_ctl "$PREFIX" stages
 acis_ctl "$PREFIX" collectives
