@@ -26,7 +26,8 @@ __all__ = [
     "Dtype", "IN_PLACE", "InvalidArgumentError", "LibraryNotFoundError",
     "MAX", "MIN", "Op", "OutOfMemoryError", "PROD", "RefusedError",
     "Request", "SUM", "StateError", "Stats", "SystemCallError",
-    "UNDEFINED", "default_config", "dtype_code", "init", "library_path",
+    "UNDEFINED", "UserOp", "default_config", "dtype_code", "init",
+    "library_path",
     "op_code", "strerror", "waitall",
 ]
 # TimeoutError is left out of __all__: a star import would hide the
@@ -46,6 +47,7 @@ def _load():
         "strerror")})
     names.update(LibraryNotFoundError=_lib.LibraryNotFoundError,
                  library_path=_lib.path, Dtype=_types.Dtype, Op=_types.Op,
+                 UserOp=_types.UserOp,
                  dtype_code=_types.dtype_code, op_code=_types.op_code)
     for op in ("SUM", "PROD", "MIN", "MAX", "BAND", "BOR", "BXOR"):
         names[op] = getattr(_types.Op, op)

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _lib
 from ._errors import error
-from ._types import check_op, dtype_code, Op
+from ._types import check_op, dtype_code, Op, UserOp
 
 
 class _InPlace:
@@ -271,6 +271,33 @@ class Context:
             if rc != _lib.OK:
                 raise self._error(rc, "acis_comm_attach")
             return Comm(self, out.value)
+
+    def op_create(self, name, program, commutative=True):
+        """A user-defined reduction op (acis_op_create, doc/collectives.md):
+        program is a CGRA program's words, as bytes (acis-asm's .bin) or
+        integers; every rank of the job makes it with the same name and
+        program. The UserOp returned is an op for allreduce, reduce and
+        reduce_scatter."""
+        if isinstance(program, (bytes, bytearray, memoryview)):
+            w = np.frombuffer(bytes(program), dtype="<u4").astype(np.uint32)
+        else:
+            w = np.ascontiguousarray(program, dtype=np.uint32)
+        out = ctypes.c_int(0)
+        with self._lock:
+            rc = _lib.load().acis_op_create(
+                self._handle(), str(name).encode(),
+                w.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)), w.size,
+                1 if commutative else 0, ctypes.byref(out))
+            if rc != _lib.OK:
+                raise self._error(rc, "acis_op_create")
+        return UserOp(out.value, str(name))
+
+    def op_free(self, op):
+        """This rank is done with a user op (acis_op_free)."""
+        with self._lock:
+            rc = _lib.load().acis_op_free(self._handle(), int(op))
+            if rc != _lib.OK:
+                raise self._error(rc, "acis_op_free")
 
     def finalize(self):
         """Leave the job (acis_finalize): collective over the world, a

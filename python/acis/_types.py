@@ -98,9 +98,23 @@ def dtype_code(dtype):
 _OP_NAMES = {op.name.lower(): op for op in Op}
 
 
+class UserOp(int):
+    """A user-defined reduction op (Context.op_create): its number at the
+    switch, 128 to 255, and its name. Collectives take it as an op."""
+
+    def __new__(cls, code, name):
+        o = int.__new__(cls, code)
+        o.name = name
+        return o
+
+    def __repr__(self):
+        return f"UserOp({int(self)}, {self.name!r})"
+
+
 def op_code(op):
-    """The acis Op of an Op, its value, or its name ("sum", "bxor", ...)."""
-    if isinstance(op, Op):
+    """The acis Op of an Op, its value, or its name ("sum", "bxor", ...);
+    a UserOp as it is."""
+    if isinstance(op, (Op, UserOp)):
         return op
     if isinstance(op, str):
         try:
@@ -121,6 +135,11 @@ def op_code(op):
 def check_op(op, dtype):
     """The Op for op on a Dtype; ValueError for a bitwise op on floats."""
     code = op_code(op)
+    if isinstance(code, UserOp):
+        if dtype.name in ("FLOAT16", "BFLOAT16"):
+            raise ValueError(f"user op {code.name} folds bytes: not "
+                             f"{dtype.name.lower()}, which widens")
+        return code
     if code.is_bitwise and dtype.is_float:
         raise ValueError(f"op {code.name.lower()} is not defined on "
                          f"{dtype.name.lower()}: bitwise ops are for "

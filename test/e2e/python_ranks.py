@@ -15,6 +15,7 @@ once, as the switch does (doc/collectives.md).
 Prints a FAIL line per wrong result and "N passed, M failed" last; exits
 0 only when nothing failed.
 """
+import os
 import sys
 import time
 
@@ -221,6 +222,25 @@ def main():
         if rank == 0:
             world.deadline_set(0)
         world.barrier()
+
+        # a user-defined op (doc/collectives.md): satsum_u8.s, assembled
+        # by the test, folded in rank order by the switch
+        path = os.environ.get("ACIS_TEST_OP_BIN")
+        if path:
+            with open(path, "rb") as f:
+                op = ctx.op_create("satsum_u8", f.read())
+            check_true(f"op_create gave a user op ({op!r})",
+                       isinstance(op, acis.UserOp) and 128 <= op <= 255)
+            xs = [((np.arange(3000) * (r + 3)) % 200).astype(np.uint8)
+                  for r in everyone]
+            acc = xs[0].astype(np.int32)
+            for r in everyone[1:]:
+                acc = np.minimum(acc + xs[r], 255)
+            check("allreduce by the user op satsum_u8",
+                  world.allreduce(xs[rank], None, op), acc.astype(np.uint8))
+            ctx.op_free(op)
+            print(f"rank {rank}: user op {op.name} was op {int(op)}",
+                  flush=True)
 
         s = ctx.stats()
         check_true(f"stats: {s.msgs_sent} messages sent, {s.msgs_received} "

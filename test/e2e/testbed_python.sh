@@ -38,6 +38,9 @@ e2e_teardown() {
 "$TB" up -n 4 -p "$PREFIX" >/dev/null
 acis_switch_start "$PREFIX" "$PIPELINE" "$LOG"
 
+# a user-defined op for the ranks (satsum_u8.s, assembled here)
+"$ACIS_BUILD/tools/acis-asm" -o "$DIR/satsum_u8.bin" "$ACIS_ROOT/examples/cgra/satsum_u8.s"
+export ACIS_TEST_OP_BIN=$DIR/satsum_u8.bin
 start=$SECONDS
 for r in 0 1 2 3; do
 	# shellcheck disable=SC2046
@@ -56,6 +59,8 @@ for r in 0 1 2 3; do
 	{ grep -h '^FAIL' "$DIR/rank$r.log" || tail -n 5 "$DIR/rank$r.log"; } |
 		head -5 | sed "s/^/    rank $r: /"
 done
+check "a user-defined op from Python: every rank made satsum_u8 and reduced by it" \
+	[ "$(grep -l '^rank [0-3]: user op satsum_u8 was op 1[2-9][0-9]\|^rank [0-3]: user op satsum_u8 was op 2[0-5][0-9]' "$DIR"/rank*.log | wc -l)" -eq 4 ]
 checked=$(acis_checks_passed "$DIR")
 check "4 ranks ran every collective from Python in ${took} s ($checked results right): $(tail -n 1 "$DIR/rank0.log")" \
 	[ "$ok" -eq 0 ]
