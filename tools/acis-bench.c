@@ -8,7 +8,8 @@
  *              [--colls allreduce,reduce,bcast,scatter,gather,allgather,
  *                       reduce_scatter,alltoall,barrier]
  *              [--min-size 4] [--max-size 4194304] [--dtype float32]
- *              [--op sum] [-i|--iterations N] [-w|--warmup N]
+ *              [--op sum | --op-program FILE.bin]
+ *              [-i|--iterations N] [-w|--warmup N]
  *              [--format table|csv|json] [--output FILE]... [--timeout MS]
  *              [--settle MS]
  *
@@ -126,6 +127,7 @@ struct bench {
 	size_t min_size, max_size;
 	enum acis_dtype dtype;
 	enum acis_op op;
+	const char *op_program;  /* --op-program: a user op's words */
 	long iterations, warmup; /* < 0: OSU's by size */
 	long settle_ms;          /* --settle: a pause before the first call */
 	enum fmt fmt;
@@ -745,6 +747,48 @@ fill_ones(uint8_t *buf, size_t len, enum acis_dtype dt)
 /* Options                                                              */
 /* ------------------------------------------------------------------ */
 
+/* --op-program: the user op made from the file's words (little-endian),
+ * named after the file; b->op becomes it. 0, or -1 said. */
+static int
+user_op(struct bench *b)
+{
+	uint32_t w[ACIS_OP_WORDS_MAX];
+	char name[ACIS_OP_NAME_LEN];
+	const char *base = strrchr(b->op_program, '/');
+	uint8_t buf[4 * ACIS_OP_WORDS_MAX + 1];
+	enum acis_op op;
+	size_t n, i;
+	FILE *f = fopen(b->op_program, "rb");
+
+	if (f == NULL) {
+		fprintf(stderr, "acis-bench: --op-program %s: cannot open it\n",
+			b->op_program);
+		return -1;
+	}
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	if (n == 0 || n % 4 != 0 || n > 4 * ACIS_OP_WORDS_MAX) {
+		fprintf(stderr, "acis-bench: --op-program %s: expected 1 to %d "
+			"little-endian words (acis-asm's .bin), found %zu "
+			"bytes\n", b->op_program, ACIS_OP_WORDS_MAX, n);
+		return -1;
+	}
+	for (i = 0; i < n / 4; i++)
+		w[i] = (uint32_t)buf[4 * i] | (uint32_t)buf[4 * i + 1] << 8 |
+		       (uint32_t)buf[4 * i + 2] << 16 |
+		       (uint32_t)buf[4 * i + 3] << 24;
+	snprintf(name, sizeof(name), "%s", base != NULL ? base + 1 :
+		 b->op_program);
+	name[strcspn(name, ".")] = '\0';
+	if (acis_op_create(b->ctx, name, w, n / 4, 1, &op) != ACIS_OK) {
+		fprintf(stderr, "acis-bench: rank %u: --op-program: %s\n",
+			b->me, acis_last_error(b->ctx));
+		return -1;
+	}
+	b->op = op;
+	return 0;
+}
+
 static void
 usage(FILE *f)
 {
@@ -765,6 +809,10 @@ usage(FILE *f)
 		"(default float32)\n"
 		"  --op OP              sum prod min max band bor bxor (default "
 		"sum)\n"
+		"  --op-program F.bin   a user-defined op: a CGRA program "
+		"(acis-asm's .bin),\n"
+		"                       made with acis_op_create, named after "
+		"the file\n"
 		"  -i, --iterations N   timed calls per size (default: OSU's, %d "
 		"up to %d B,\n"
 		"                       %d above)\n"
@@ -861,6 +909,7 @@ parse_args(struct bench *b, int argc, char **argv,
 		{"max-size", required_argument, NULL, 'M'},
 		{"dtype", required_argument, NULL, 'd'},
 		{"op", required_argument, NULL, 'o'},
+		{"op-program", required_argument, NULL, 'U'},
 		{"iterations", required_argument, NULL, 'i'},
 		{"warmup", required_argument, NULL, 'w'},
 		{"format", required_argument, NULL, 'f'},
@@ -930,6 +979,9 @@ parse_args(struct bench *b, int argc, char **argv,
 			}
 			b->op = (enum acis_op)i;
 			break;
+		case 'U':
+			b->op_program = optarg;
+			break;
 		case 'i':
 			if (parse_ulong("iterations", optarg, 1, 100000000, &v))
 				return -1;
@@ -992,7 +1044,7 @@ parse_args(struct bench *b, int argc, char **argv,
 		enum acis_coll k = b->order[i]->coll;
 
 		if ((k == ACIS_C_ALLREDUCE || k == ACIS_C_REDUCE ||
-		     k == ACIS_C_REDUCE_SCATTER) &&
+		     k == ACIS_C_REDUCE_SCATTER) && b->op_program == NULL &&
 		    !acis_op_valid(b->op, b->dtype)) {
 			fprintf(stderr, "acis-bench: op %s is not defined on "
 				"%s\n", acis_op_name(b->op),
@@ -1212,6 +1264,10 @@ main(int argc, char **argv)
 		return 1;
 	}
 	b.world = acis_comm_world(b.ctx);
+	if (b.op_program != NULL && user_op(&b) != 0) {
+		acis_finalize(b.ctx);
+		return 1;
+	}
 	if (same_options(&b) != 0) {
 		acis_finalize(b.ctx);
 		return 1;
