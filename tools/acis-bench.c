@@ -46,6 +46,9 @@
 #include <unistd.h>
 
 #include "acis.h"
+#ifndef ACIS_BENCH_MPI
+#include "acis_cgra.h"
+#endif
 
 /* OSU micro-benchmarks' defaults (osu_coll.h / osu_util.h). */
 #define OSU_ITERATIONS 1000
@@ -747,46 +750,43 @@ fill_ones(uint8_t *buf, size_t len, enum acis_dtype dt)
 /* Options                                                              */
 /* ------------------------------------------------------------------ */
 
-/* --op-program: the user op made from the file's words (little-endian),
- * named after the file; b->op becomes it. 0, or -1 said. */
+/* --op-program: the user op made from the file's program (acis-asm's
+ * .bin, or its assembly text), named after the file; b->op becomes it.
+ * 0, or -1 said. */
 static int
 user_op(struct bench *b)
 {
-	uint32_t w[ACIS_OP_WORDS_MAX];
-	char name[ACIS_OP_NAME_LEN];
+#ifdef ACIS_BENCH_MPI
+	/* over MPI (bench/acis_over_mpi.c): no switch to run a program */
+	fprintf(stderr, "acis-bench: --op-program: not over MPI (a user "
+		"op is a program for the switch)\n");
+	return -1;
+#else
 	const char *base = strrchr(b->op_program, '/');
-	uint8_t buf[4 * ACIS_OP_WORDS_MAX + 1];
+	char name[ACIS_OP_NAME_LEN], err[1024];
 	enum acis_op op;
-	size_t n, i;
-	FILE *f = fopen(b->op_program, "rb");
+	uint32_t *w;
+	size_t n;
+	int rc;
 
-	if (f == NULL) {
-		fprintf(stderr, "acis-bench: --op-program %s: cannot open it\n",
-			b->op_program);
+	if (acis_cgra_read_program(b->op_program, &w, &n, err,
+				   sizeof(err)) != 0) {
+		fprintf(stderr, "acis-bench: --op-program: %s\n", err);
 		return -1;
 	}
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	if (n == 0 || n % 4 != 0 || n > 4 * ACIS_OP_WORDS_MAX) {
-		fprintf(stderr, "acis-bench: --op-program %s: expected 1 to %d "
-			"little-endian words (acis-asm's .bin), found %zu "
-			"bytes\n", b->op_program, ACIS_OP_WORDS_MAX, n);
-		return -1;
-	}
-	for (i = 0; i < n / 4; i++)
-		w[i] = (uint32_t)buf[4 * i] | (uint32_t)buf[4 * i + 1] << 8 |
-		       (uint32_t)buf[4 * i + 2] << 16 |
-		       (uint32_t)buf[4 * i + 3] << 24;
 	snprintf(name, sizeof(name), "%s", base != NULL ? base + 1 :
 		 b->op_program);
 	name[strcspn(name, ".")] = '\0';
-	if (acis_op_create(b->ctx, name, w, n / 4, 1, &op) != ACIS_OK) {
+	rc = acis_op_create(b->ctx, name, w, n, 1, &op);
+	free(w);
+	if (rc != ACIS_OK) {
 		fprintf(stderr, "acis-bench: rank %u: --op-program: %s\n",
 			b->me, acis_last_error(b->ctx));
 		return -1;
 	}
 	b->op = op;
 	return 0;
+#endif
 }
 
 static void
@@ -809,8 +809,8 @@ usage(FILE *f)
 		"(default float32)\n"
 		"  --op OP              sum prod min max band bor bxor (default "
 		"sum)\n"
-		"  --op-program F.bin   a user-defined op: a CGRA program "
-		"(acis-asm's .bin),\n"
+		"  --op-program FILE    a user-defined op: a CGRA program "
+		"(acis-asm's .bin, or .s),\n"
 		"                       made with acis_op_create, named after "
 		"the file\n"
 		"  -i, --iterations N   timed calls per size (default: OSU's, %d "

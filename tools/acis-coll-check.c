@@ -36,8 +36,10 @@
  *                    program, registered with acis_op_create under NAME
  *                    (the file's base name); the reference folds it in
  *                    rank order on this host under the same fold
- *                    contract, lib/userop, a fold of at most 64 KiB;
- *                    float16 and bfloat16 are skipped)
+ *                    contract, lib/userop, in 64 KiB pieces (a
+ *                    program folding elements where they lie, as the
+ *                    switch's chunks do); float16 and bfloat16 are
+ *                    skipped)
  *
  * Prints one line per failure and "N passed, M failed" at the end; exits
  * 0 only when nothing failed.
@@ -379,15 +381,26 @@ reference_reduce(unsigned int dt, unsigned int op, uint32_t P, uint64_t first,
 		 * folds it */
 		char err[256];
 
+		size_t off, len;
+
 		tmp = malloc(n * ds + 8);
 		fill(dt, 0, first, n, out);
 		for (r = 1; r < P; r++) {
 			fill(dt, r, first, n, tmp);
-			if (acis_userop_fold(user_ref, out, tmp, n * ds, err,
-					     sizeof(err)) != 0) {
-				printf("FAIL the reference's fold: %s\n", err);
-				failed++;
-				break;
+			/* in pieces a fold takes (64 KiB; whole elements,
+			 * as the switch's chunks are) */
+			for (off = 0; off < n * ds; off += len) {
+				len = n * ds - off < ACIS_USEROP_ACC_MAX ?
+				      n * ds - off : ACIS_USEROP_ACC_MAX;
+				if (acis_userop_fold(user_ref, out + off,
+						     tmp + off, len, err,
+						     sizeof(err)) != 0) {
+					printf("FAIL the reference's fold: "
+					       "%s\n", err);
+					failed++;
+					r = P;
+					break;
+				}
 			}
 		}
 		free(tmp);

@@ -2320,7 +2320,7 @@ int
 acis_op_create(acis_ctx_t *ctx, const char *name, const uint32_t *words,
 	       size_t n_words, int commutative, enum acis_op *op)
 {
-	static uint8_t pl[ACIS_OP_NAME_LEN + 4 * ACIS_OP_WORDS_MAX];
+	uint8_t pl[ACIS_OP_NAME_LEN + 4 * ACIS_OP_WORDS_MAX];
 	struct acis_hdr h, reply;
 	size_t nl, i;
 	int rc;

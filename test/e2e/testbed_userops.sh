@@ -5,7 +5,7 @@
 #   - examples/cgra/satsum_u8.s (a saturating uint8 sum, not
 #     associative) and maxloc.s ((value, index) pairs) made with
 #     acis_op_create by every rank: allreduce, reduce and reduce_scatter
-#     of 4 bytes to 20,000 (many chunks), in-place forms too, bit for bit
+#     of 8 bytes to 128 KiB (many chunks), in-place forms too, bit for bit
 #     as this host folds the same program in rank order; the switch
 #     counts folds and no fault;
 #   - a program that reads past its bank: every rank's allreduce fails
@@ -29,7 +29,7 @@ job=41
 for prog in satsum_u8 maxloc; do
 	rc=0
 	acis_run_ranks "$PREFIX" 4 "$job" "$DIR" --op-program "$EX/$prog.s" \
-		--colls "$colls" --dtypes uint8,uint64 --sizes 8,1000,20000 \
+		--colls "$colls" --dtypes uint8,uint64 --sizes 8,1000,20000,131072 \
 		--in-place || rc=1
 	cat "$DIR"/rank*.log >>"$LOG"
 	check "$prog as a user op: every reduction bit for bit on every rank ($(grep -h 'passed' "$DIR"/rank*.log | tr '\n' '|'))" \

@@ -2499,7 +2499,7 @@ open_slot(struct cctx *x, const struct acis_comm *c, uint32_t key,
 		 * switches would each need it (not yet: one switch) */
 		x->st->userop_refused++;
 		answer(x, from, ACIS_T_NACK, ACIS_S_NO_OP, h);
-		drop(x, x->m, ACIS_DROP_ACIS_MISMATCH);
+		drop(x, x->m, ACIS_DROP_ACIS_BAD_OP);
 		return NULL;
 	}
 	s = acis_agg_open_weighted(x->agg, &k, c->size, c->jobp->index,
