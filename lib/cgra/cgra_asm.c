@@ -431,15 +431,40 @@ static const struct {
 	{ "streamout.v", OP_STREAMOUT, 1, "streamout.v vs|sin" },
 };
 
-/* An NGRA extension (f->op, f->sub set): "NAME vd, sin", "vmerge vd,
- * sin, rs" or "vredNAME rs, vs". */
+/* The operand of an element-wise op: "sin" (rs = 0), or "xN", the
+ * register holding the first element of a VRF group. x0 is refused: its
+ * rs of 0 is the stream's, so it could not come back as written. */
+static int
+op_sin_or_xreg(struct asm_ctx *a, const struct tok *t, uint8_t *r)
+{
+	unsigned int v;
+	char b[48];
+
+	if (tok_is(t, "sin")) {
+		*r = 0;
+		return 0;
+	}
+	if (parse_numbered(t, 'x', ACIS_CGRA_XREGS - 1, &v) != 0)
+		return aerr(a, t->col, "expected 'sin' or a scalar register "
+			    "x1..x31 (holding the operand's first element), "
+			    "got '%s'", tok_str(t, b, sizeof(b)));
+	if (v == 0)
+		return aerr(a, t->col, "x0 cannot hold the operand's first "
+			    "element (rs = 0 encodes the stream: write "
+			    "'sin', or use x1..x31)");
+	*r = (uint8_t)v;
+	return 0;
+}
+
+/* An NGRA extension (f->op, f->sub set): "NAME vd, sin", "NAME vd, rs",
+ * "vmerge vd, sin, rs" or "vredNAME rs, vs". */
 static int
 ext_statement(struct asm_ctx *a, const struct tok *mn, struct tok *ops,
 	      int n_ops, struct cgra_fields *f)
 {
 	const char *name = acis_cgra_isa_ext_name(f->op, f->sub);
 	const char *form = f->op == OP_VRED ? "rs, vs" :
-			   f->sub == VE_MERGE ? "vd, sin, rs" : "vd, sin";
+			   f->sub == VE_MERGE ? "vd, sin, rs" : "vd, sin|rs";
 	int want = f->op == OP_VEXT && f->sub == VE_MERGE ? 3 : 2, rc;
 
 	if (n_ops != want)
@@ -449,12 +474,16 @@ ext_statement(struct asm_ctx *a, const struct tok *mn, struct tok *ops,
 		rc = op_xreg(a, &ops[0], &f->rs1);
 		if (rc == 0)
 			rc = op_vreg(a, &ops[1], &f->v);
-	} else {
+	} else if (want == 3) {
 		rc = op_vreg(a, &ops[0], &f->v);
 		if (rc == 0)
 			rc = op_sin(a, &ops[1]);
-		if (rc == 0 && want == 3)
+		if (rc == 0)
 			rc = op_xreg(a, &ops[2], &f->rs1);
+	} else {
+		rc = op_vreg(a, &ops[0], &f->v);
+		if (rc == 0)
+			rc = op_sin_or_xreg(a, &ops[1], &f->rs1);
 	}
 	if (rc != 0)
 		return rc;
@@ -819,6 +848,9 @@ dis_fields(const struct cgra_fields *f, long long label, char *buf,
 		mn = acis_cgra_isa_ext_name(f->op, f->sub);
 		if (f->sub == VE_MERGE)
 			return snprintf(buf, len, "%s v%u, sin, x%u", mn, f->v,
+					f->rs1);
+		if (f->rs1 != 0)
+			return snprintf(buf, len, "%s v%u, x%u", mn, f->v,
 					f->rs1);
 		return snprintf(buf, len, "%s v%u, sin", mn, f->v);
 	case OP_VRED:

@@ -2,15 +2,19 @@
 /*
  * The NGRA extensions of the machine (doc/cgra-isa.md §4.1, thesis
  * §5.5.2): the element-wise ops of the typed PEs (integer and logic,
- * packed saturating adds, FP max, min, division, square root,
- * conversions, (value, index) pairs), partial predication (a compare
- * that makes a mask, a merge that selects by one) and the cross-lane
- * reduction tree. Every op is exact and independent of the host: words
- * are moved as bits (memcpy), the FP ops are single IEEE operations, and
- * max, min and the pairs order -0 below +0 and give one canonical NaN,
- * so that folding the same words in any grouping of a commutative op
- * gives the same bits. Plain loops over the interleaved VRF
- * (cgra_internal.h): one switch per instruction, not per element.
+ * packed saturating adds, FP add, subtract, multiply, max, min, division,
+ * square root, conversions, (value, index) pairs), whose first operand
+ * is the stream or, with rs != 0, a group of the VRF (the PEs' wide
+ * input MUXes); partial predication (a compare that makes a mask, a
+ * merge that selects by one) and the cross-lane reduction tree. Every op
+ * is exact and independent of the host: words are moved as bits
+ * (memcpy), the FP ops are single IEEE operations (never contracted:
+ * the library is built with -ffp-contract=off), and max, min and the
+ * pairs order -0 below +0 and give one canonical NaN, so that folding
+ * the same words in any grouping of a commutative op gives the same
+ * bits. Plain loops over the interleaved VRF (cgra_internal.h): one
+ * switch per instruction (per VPE for an overlapping register operand),
+ * not per element.
  */
 #include <math.h>
 #include <stdint.h>
@@ -124,18 +128,20 @@ pair_wins(uint32_t av, uint32_t ai, uint32_t bv, uint32_t bi, int max)
 	return av <= bv;
 }
 
-/* For each element e below cnt and each VPE p: a the stream's word, b
- * vd's, vd's word set to EXPR. */
+/* For each element e below cnt and each VPE p from p0 to p1: a the
+ * operand's word at s + e * ss + p * ps (the stream's: ss 4, ps 0; a VRF
+ * group's: ss 4P, ps 4), b vd's, vd's word set to EXPR. */
 #define EACH(EXPR) do { \
 	for (e = 0; e < cnt; e++) { \
-		uint32_t a; \
-		memcpy(&a, s + 4 * (size_t)e, 4); \
-		for (p = 0; p < n; p++) { \
+		const uint8_t *ae = s + e * ss; \
+		for (p = p0; p < p1; p++) { \
 			float *dp = d + (size_t)e * P + p; \
-			uint32_t b, r; \
+			uint32_t a, b, r; \
+			memcpy(&a, ae + p * ps, 4); \
 			memcpy(&b, dp, 4); \
 			r = (EXPR); \
 			memcpy(dp, &r, 4); \
+			(void)a; \
 			(void)b; \
 		} \
 	} \
@@ -196,6 +202,15 @@ vext_one(unsigned int sub, u32a *restrict d, const u32u *restrict s,
 	case VE_MIN_U32:
 		EACH1(a < b ? a : b);
 		return 1;
+	case VE_FADD:
+		EACH1(as_u(as_f(a) + as_f(b)));
+		return 1;
+	case VE_FSUB:
+		EACH1(as_u(as_f(a) - as_f(b)));
+		return 1;
+	case VE_FMUL:
+		EACH1(as_u(as_f(a) * as_f(b)));
+		return 1;
 	case VE_SADD_U8:
 		for (e = 0; e < 4 * cnt; e++) {
 			unsigned int v = (unsigned int)d8[e] + s8[e];
@@ -231,31 +246,18 @@ vext_one(unsigned int sub, u32a *restrict d, const u32u *restrict s,
 
 #undef EACH1
 
-int
-acis_cgra_k_vext(struct acis_cgra *m, const struct cgra_insn *in)
+/* Sub-op sub on elements 0..cnt-1 of VPEs p0..p1-1 of the interleaved
+ * group d: the operand as EACH reads it, mk vmerge's mask. One switch per
+ * call, not per element. */
+static void
+vext_each(unsigned int sub, unsigned int P, float *d, const uint8_t *s,
+	  size_t ss, size_t ps, const float *mk, uint32_t cnt,
+	  unsigned int p0, unsigned int p1)
 {
-	const unsigned int P = m->P, n = m->cfg.n_vpe;
-	float *d = m->vrf + (size_t)in->va * P;
-	const float *mk = NULL;
-	const uint8_t *s;
-	uint32_t cnt, e, p;
+	size_t e;
+	unsigned int p;
 
-	if (in->sub == VE_MERGE) {
-		uint32_t x = m->x[in->rs1];
-
-		if (x > m->n_elems || in->vl > m->n_elems - x)
-			return acis_cgra_fault(m, ACIS_CGRA_E_VRF,
-					       "mask v0[%u..%u] is outside the "
-					       "VRF's %u elements", x,
-					       x + in->vl - 1, m->n_elems);
-		mk = m->vrf + (size_t)x * P;
-	}
-	s = cgra_stream_take(m, in->vl, &cnt);
-	if (P == 1 && vext_one(in->sub, (u32a *)d, (const u32u *)s, cnt)) {
-		cgra_account(m, cnt);
-		return 0;
-	}
-	switch (in->sub) {
+	switch (sub) {
 	case VE_ADD_I32:
 		EACH(a + b);
 		break;
@@ -316,12 +318,21 @@ acis_cgra_k_vext(struct acis_cgra *m, const struct cgra_insn *in)
 	case VE_MFLT:
 		EACH(as_f(a) < as_f(b) ? 0xffffffffu : 0u);
 		break;
+	case VE_FADD:
+		EACH(as_u(as_f(a) + as_f(b)));
+		break;
+	case VE_FSUB:
+		EACH(as_u(as_f(a) - as_f(b)));
+		break;
+	case VE_FMUL:
+		EACH(as_u(as_f(a) * as_f(b)));
+		break;
 	case VE_MERGE:
 		for (e = 0; e < cnt; e++) {
 			uint32_t a, c;
 
-			memcpy(&a, s + 4 * (size_t)e, 4);
-			for (p = 0; p < n; p++) {
+			for (p = p0; p < p1; p++) {
+				memcpy(&a, s + e * ss + p * ps, 4);
 				memcpy(&c, mk + (size_t)e * P + p, 4);
 				if (c != 0)
 					memcpy(d + (size_t)e * P + p, &a, 4);
@@ -335,16 +346,16 @@ acis_cgra_k_vext(struct acis_cgra *m, const struct cgra_insn *in)
 		for (e = 0; e + 1 < cnt; e += 2) {
 			uint32_t av, ai, bv, bi;
 
-			memcpy(&av, s + 4 * (size_t)e, 4);
-			memcpy(&ai, s + 4 * (size_t)e + 4, 4);
-			for (p = 0; p < n; p++) {
+			for (p = p0; p < p1; p++) {
 				float *dv = d + (size_t)e * P + p;
 				float *di = dv + P;
 
+				memcpy(&av, s + e * ss + p * ps, 4);
+				memcpy(&ai, s + (e + 1) * ss + p * ps, 4);
 				memcpy(&bv, dv, 4);
 				memcpy(&bi, di, 4);
 				if (pair_wins(av, ai, bv, bi,
-					      in->sub == VE_MAXLOC)) {
+					      sub == VE_MAXLOC)) {
 					memcpy(dv, &av, 4);
 					memcpy(di, &ai, 4);
 				}
@@ -352,6 +363,90 @@ acis_cgra_k_vext(struct acis_cgra *m, const struct cgra_insn *in)
 		}
 		break;
 	}
+}
+
+/*
+ * The register form (rs != 0, not vmerge): a[i] is element x[rs] + i of
+ * the VPE's own VRF. Every element is active and the stream is not read.
+ * The result is as if all a were read before any of vd is written. A
+ * group that overlaps vd at the same offset is safe element by element
+ * (element i reads a[i] and b[i] before writing d[i]), but the one-VPE
+ * loops take restrict pointers, and at another offset d[i] would land on
+ * an a[j] not yet read; so an overlapping group is copied first, into
+ * m->tail (VL words fit: it is sized for VLMAX), one VPE at a time.
+ */
+static int
+vext_reg(struct acis_cgra *m, const struct cgra_insn *in, float *d)
+{
+	const unsigned int P = m->P, n = m->cfg.n_vpe;
+	const uint32_t x = m->x[in->rs1], vl = in->vl;
+	const float *g;
+	uint32_t *t = m->tail;
+	unsigned int p;
+	uint32_t e;
+	int ovl;
+
+	if (x > m->n_elems || vl > m->n_elems - x)
+		return acis_cgra_fault(m, ACIS_CGRA_E_VRF,
+				       "operand v0[%u..%llu] is outside the "
+				       "VRF's %u elements", x,
+				       (unsigned long long)x + vl - 1,
+				       m->n_elems);
+	g = m->vrf + (size_t)x * P;
+	ovl = x < in->va + vl && in->va < x + vl;
+	if (P == 1) {
+		const uint32_t *a = (const uint32_t *)g;
+
+		if (ovl) {
+			memcpy(t, g, (size_t)vl * 4);
+			a = t;
+		}
+		if (!vext_one(in->sub, (u32a *)d, (const u32u *)a, vl))
+			vext_each(in->sub, 1, d, (const uint8_t *)a, 4, 0,
+				  NULL, vl, 0, 1);
+	} else if (ovl && x != in->va) {
+		for (p = 0; p < n; p++) {
+			for (e = 0; e < vl; e++)
+				memcpy(&t[e], g + (size_t)e * P + p, 4);
+			vext_each(in->sub, P, d, (const uint8_t *)t, 4, 0,
+				  NULL, vl, p, p + 1);
+		}
+	} else {
+		vext_each(in->sub, P, d, (const uint8_t *)g,
+			  (size_t)P * 4, 4, NULL, vl, 0, n);
+	}
+	/* costs as the stream form would with all VL words there */
+	cgra_account(m, vl);
+	return 0;
+}
+
+int
+acis_cgra_k_vext(struct acis_cgra *m, const struct cgra_insn *in)
+{
+	const unsigned int P = m->P, n = m->cfg.n_vpe;
+	float *d = m->vrf + (size_t)in->va * P;
+	const float *mk = NULL;
+	const uint8_t *s;
+	uint32_t cnt;
+
+	if (in->sub == VE_MERGE) {
+		uint32_t x = m->x[in->rs1];
+
+		if (x > m->n_elems || in->vl > m->n_elems - x)
+			return acis_cgra_fault(m, ACIS_CGRA_E_VRF,
+					       "mask v0[%u..%u] is outside the "
+					       "VRF's %u elements", x,
+					       x + in->vl - 1, m->n_elems);
+		mk = m->vrf + (size_t)x * P;
+	} else if (in->rs1 != 0) {
+		return vext_reg(m, in, d);
+	}
+	s = cgra_stream_take(m, in->vl, &cnt);
+	if (P == 1 && vext_one(in->sub, (u32a *)d, (const u32u *)s, cnt)) {
+		cgra_account(m, cnt);
+		return 0;
+	}
+	vext_each(in->sub, P, d, s, 4, 0, mk, cnt, 0, n);
 	cgra_account(m, cnt);
 	return 0;
 }

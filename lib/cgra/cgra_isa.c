@@ -51,6 +51,9 @@ static const char *const vext_names[VE_COUNT] = {
 	[VE_FCVT_X_F] = "vfcvt.x.f",
 	[VE_MFLT] = "vmflt.f32",
 	[VE_MERGE] = "vmerge",
+	[VE_FADD] = "vfadd.f32",
+	[VE_FSUB] = "vfsub.f32",
+	[VE_FMUL] = "vfmul.f32",
 };
 
 static const char *const vred_names[VR_COUNT] = {
@@ -205,14 +208,9 @@ acis_cgra_isa_decode(uint32_t w, struct cgra_fields *f, char *why, size_t len)
 					 VE_COUNT - 1);
 				return -1;
 			}
-			if (f->sub != VE_MERGE && f->rs1 != 0) {
-				snprintf(why, len, "reserved bits 26:22 set "
-					 "in %s 0x%08x",
-					 acis_cgra_isa_ext_name(OP_VEXT,
-								f->sub),
-					 (unsigned int)w);
-				return -1;
-			}
+			/* rs (26:22) is vmerge's mask; for the others 0
+			 * is the stream and any other register holds the
+			 * operand's first element: every value is valid */
 			f->op = OP_VEXT;
 			return 0;
 		}

@@ -62,13 +62,15 @@ enum cgra_op {
 	OP_SPVACC_XV,
 	OP_STREAMOUT,
 	OP_STREAMOUT_SIN,
-	OP_VEXT,         /* vd[i] = f(stream[i], vd[i]), f by the sub-op */
+	OP_VEXT,         /* vd[i] = f(a[i], vd[i]), f by the sub-op; a the
+			  * stream, or (rs != 0) the VRF from x[rs] */
 	OP_VRED,         /* v0[x[rs]] = a reduction tree over vs[0..VL) */
 	OP_COUNT
 };
 
 /* Sub-ops of OP_VEXT (the NGRA's typed PEs and partial predication,
- * doc/cgra-isa.md §4.1), in encoding order. */
+ * doc/cgra-isa.md §4.1), in encoding order: new ones go at the end, so
+ * that existing words keep their meaning. */
 enum cgra_vext {
 	VE_ADD_I32, VE_MUL_I32, VE_AND, VE_OR, VE_XOR,
 	VE_MAX_I32, VE_MIN_I32, VE_MAX_U32, VE_MIN_U32,
@@ -77,6 +79,7 @@ enum cgra_vext {
 	VE_MAXLOC, VE_MINLOC,
 	VE_FDIV, VE_FSQRT, VE_FCVT_F_X, VE_FCVT_X_F,
 	VE_MFLT, VE_MERGE,
+	VE_FADD, VE_FSUB, VE_FMUL,   /* 23..25 */
 	VE_COUNT
 };
 
@@ -92,7 +95,8 @@ struct cgra_fields {
 	uint8_t op;        /* enum cgra_op */
 	uint8_t rd;        /* lui addi add csrrw vsetivli */
 	uint8_t rs1;       /* addi add bne csrrw; vle/vse address; the x of
-			    * vmacc and spvacc */
+			    * vmacc, spvacc, vred and vmerge; vext's operand
+			    * (0 = the stream) */
 	uint8_t rs2;       /* add bne */
 	uint16_t v;        /* vector register: vd, vs2 (.xv forms), vs, vs3 */
 	uint16_t v2;       /* vs2 of vfadd.vv / vfmul.vv */

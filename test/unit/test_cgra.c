@@ -2257,6 +2257,18 @@ ref_sat(uint32_t a, uint32_t b, unsigned int bits, int sign)
 	return r;
 }
 
+/* FP32 a + b, a - b or a * b, rounded once: volatile operands and
+ * result, so that it is one single-precision operation that the compiler
+ * can neither fuse with another nor keep wider. */
+static uint32_t
+ref_farith(char op, uint32_t a, uint32_t b)
+{
+	volatile float x = bitsf(a), y = bitsf(b), r;
+
+	r = op == '+' ? x + y : op == '-' ? x - y : x * y;
+	return fbits(r);
+}
+
 /* The reference result of element-wise sub-op name on stream word a and
  * register word b; *any_nan set when only NaN-ness is specified. */
 static uint32_t
@@ -2316,33 +2328,48 @@ ref_vext(const char *name, uint32_t a, uint32_t b, int *any_nan)
 	}
 	if (!strcmp(name, "vmflt.f32"))
 		return x < (double)bitsf(b) ? 0xffffffffu : 0;
+	if (!strcmp(name, "vfadd.f32")) {
+		*any_nan = 1;
+		return ref_farith('+', a, b);
+	}
+	if (!strcmp(name, "vfsub.f32")) {
+		*any_nan = 1;
+		return ref_farith('-', a, b);
+	}
+	if (!strcmp(name, "vfmul.f32")) {
+		*any_nan = 1;
+		return ref_farith('*', a, b);
+	}
 	fail_msg("no reference for %s", name);
 	return 0;
 }
+
+/* The element-wise ops that ref_vext knows (all but the pairs and
+ * vmerge). */
+static const char *const vext_names[] = {
+	"vadd.i32", "vmul.i32", "vand", "vor", "vxor", "vmax.i32",
+	"vmin.i32", "vmax.u32", "vmin.u32", "vfmax.f32", "vfmin.f32",
+	"vsadd.i8", "vsadd.u8", "vsadd.i16", "vsadd.u16",
+	"vfdiv.f32", "vfsqrt.f32", "vfcvt.f.x", "vfcvt.x.f",
+	"vmflt.f32", "vfadd.f32", "vfsub.f32", "vfmul.f32",
+};
 
 /* Every element-wise op on every pair of edge words (each stream word
  * against each register word, on every VPE), bit for bit. */
 static void
 test_ngra_elementwise_ops_match_the_reference(void **state)
 {
-	static const char *const names[] = {
-		"vadd.i32", "vmul.i32", "vand", "vor", "vxor", "vmax.i32",
-		"vmin.i32", "vmax.u32", "vmin.u32", "vfmax.f32", "vfmin.f32",
-		"vsadd.i8", "vsadd.u8", "vsadd.i16", "vsadd.u16",
-		"vfdiv.f32", "vfsqrt.f32", "vfcvt.f.x", "vfcvt.x.f",
-		"vmflt.f32",
-	};
 	static const unsigned int vpes[] = { 1, 3, 16 };
 	unsigned int k, vi, p, i, j;
 	char src[128];
 
 	(void)state;
-	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+	for (k = 0; k < sizeof(vext_names) / sizeof(vext_names[0]); k++)
 		for (vi = 0; vi < 3; vi++) {
 			struct acis_cgra *m = machine(vpes[vi]);
 
 			snprintf(src, sizeof(src), "vsetivli x0, %zu, e32, m4\n"
-				 "%s v8, sin\nwfi\n", NEDGE, names[k]);
+				 "%s v8, sin\nwfi\n", NEDGE, vext_names[k]);
 			load(m, src);
 			for (j = 0; j < NEDGE; j++) {
 				/* register word j (rotated by VPE) against
@@ -2359,8 +2386,8 @@ test_ngra_elementwise_ops_match_the_reference(void **state)
 								  NEDGE];
 						int any;
 						uint32_t want = ref_vext(
-							names[k], EDGE[i], b,
-							&any);
+							vext_names[k], EDGE[i],
+							b, &any);
 						uint32_t got =
 							fbits(vrf(m, p, 128 + i));
 
@@ -2371,12 +2398,266 @@ test_ngra_elementwise_ops_match_the_reference(void **state)
 						fail_msg("%s 0x%08x, 0x%08x "
 							 "(vpe %u): 0x%08x, "
 							 "want 0x%08x",
-							 names[k], EDGE[i], b,
-							 p, got, want);
+							 vext_names[k],
+							 EDGE[i], b, p, got,
+							 want);
 					}
 			}
 			acis_cgra_free(m);
 		}
+}
+
+/* Fails unless got is the reference of op name on words a and b. */
+static void
+check_vext(const char *name, uint32_t a, uint32_t b, uint32_t got,
+	   unsigned int vpe, uint32_t elem)
+{
+	int any;
+	uint32_t want = ref_vext(name, a, b, &any);
+
+	if (got == want || (any && nan_bits(got) && nan_bits(want)))
+		return;
+	fail_msg("%s 0x%08x, 0x%08x (vpe %u, element %u): 0x%08x, want "
+		 "0x%08x", name, a, b, vpe, elem, got, want);
+}
+
+/* The register form: a[i] is element x[rs] + i of each VPE's own VRF
+ * (here from 301, not a register's first element), on every pair of edge
+ * words, bit for bit; the stream is neither read nor moved (sin_left
+ * after it is the whole payload), and the cost is the stream form's with
+ * all VL words there. */
+static void
+test_ngra_register_operand_reads_the_vrf_not_the_stream(void **state)
+{
+	static const unsigned int vpes[] = { 1, 3, 16 };
+	static const uint8_t payload[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	struct acis_cgra_run_stats st;
+	unsigned int k, vi, p, i, j;
+	char src[160];
+
+	(void)state;
+	for (k = 0; k < sizeof(vext_names) / sizeof(vext_names[0]); k++)
+		for (vi = 0; vi < 3; vi++) {
+			const unsigned int n = vpes[vi];
+			struct acis_cgra *m = machine(n);
+
+			snprintf(src, sizeof(src), "vsetivli x0, %zu, e32, m4\n"
+				 "addi x9, x0, 301\n%s v8, x9\n"
+				 "csrrw x10, sin_left, x0\nwfi\n", NEDGE,
+				 vext_names[k]);
+			load(m, src);
+			for (j = 0; j < NEDGE; j++) {
+				/* a[i] edge word i + p, b[i] word i + j:
+				 * over the j, every pair on every VPE */
+				for (p = 0; p < n; p++)
+					for (i = 0; i < NEDGE; i++) {
+						set_vrf(m, p, 301 + i, bitsf(
+							EDGE[(i + p) % NEDGE]));
+						set_vrf(m, p, 128 + i, bitsf(
+							EDGE[(i + j) % NEDGE]));
+					}
+				assert_int_equal(run(m, payload,
+						     sizeof(payload), NULL,
+						     &st), 0);
+				assert_int_equal(acis_cgra_xreg(m, 10),
+						 sizeof(payload));
+				assert_int_equal(st.in_consumed, 0);
+				assert_int_equal(st.element_ops, NEDGE * n);
+				/* four scalar and configuration
+				 * instructions, then 1 + ceil(40 / 16) */
+				assert_int_equal(st.cycles, 4 + 1 + 3);
+				for (p = 0; p < n; p++)
+					for (i = 0; i < NEDGE; i++) {
+						uint32_t a = EDGE[(i + p) %
+								  NEDGE];
+
+						check_vext(vext_names[k], a,
+							   EDGE[(i + j) %
+								NEDGE],
+							   fbits(vrf(m, p,
+								     128 + i)),
+							   p, 128 + i);
+						assert_int_equal(
+							fbits(vrf(m, p,
+								  301 + i)),
+							a);
+					}
+			}
+			acis_cgra_free(m);
+		}
+}
+
+/* A word of VPE p at element e for the overlap cases: distinct, both
+ * signs, finite. */
+static uint32_t
+overlap_word(unsigned int p, unsigned int e)
+{
+	return (0x3f800000u + e * 0x13579u + p * 0x10001u) ^
+	       (e % 3 == 0 ? 0x80000000u : 0);
+}
+
+/* An operand group that overlaps vd gives what reading all of it first
+ * gives: at vd's own offset, behind vd, ahead of it, adjacent, on one
+ * VPE (its array loops and, for vfmax and vfsqrt, the element loop) and
+ * on several; nothing outside vd changes. vxor of a group with itself
+ * zeroes it. */
+static void
+test_ngra_register_operand_overlapping_vd_reads_before_writing(void **state)
+{
+	static const char *const ops[] = {
+		"vadd.i32", "vfsub.f32", "vfmul.f32", "vfmax.f32",
+		"vsadd.i8", "vfsqrt.f32",
+	};
+	/* vd is elements 128..167 */
+	static const unsigned int offs[] = { 128, 120, 136, 97, 167, 88,
+					     168 };
+	static const unsigned int vpes[] = { 1, 3, 16 };
+	enum { LO = 64, HI = 224 }; /* the elements filled and checked */
+	unsigned int k, o, vi, p, e;
+	char src[160];
+
+	(void)state;
+	for (vi = 0; vi < 3; vi++) {
+		const unsigned int n = vpes[vi];
+		struct acis_cgra *m = machine(n);
+
+		for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+			for (o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
+				const unsigned int x = offs[o];
+
+				snprintf(src, sizeof(src), "vsetivli x0, 40, "
+					 "e32, m4\naddi x9, x0, %u\n"
+					 "%s v8, x9\nwfi\n", x, ops[k]);
+				load(m, src);
+				for (p = 0; p < n; p++)
+					for (e = LO; e < HI; e++)
+						set_vrf(m, p, e, bitsf(
+							overlap_word(p, e)));
+				assert_int_equal(run(m, NULL, 0, NULL, NULL),
+						 0);
+				for (p = 0; p < n; p++)
+					for (e = LO; e < HI; e++) {
+						uint32_t got =
+							fbits(vrf(m, p, e));
+
+						if (e < 128 || e >= 168) {
+							assert_int_equal(got,
+								overlap_word(
+									p, e));
+							continue;
+						}
+						check_vext(ops[k],
+							   overlap_word(p,
+								x + e - 128),
+							   overlap_word(p, e),
+							   got, p, e);
+					}
+			}
+		/* x5 = 64, v4's first element: v4 ^= v4 */
+		load(m, "vsetivli x0, 40, e32, m4\naddi x5, x0, 64\n"
+			"vxor v4, x5\nwfi\n");
+		for (p = 0; p < n; p++)
+			for (e = LO; e < HI; e++)
+				set_vrf(m, p, e, bitsf(overlap_word(p, e)));
+		assert_int_equal(run(m, NULL, 0, NULL, NULL), 0);
+		for (p = 0; p < n; p++)
+			for (e = LO; e < HI; e++)
+				assert_int_equal(fbits(vrf(m, p, e)),
+						 e < 104 ? 0 :
+						 overlap_word(p, e));
+		acis_cgra_free(m);
+	}
+}
+
+/* The register form's bounds (the group must end inside the VRF, checked
+ * at run time: E_VRF, vd untouched), the stream op after it reading the
+ * stream's first words, and the pairs from a register group. */
+static void
+test_ngra_register_operand_bounds_and_the_stream_after_it(void **state)
+{
+	static const unsigned int vpes[] = { 1, 3 };
+	static const float s[4] = { 0.5f, -3.0f, 1e-3f, 7.0f };
+	/* vmaxloc's pairs: (a0, a1) beats (b0, b1), (b2, b3) beats
+	 * (a2, a3) */
+	static const float a[4] = { 2.0f, 5.0f, 1.0f, 1.0f };
+	static const float b[4] = { 1.0f, 3.0f, 3.0f, 0.0f };
+	unsigned int vi, p, i;
+
+	(void)state;
+	for (vi = 0; vi < 2; vi++) {
+		const unsigned int n = vpes[vi];
+		struct acis_cgra *m = machine(n);
+
+		/* x5 = 65533: elements 65533..65536, one past the end */
+		load(m, "vsetivli x0, 4, e32, m1\nlui x5, 0x10\n"
+			"addi x5, x5, -3\nvfadd.f32 v8, x5\nwfi\n");
+		for (p = 0; p < n; p++)
+			for (i = 0; i < 4; i++) {
+				set_vrf(m, p, 65532 + i, 2.0f + (float)i);
+				set_vrf(m, p, 128 + i, 1.0f);
+			}
+		assert_int_equal(run(m, s, sizeof(s), NULL, NULL),
+				 ACIS_CGRA_E_VRF);
+		assert_string_equal(acis_cgra_last_error(m),
+				    "instruction 3 (vfadd.f32): operand "
+				    "v0[65533..65536] is outside the VRF's "
+				    "65536 elements");
+		for (p = 0; p < n; p++)
+			for (i = 0; i < 4; i++)
+				assert_float_bits(vrf(m, p, 128 + i), 1.0f);
+		/* x5 = 65532: the VRF's last four elements */
+		load(m, "vsetivli x0, 4, e32, m1\nlui x5, 0x10\n"
+			"addi x5, x5, -4\nvfadd.f32 v8, x5\nwfi\n");
+		for (p = 0; p < n; p++)
+			for (i = 0; i < 4; i++) {
+				set_vrf(m, p, 65532 + i, 2.0f + (float)i);
+				set_vrf(m, p, 128 + i, 1.0f);
+			}
+		assert_int_equal(run(m, s, sizeof(s), NULL, NULL), 0);
+		for (p = 0; p < n; p++)
+			for (i = 0; i < 4; i++)
+				assert_float_bits(vrf(m, p, 128 + i),
+						  3.0f + (float)i);
+		/* a register x above 2^31 is past the end, not wrapped */
+		load(m, "vsetivli x0, 4, e32, m1\naddi x5, x0, -1\n"
+			"vmul.i32 v8, x5\nwfi\n");
+		assert_int_equal(run(m, s, sizeof(s), NULL, NULL),
+				 ACIS_CGRA_E_VRF);
+		assert_contains(acis_cgra_last_error(m),
+				"operand v0[4294967295..4294967298]");
+		/* vfmul from the VRF, then vfadd from the stream: the
+		 * stream op takes words 0..3; the pairs of vmaxloc from
+		 * elements 32..35 */
+		load(m, "vsetivli x0, 4, e32, m1\naddi x9, x0, 32\n"
+			"vfmul.f32 v8, x9\nvfadd.f32 v12, sin\n"
+			"vmaxloc.f32 v16, x9\nwfi\n");
+		for (p = 0; p < n; p++)
+			for (i = 0; i < 4; i++) {
+				set_vrf(m, p, 32 + i, a[i] + (float)p);
+				set_vrf(m, p, 128 + i, -1.5f);
+				set_vrf(m, p, 192 + i, 0.25f);
+				set_vrf(m, p, 256 + i, b[i] + (float)p);
+			}
+		assert_int_equal(run(m, s, sizeof(s), NULL, NULL), 0);
+		for (p = 0; p < n; p++) {
+			for (i = 0; i < 4; i++) {
+				assert_int_equal(fbits(vrf(m, p, 128 + i)),
+						 ref_farith('*', fbits(a[i] +
+							(float)p),
+							fbits(-1.5f)));
+				assert_int_equal(fbits(vrf(m, p, 192 + i)),
+						 ref_farith('+', fbits(s[i]),
+							    fbits(0.25f)));
+			}
+			/* pair (2 + p, 5 + p) beats (1 + p, 3 + p); pair
+			 * (1 + p, 1 + p) loses to (3 + p, p) */
+			assert_float_bits(vrf(m, p, 256), 2.0f + (float)p);
+			assert_float_bits(vrf(m, p, 257), 5.0f + (float)p);
+			assert_float_bits(vrf(m, p, 258), 3.0f + (float)p);
+			assert_float_bits(vrf(m, p, 259), (float)p);
+		}
+		acis_cgra_free(m);
+	}
 }
 
 /* Fold words into an accumulator one run at a time, in the order perm
@@ -2629,31 +2910,66 @@ test_ngra_encodings_and_refusals(void **state)
 		     err, sizeof(err));
 	assert_string_equal(err, "instruction 1 (vmaxloc.f32): vmaxloc.f32 "
 			    "works on (value, index) pairs: VL 3 is odd");
-	/* sub-op 31 of each family; vadd.i32 with an x field */
+	/* sub-op 31 of each family, and 26, the first past vfmul.f32 */
 	acis_cgra_disasm_one(0xf800032b, buf, sizeof(buf));
 	assert_string_equal(buf, ".word 0xf800032b");
 	acis_cgra_disasm_one(0xf80003ab, buf, sizeof(buf));
 	assert_string_equal(buf, ".word 0xf80003ab");
-	acis_cgra_disasm_one(0x0040232b, buf, sizeof(buf));
-	assert_string_equal(buf, ".word 0x0040232b");
-	assert_int_equal(acis_cgra_load(m, (const uint32_t[]){0x0040232b,
+	acis_cgra_disasm_one(0xd000032b, buf, sizeof(buf));
+	assert_string_equal(buf, ".word 0xd000032b");
+	assert_int_equal(acis_cgra_load(m, (const uint32_t[]){0xd000032b,
 				0x10500073}, 2, err, sizeof(err)),
 			 ACIS_CGRA_E_LOAD);
-	assert_contains(err, "reserved bits 26:22 set in vadd.i32");
-	/* each form assembles and comes back as written */
+	assert_contains(err, "unknown element-wise sub-op 26 (0..25)");
+	/* an x field in an element-wise op is its register operand */
+	acis_cgra_disasm_one(0x0040232b, buf, sizeof(buf));
+	assert_string_equal(buf, "vadd.i32 v8, x1");
+	load(m, "vsetivli x0, 4, e32, m1\nvadd.i32 v8, x1\nwfi\n");
+	/* each form assembles to its word and comes back as written */
 	w = assemble("vsadd.i8 v8, sin\nvmerge v4, sin, x5\n"
-		     "vredmin.i32 x7, v16\n", &n);
-	assert_int_equal(n, 3);
-	acis_cgra_disasm_one(w[0], buf, sizeof(buf));
-	assert_string_equal(buf, "vsadd.i8 v8, sin");
-	acis_cgra_disasm_one(w[1], buf, sizeof(buf));
-	assert_string_equal(buf, "vmerge v4, sin, x5");
-	acis_cgra_disasm_one(w[2], buf, sizeof(buf));
-	assert_string_equal(buf, "vredmin.i32 x7, v16");
+		     "vredmin.i32 x7, v16\nvfadd.f32 v8, sin\n"
+		     "vfsub.f32 v8, x1\nvfmul.f32 v8, x9\n"
+		     "vfmul.f32 v4095, x31\nvxor v4, x5\n"
+		     "vmaxloc.f32 v2, x3\n", &n);
+	assert_int_equal(n, 9);
+	{
+		static const char *const text[] = {
+			"vsadd.i8 v8, sin", "vmerge v4, sin, x5",
+			"vredmin.i32 x7, v16", "vfadd.f32 v8, sin",
+			"vfsub.f32 v8, x1", "vfmul.f32 v8, x9",
+			"vfmul.f32 v4095, x31", "vxor v4, x5",
+			"vmaxloc.f32 v2, x3",
+		};
+		size_t i;
+
+		for (i = 0; i < n; i++) {
+			acis_cgra_disasm_one(w[i], buf, sizeof(buf));
+			assert_string_equal(buf, text[i]);
+		}
+	}
+	/* sub-op 23, 24, 25 in 31:27; rs in 26:22 */
+	assert_int_equal(w[3], 0xb800232b);
+	assert_int_equal(w[4], 0xc040232b);
+	assert_int_equal(w[5], 0xca40232b);
+	assert_int_equal(w[6], 0xcfffff2b);
 	free(w);
 	assert_int_not_equal(acis_cgra_asm("vsadd.i8 v8, sin, x1\n", "t.s",
 					   &w, &n, err, sizeof(err)), 0);
-	assert_contains(err, "vsadd.i8 takes 2 operands (vsadd.i8 vd, sin)");
+	assert_contains(err, "vsadd.i8 takes 2 operands (vsadd.i8 vd, "
+			"sin|rs)");
+	/* x0 cannot name the operand: its rs = 0 is the stream's */
+	assert_int_not_equal(acis_cgra_asm("vfmul.f32 v8, x0\n", "t.s", &w,
+					   &n, err, sizeof(err)), 0);
+	assert_string_equal(err, "t.s:1:15: error: x0 cannot hold the "
+			    "operand's first element (rs = 0 encodes the "
+			    "stream: write 'sin', or use x1..x31)");
+	assert_int_not_equal(acis_cgra_asm("vfadd.f32 v8, v9\n", "t.s", &w,
+					   &n, err, sizeof(err)), 0);
+	assert_contains(err, "expected 'sin' or a scalar register x1..x31");
+	/* vmerge keeps its form: the mask is its rs */
+	assert_int_not_equal(acis_cgra_asm("vmerge v8, x5\n", "t.s", &w, &n,
+					   err, sizeof(err)), 0);
+	assert_contains(err, "vmerge takes 3 operands (vmerge vd, sin, rs)");
 	acis_cgra_free(m);
 }
 
@@ -2906,6 +3222,12 @@ main(void)
 		cmocka_unit_test(
 			test_read_file_gives_every_byte_and_a_nul_after_them),
 		cmocka_unit_test(test_ngra_elementwise_ops_match_the_reference),
+		cmocka_unit_test(
+			test_ngra_register_operand_reads_the_vrf_not_the_stream),
+		cmocka_unit_test(
+			test_ngra_register_operand_overlapping_vd_reads_before_writing),
+		cmocka_unit_test(
+			test_ngra_register_operand_bounds_and_the_stream_after_it),
 		cmocka_unit_test(
 			test_ngra_maxloc_minloc_pairs_give_the_same_bits_in_any_order),
 		cmocka_unit_test(test_ngra_vmflt_and_vmerge_select_by_a_mask),
