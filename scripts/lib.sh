@@ -312,8 +312,10 @@ acis_host_env() {
 	esac
 }
 
-# Run acis-coll-check as ranks 0..P-1 of one job, one per testbed host.
-#   acis_run_ranks PREFIX P JOB LOGDIR [acis-coll-check options...]
+# Run acis-coll-check (or $ACIS_RANK_TOOL, a program taking the same
+# --switch --job --rank --size) as ranks 0..P-1 of one job, one per
+# testbed host.
+#   acis_run_ranks PREFIX P JOB LOGDIR [the tool's options...]
 # Each rank's output goes to LOGDIR/rankR.log; fails if any rank failed.
 acis_run_ranks() {
 	local prefix=$1 P=$2 job=$3 dir=$4; shift 4
@@ -321,7 +323,7 @@ acis_run_ranks() {
 	for ((r = 0; r < P; r++)); do
 		# shellcheck disable=SC2046
 		env $(acis_host_env "$r") \
-		ip netns exec "$prefix-h$r" "$ACIS_BUILD/tools/acis-coll-check" \
+		ip netns exec "$prefix-h$r" "${ACIS_RANK_TOOL:-$ACIS_BUILD/tools/acis-coll-check}" \
 			--switch "${ACIS_SWITCH_IP:-10.77.0.1}" --job "$job" --rank "$r" --size "$P" \
 			"$@" >"$dir/rank$r.log" 2>&1 &
 		pids+=($!)

@@ -20,6 +20,7 @@
 #include "coll.h"
 #include "switch.h"
 #include "sync.h"
+#include "fused.h"
 #include "userop.h"
 
 struct retired {
@@ -197,6 +198,13 @@ acis_coll_init(const struct acis_pipeline *pl, char *err, size_t len)
 			acis_agg_on_release(sh->tagg, release_mbuf);
 			acis_agg_set_lend_max(sh->tagg, g_sw.lend_max);
 		}
+		sh->fused = acis_fused_sw_new((int)rte_lcore_to_socket_id(
+						      lc->lcore_id));
+		if (sh->fused == NULL) {
+			snprintf(err, len, "cannot allocate the fused call "
+				 "table for lcore %u", lc->lcore_id);
+			return -ENOMEM;
+		}
 		co->shards[lc->worker_index] = sh;
 		lc->shard = sh;
 	}
@@ -231,6 +239,7 @@ acis_coll_fini(void)
 			free(sh->ctrl_fan[sh->ctrl_head].d);
 			sh->ctrl_head = (sh->ctrl_head + 1) % ACIS_CTRL_FANS;
 		}
+		acis_fused_sw_free(co->shards[i]->fused);
 		acis_agg_free(co->shards[i]->agg);
 		acis_agg_free(co->shards[i]->tagg);
 		rte_free(co->shards[i]->act);
@@ -426,6 +435,10 @@ tel_collectives(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "timeouts_resent", s.timeouts_resent);
 	rte_tel_data_add_dict_u64(d, "userop_faults", s.userop_faults);
 	rte_tel_data_add_dict_u64(d, "userop_refused", s.userop_refused);
+	rte_tel_data_add_dict_u64(d, "fused_calls", s.fused_calls);
+	rte_tel_data_add_dict_u64(d, "fused_failed", s.fused_failed);
+	rte_tel_data_add_dict_u64(d, "fused_refused", s.fused_refused);
+	rte_tel_data_add_dict_u64(d, "fused_unconfirmed", s.fused_unconfirmed);
 	rte_tel_data_add_dict_u64(d, "data_msgs", s.data);
 	rte_tel_data_add_dict_u64(d, "ctrl_msgs", s.ctrl);
 	rte_tel_data_add_dict_u64(d, "payload_bytes", s.payload_bytes);

@@ -50,6 +50,14 @@ struct acis_coll_stats {
 				     slot that failed at its deadline */
 	uint64_t userop_faults; /**< collectives a user op's program failed
 				     (NACK OP_FAULT to every rank) */
+	uint64_t fused_calls;   /**< fused calls run (doc/fused.md) */
+	uint64_t fused_failed;  /**< ... failed: the ranks disagreed, the op
+				     faulted, or a rank never came */
+	uint64_t fused_refused; /**< fused DATA refused: on a fabric's tree,
+				     chunks too small, messages past the
+				     bounds, or no room for another call */
+	uint64_t fused_unconfirmed; /**< fused results freed unconfirmed at
+					 their linger time */
 	uint64_t userop_refused; /**< DATA naming a user op its job does not
 				      have: NACK NO_OP */
 	uint64_t results_shared; /**< RESULT frames that chain a payload
@@ -129,8 +137,11 @@ struct acis_ctrl_fan {
  * counted lost and given again when members repeat their requests. */
 #define ACIS_CTRL_FANS 64
 
+struct acis_fused_sw;
+
 struct acis_coll_shard {
 	struct acis_agg *agg;
+	struct acis_fused_sw *fused; /**< this worker's fused calls */
 	/* slots of the trees this switch holds below their root, keyed by
 	 * the root's context ids (NULL without fabric links) */
 	struct acis_agg *tagg;

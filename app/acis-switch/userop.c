@@ -37,6 +37,8 @@ entry_free(void *p)
 
 	for (i = 0; i < ACIS_MAX_WORKERS; i++)
 		acis_userop_free(e->w[i]);
+	free(e->held);
+	free(e->last_seq);
 	free(e);
 }
 
@@ -51,8 +53,41 @@ entry_retire(unsigned int k)
 		acis_coll_retire(e, entry_free);
 }
 
+/* Rank r's hold of e from request seq: counted once, however often the
+ * request comes (a lost answer makes a host ask again). 1 when counted,
+ * 0 for a repeat, -ENOMEM. */
+static int
+hold(struct acis_userop_entry *e, uint32_t r, uint32_t seq, int delta)
+{
+	if (r >= e->ranks) {
+		uint32_t n = r + 1 > 2 * e->ranks ? r + 1 : 2 * e->ranks;
+		uint32_t *h = realloc(e->held, n * sizeof(*h));
+		uint32_t *q;
+
+		if (h == NULL)
+			return -ENOMEM;
+		e->held = h;
+		q = realloc(e->last_seq, n * sizeof(*q));
+		if (q == NULL)
+			return -ENOMEM;
+		e->last_seq = q;
+		memset(h + e->ranks, 0, (n - e->ranks) * sizeof(*h));
+		memset(q + e->ranks, 0xff, (n - e->ranks) * sizeof(*q));
+		e->ranks = n;
+	}
+	if (e->last_seq[r] == seq)
+		return 0;
+	if (delta < 0 && e->held[r] == 0)
+		return 0; /* freed more often than made: nothing held */
+	e->last_seq[r] = seq;
+	e->held[r] += (uint32_t)delta;
+	e->holders += (uint32_t)delta;
+	return 1;
+}
+
 int
-acis_userop_sw_create(uint32_t job, const char *name, int commutative,
+acis_userop_sw_create(uint32_t job, uint32_t rank, uint32_t seq,
+		      const char *name, int commutative,
 		      const uint32_t *words, uint32_t n_words, char *err,
 		      size_t len)
 {
@@ -73,10 +108,8 @@ acis_userop_sw_create(uint32_t job, const char *name, int commutative,
 			continue;
 		}
 		if (e->job == job && e->hash == h && e->n_words == n_words &&
-		    strcmp(e->name, name) == 0) {
-			e->holders++;
-			return e->id;
-		}
+		    strcmp(e->name, name) == 0)
+			return hold(e, rank, seq, 1) < 0 ? -ENOMEM : e->id;
 	}
 	if (free_k == ACIS_USEROPS) {
 		snprintf(err, len, "op %s: all %u user ops are taken", name,
@@ -96,8 +129,11 @@ acis_userop_sw_create(uint32_t job, const char *name, int commutative,
 	e->job = job;
 	e->id = (uint8_t)(ACIS_OP_USER_MIN + free_k);
 	e->commutative = commutative != 0;
-	e->holders = 1;
 	e->hash = h;
+	if (hold(e, rank, seq, 1) < 0) {
+		entry_free(e);
+		return -ENOMEM;
+	}
 	e->n_words = n_words;
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	__atomic_store_n(&g_sw.coll.userops[free_k], e, __ATOMIC_RELEASE);
@@ -105,14 +141,15 @@ acis_userop_sw_create(uint32_t job, const char *name, int commutative,
 }
 
 int
-acis_userop_sw_free(uint32_t job, unsigned int op)
+acis_userop_sw_free(uint32_t job, uint32_t rank, uint32_t seq,
+		    unsigned int op)
 {
 	struct acis_userop_entry *e =
 		acis_userop_sw_get(g_sw.coll.userops, op, job);
 
 	if (e == NULL)
 		return -ENOENT;
-	if (--e->holders == 0)
+	if (hold(e, rank, seq, -1) > 0 && e->holders == 0)
 		entry_retire(op - ACIS_OP_USER_MIN);
 	return 0;
 }
@@ -142,6 +179,23 @@ acis_userop_sw_fold(struct acis_userop_entry *e, unsigned int w, void *acc,
 	}
 	return acis_userop_fold(e->w[w], acc, src, len, e->last_error[w],
 				sizeof(e->last_error[w]));
+}
+
+int
+acis_userop_sw_map(struct acis_userop_entry *e, unsigned int w,
+		   const void *in, size_t in_len, const void *inbound,
+		   size_t ib_len, const void *own, size_t own_len, void *out,
+		   size_t cap, size_t *out_len)
+{
+	if (w >= ACIS_MAX_WORKERS || e->w[w] == NULL) {
+		snprintf(e->last_error[w % ACIS_MAX_WORKERS],
+			 sizeof(e->last_error[0]), "op %s: no machine on "
+			 "worker %u", e->name, w);
+		return -EINVAL;
+	}
+	return acis_userop_map(e->w[w], in, in_len, inbound, ib_len, own,
+			       own_len, out, cap, out_len, e->last_error[w],
+			       sizeof(e->last_error[w]));
 }
 
 void

@@ -23,8 +23,11 @@ struct acis_userop_entry {
 	uint32_t job;
 	uint8_t id;            /**< its op number, 128..255 */
 	uint8_t commutative;
-	uint32_t holders;      /**< ranks that made it and have not freed
-				    it */
+	uint32_t holders;      /**< makes not yet freed, over the ranks */
+	uint32_t *held;        /**< [ranks] a world rank's makes not freed */
+	uint32_t *last_seq;    /**< [ranks] its last request counted (a
+				    repeat of a request is not counted) */
+	uint32_t ranks;
 	uint64_t hash;         /**< of name, commutative and words */
 	char name[ACIS_OP_NAME_LEN];
 	uint32_t n_words;
@@ -48,20 +51,24 @@ acis_userop_sw_get(struct acis_userop_entry *const *table, unsigned int op,
 }
 
 /**
- * OP_CREATE from a rank of job: the op with this name, program and
- * commutativity, made at the first such request and counted once for
- * every rank after. Under the control lock.
+ * OP_CREATE from a rank of job (its request seq): the op with this name,
+ * program and commutativity, made at the first such request and counted
+ * once for every request after; a request that comes again (its answer
+ * was lost) is not counted again. Under the control lock.
  *
  * @return its number (128..255), or -ENOSPC (every number taken),
  *   -EINVAL (a bad program: err says why, naming the op), -ENOMEM.
  */
-int acis_userop_sw_create(uint32_t job, const char *name, int commutative,
+int acis_userop_sw_create(uint32_t job, uint32_t rank, uint32_t seq,
+			  const char *name, int commutative,
 			  const uint32_t *words, uint32_t n_words,
 			  char *err, size_t len);
 
-/** OP_FREE from a rank: the op goes once every maker freed it. 0, or
- * -ENOENT (no such op for job). Under the control lock. */
-int acis_userop_sw_free(uint32_t job, unsigned int op);
+/** OP_FREE from a rank (its request seq): the op goes once every make
+ * was freed; a repeat, or a free by a rank that holds none, changes
+ * nothing. 0, or -ENOENT (no such op for job). Under the control lock. */
+int acis_userop_sw_free(uint32_t job, uint32_t rank, uint32_t seq,
+			unsigned int op);
 
 /** Ops whose job has ended go (the control plane's timer). Under the
  * control lock. */
@@ -73,6 +80,16 @@ void acis_userop_sw_purge(void);
  */
 int acis_userop_sw_fold(struct acis_userop_entry *e, unsigned int w,
 			void *acc, const void *src, size_t len);
+
+/**
+ * Map on worker w (a fused collective's op, doc/fused.md): the program
+ * over stream in and inbound buffer inbound, its output in out (at most
+ * cap bytes). 0, or a negative code with the message kept as for a fold.
+ */
+int acis_userop_sw_map(struct acis_userop_entry *e, unsigned int w,
+		       const void *in, size_t in_len, const void *inbound,
+		       size_t ib_len, const void *own, size_t own_len,
+		       void *out, size_t cap, size_t *out_len);
 
 /** Free every op (the switch's end). */
 void acis_userop_sw_fini(void);

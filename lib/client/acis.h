@@ -251,6 +251,53 @@ int acis_op_create(acis_ctx_t *ctx, const char *name, const uint32_t *words,
  * rank that made it has). */
 int acis_op_free(acis_ctx_t *ctx, enum acis_op op);
 
+/**
+ * A fused collective (doc/fused.md; ACiS Type 3): stage 1, then `map`,
+ * a user op (acis_op_create) the switch runs once per rank on what stage
+ * 1 gave that rank and on the rank's inbound buffer, then stage 2 over
+ * the op's outputs -- all in the switch, with no round trip to the hosts
+ * between the stages. The patterns (acis_proto.h):
+ *
+ *  - ALLREDUCE_OP: allreduce of the blocks, the op; result: own output;
+ *  - ALLGATHER_OP: allgather of the blocks, the op; result: own output;
+ *  - ALLREDUCE_OP_ALLREDUCE: allreduce, the op, allreduce of the outputs;
+ *  - SCATTER_OP_REDUCE: root's size blocks scattered, the op, the
+ *    outputs reduced to root (its result; the others get none);
+ *  - ALLREDUCE_OP_ALLTOALL: allreduce, the op, alltoall of the outputs
+ *    (each output size equal blocks; result: block `rank` of each, in
+ *    rank order).
+ *
+ * The op streams in four little-endian words (rank, size, inbound bytes,
+ * the stage-1 bytes that follow) and the stage-1 data, finds the inbound
+ * buffer in bank 1 from offset 0, and must stream out out_bytes. Blocks,
+ * inbound buffers and outputs are at most ACIS_FUSED_BUF_MAX bytes; what
+ * the op streams in at most ACIS_FUSED_SIN_MAX. Every rank names the same
+ * pattern, dtype, op, map, root and out_bytes. Reductions fold in rank
+ * order with a built-in op: the same bits whatever order ranks come in.
+ * A fault of the op fails the call on every rank, naming the op.
+ */
+struct acis_fused_args {
+	enum acis_fused_pattern pattern;
+	enum acis_dtype dtype;   /**< the blocks' and the outputs' */
+	enum acis_op op;         /**< the reductions': a built-in op
+				      (ACIS_OP_NONE for ALLGATHER_OP) */
+	enum acis_op map;        /**< the op between the stages */
+	int root;                /**< SCATTER_OP_REDUCE's; else ignored */
+	const void *block;       /**< this rank's stage-1 block (the root of
+				      SCATTER_OP_REDUCE: size blocks; the
+				      others: none) */
+	size_t block_bytes;
+	const void *inbound;     /**< this rank's inbound buffer, or NULL */
+	size_t inbound_bytes;
+	size_t out_bytes;        /**< the op's output, on every rank */
+	void *result;            /**< out_bytes (SCATTER_OP_REDUCE: the
+				      root's only) */
+};
+
+int acis_fused(acis_comm_t *comm, const struct acis_fused_args *a);
+int acis_ifused(acis_comm_t *comm, const struct acis_fused_args *a,
+		acis_req_t **req);
+
 /** Wait for a request to finish; frees it and sets *req to NULL. */
 int acis_wait(acis_req_t **req);
 /** Progress; *done = 1 (and *req freed, NULL) when it finished. */

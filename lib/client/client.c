@@ -71,7 +71,9 @@ struct acis_req {
 	acis_comm_t *comm;
 	struct acis_req *next;
 	uint8_t coll, dtype, op, packed;
+	uint8_t algo;      /* the opcode's high bits: a fused call's pattern */
 	uint32_t root, seq;
+	uint64_t recv_size; /* a fused call: the result's bytes */
 	uint64_t msg_size; /* bytes of one rank's block */
 	uint32_t cs;       /* chunk size */
 	uint32_t cpr;      /* chunks per block */
@@ -131,6 +133,15 @@ struct acis_ctx {
 	uint8_t tx_hdr[BATCH][ACIS_HDR_LEN];
 	unsigned int tx_n;
 };
+
+static void
+wr_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
 
 static int
 fail(acis_ctx_t *ctx, int err, const char *fmt, ...)
@@ -419,7 +430,7 @@ base_hdr(const acis_req_t *r, struct acis_hdr *h)
 	memset(h, 0, sizeof(*h));
 	h->version = ACIS_PROTO_VERSION;
 	h->type = ACIS_T_DATA;
-	h->opcode = ACIS_OPCODE(r->coll, ACIS_A_DEFAULT);
+	h->opcode = ACIS_OPCODE(r->coll, r->algo);
 	h->dtype = r->coll == ACIS_C_BARRIER ? 0 : r->dtype;
 	h->op = r->op;
 	h->hdr_len = ACIS_HDR_LEN;
@@ -543,6 +554,22 @@ recover(acis_req_t *r, uint64_t now)
 	if (now - r->last_rto_scan < rto / 2)
 		return ACIS_OK;
 	r->last_rto_scan = now;
+	if (r->coll == ACIS_C_FUSED && r->answered == r->n_send &&
+	    r->got < r->n_recv && r->n_send != 0) {
+		/* every chunk taken, the result (or some of it) not here:
+		 * the other ranks are late, or it was lost. The last chunk
+		 * again draws it (or an ACK while the call waits), backed
+		 * off like a chunk. */
+		uint32_t k = r->n_send - 1;
+
+		if (now - r->last_rx < rto << (r->tries[k] < 4 ? r->tries[k] : 4))
+			return ACIS_OK;
+		r->last_rx = now;
+		if (r->tries[k] < 255)
+			r->tries[k]++;
+		ctx->st.retransmits++;
+		return send_one(r, k, 1);
+	}
 	while (r->low < r->next_send && r->ans[r->low])
 		r->low++;
 	for (i = r->low; i < r->next_send && budget; i++) {
@@ -651,7 +678,7 @@ take_result(acis_req_t *r, const struct acis_hdr *h, const uint8_t *p)
 {
 	uint64_t idx, off;
 	uint32_t me = r->comm->rank, P = r->comm->size;
-	uint32_t ans = UINT32_MAX;
+	uint32_t ans = UINT32_MAX, c;
 	size_t want;
 
 	if (r->packed) {
@@ -665,6 +692,30 @@ take_result(acis_req_t *r, const struct acis_hdr *h, const uint8_t *p)
 		idx = 0;
 		off = 0;
 		ans = 0;
+	} else if (r->coll == ACIS_C_FUSED) {
+		/* the result, chunk by chunk, once every rank's message was
+		 * whole; what the switch computed must be what this rank
+		 * expects */
+		if (h->msg_size != r->recv_size) {
+			r->status = fail(r->ctx, ACIS_ERR_REFUSED, "fused %s on "
+					 "comm %u (seq %u): the switch's result "
+					 "is %" PRIu64 " bytes, this rank "
+					 "expects %" PRIu64,
+					 acis_fused_name(r->algo), h->comm,
+					 h->seq, h->msg_size, r->recv_size);
+			r->done = 1;
+			return 0;
+		}
+		idx = h->chunk;
+		off = (uint64_t)h->chunk * r->cs;
+		if (idx >= r->n_recv)
+			return -1;
+		/* a result says every chunk was taken (an ACK may be lost) */
+		for (c = 0; c < r->n_send; c++)
+			answer_send(r, c);
+		want = r->recv_size - off < r->cs ? r->recv_size - off : r->cs;
+		if (h->payload_len != want)
+			return -1;
 	} else {
 		uint32_t blk = h->rank, c = h->chunk;
 
@@ -1086,8 +1137,11 @@ dispatch(acis_ctx_t *ctx, const uint8_t *p, size_t len, uint32_t src_ip)
 			r->done = 1;
 		} else {
 			r->status = fail(ctx, ACIS_ERR_REFUSED, "switch refused "
-					 "%s chunk %u: %s", acis_coll_name(r->coll),
-					 h.chunk, status_name(h.status));
+					 "%s chunk %u: %s%s%.*s",
+					 acis_coll_name(r->coll), h.chunk,
+					 status_name(h.status),
+					 h.payload_len != 0 ? ": " : "",
+					 (int)h.payload_len, p + h.hdr_len);
 			r->done = 1;
 		}
 		return;
@@ -1252,10 +1306,15 @@ comm_pending(const acis_comm_t *c)
 	return n;
 }
 
+/*
+ * Start a collective. A fused call (coll ACIS_C_FUSED) sends count bytes
+ * of message (own: its buffer, the request's from now) under pattern
+ * algo and receives recv_size bytes.
+ */
 static int
-start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
-      size_t count, enum acis_dtype dt, enum acis_op op, int root,
-      acis_req_t **out)
+start_ex(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
+	 size_t count, enum acis_dtype dt, enum acis_op op, int root,
+	 acis_req_t **out, uint8_t algo, uint64_t recv_size, uint8_t *own)
 {
 	acis_ctx_t *ctx;
 	acis_req_t *r, **tail;
@@ -1263,17 +1322,20 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	unsigned int ds;
 	int in_place, rc;
 
-	if (out == NULL)
+	if (out == NULL || comm == NULL || comm->ctx == NULL) {
+		free(own);
 		return ACIS_ERR_INVAL;
+	}
 	*out = NULL;
-	if (comm == NULL || comm->ctx == NULL)
-		return ACIS_ERR_INVAL;
 	ctx = comm->ctx;
 	P = comm->size;
 	me = comm->rank;
-	ds = coll == ACIS_C_BARRIER ? 1 : acis_dtype_size(dt);
-	if (ds == 0)
+	ds = coll == ACIS_C_BARRIER || coll == ACIS_C_FUSED ? 1 :
+							      acis_dtype_size(dt);
+	if (ds == 0 || acis_dtype_size(dt) == 0) {
+		free(own);
 		return fail(ctx, ACIS_ERR_INVAL, "unknown datatype %d", dt);
+	}
 	if ((coll == ACIS_C_ALLREDUCE || coll == ACIS_C_REDUCE ||
 	     coll == ACIS_C_REDUCE_SCATTER) && !acis_op_valid(op, dt))
 		return fail(ctx, ACIS_ERR_INVAL, "op %s is not defined on %s",
@@ -1294,16 +1356,23 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 	if (in_place)
 		sbuf = rbuf;
 	r = calloc(1, sizeof(*r));
-	if (r == NULL)
+	if (r == NULL) {
+		free(own);
 		return ACIS_ERR_NOMEM;
+	}
+	r->sbuf_copy = own;
+	r->algo = algo;
+	r->recv_size = recv_size;
 	r->ctx = ctx;
 	r->comm = comm;
 	r->coll = coll;
 	r->dtype = (uint8_t)dt;
 	r->op = (uint8_t)(coll == ACIS_C_ALLREDUCE || coll == ACIS_C_REDUCE ||
-			  coll == ACIS_C_REDUCE_SCATTER ? op : ACIS_OP_NONE);
+			  coll == ACIS_C_REDUCE_SCATTER ||
+			  coll == ACIS_C_FUSED ? op : ACIS_OP_NONE);
 	r->root = (coll == ACIS_C_REDUCE || coll == ACIS_C_BCAST ||
-		   coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) ?
+		   coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) ||
+		  (coll == ACIS_C_FUSED && root >= 0) ?
 			  (uint32_t)root : ACIS_RANK_NONE;
 	r->msg_size = coll == ACIS_C_BARRIER ? 0 : (uint64_t)count * ds;
 	r->cs = ctx->chunk_size;
@@ -1365,8 +1434,12 @@ start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
 		r->n_recv = (uint64_t)(P - 1) * r->cpr;
 		r->rcv_space = (uint64_t)P * r->cpr;
 		break;
+	case ACIS_C_FUSED:
+		r->n_send = r->cpr;
+		r->n_recv = r->rcv_space = acis_n_chunks(recv_size, r->cs);
+		break;
 	}
-	if (r->msg_size != 0) {
+	if (r->msg_size != 0 && coll != ACIS_C_FUSED) {
 		const char *bad = NULL; /* the buffer missing */
 		uint64_t size = r->msg_size, cpr = r->cpr;
 
@@ -1491,6 +1564,15 @@ refuse:
 	req_free(r);
 	comm->seq--;
 	return rc;
+}
+
+static int
+start(acis_comm_t *comm, uint8_t coll, const void *sbuf, void *rbuf,
+      size_t count, enum acis_dtype dt, enum acis_op op, int root,
+      acis_req_t **out)
+{
+	return start_ex(comm, coll, sbuf, rbuf, count, dt, op, root, out,
+			ACIS_A_DEFAULT, 0, NULL);
 }
 
 /* Release a finished request; send its confirmation now. */
@@ -1627,6 +1709,95 @@ acis_alltoall(const void *s, void *r, size_t n, enum acis_dtype dt,
 	      acis_comm_t *c)
 {
 	return run(c, ACIS_C_ALLTOALL, s, r, n, dt, ACIS_OP_NONE, 0);
+}
+
+int
+acis_ifused(acis_comm_t *comm, const struct acis_fused_args *a,
+	    acis_req_t **req)
+{
+	acis_ctx_t *ctx = comm != NULL ? comm->ctx : NULL;
+	unsigned int pat = a != NULL ? (unsigned int)a->pattern : 0;
+	int has_root = pat == ACIS_FUSED_SCATTER_OP_REDUCE;
+	uint64_t want_block, recv;
+	uint8_t *msg;
+	size_t len;
+
+	if (req == NULL || ctx == NULL || a == NULL)
+		return ACIS_ERR_INVAL;
+	*req = NULL;
+	if (pat == 0 || pat >= ACIS_FUSED_MAX)
+		return fail(ctx, ACIS_ERR_INVAL, "fused: unknown pattern %u",
+			    pat);
+	if (acis_dtype_size(a->dtype) == 0)
+		return fail(ctx, ACIS_ERR_INVAL, "fused %s: unknown datatype "
+			    "%d", acis_fused_name(pat), a->dtype);
+	if (pat == ACIS_FUSED_ALLGATHER_OP ? a->op != ACIS_OP_NONE :
+	    a->op >= ACIS_OP_MAX_ || !acis_op_valid(a->op, a->dtype))
+		return fail(ctx, ACIS_ERR_INVAL, "fused %s: op %s on %s: the "
+			    "reductions take a built-in op defined on the "
+			    "datatype (allgather_op none)",
+			    acis_fused_name(pat), acis_op_name(a->op),
+			    acis_dtype_name(a->dtype));
+	if (a->map < ACIS_OP_USER_MIN || a->map > 255)
+		return fail(ctx, ACIS_ERR_INVAL, "fused %s: map %d is not a "
+			    "user op (acis_op_create)", acis_fused_name(pat),
+			    a->map);
+	if (has_root && (a->root < 0 || (uint32_t)a->root >= comm->size))
+		return fail(ctx, ACIS_ERR_INVAL, "fused %s: root %d outside "
+			    "0..%u", acis_fused_name(pat), a->root,
+			    comm->size - 1);
+	want_block = has_root ? (comm->rank == (uint32_t)a->root ?
+				 (uint64_t)comm->size * ACIS_FUSED_BUF_MAX : 0) :
+				ACIS_FUSED_BUF_MAX;
+	if (pat == ACIS_FUSED_SCATTER_OP_REDUCE &&
+	    want_block > ACIS_FUSED_SIN_MAX)
+		want_block = ACIS_FUSED_SIN_MAX;
+	if (a->block_bytes > want_block ||
+	    a->inbound_bytes > ACIS_FUSED_BUF_MAX ||
+	    a->out_bytes > ACIS_FUSED_BUF_MAX)
+		return fail(ctx, ACIS_ERR_INVAL, "fused %s: block %zu, inbound "
+			    "%zu, out %zu bytes: at most %" PRIu64 ", %u, %u",
+			    acis_fused_name(pat), a->block_bytes,
+			    a->inbound_bytes, a->out_bytes, want_block,
+			    ACIS_FUSED_BUF_MAX, ACIS_FUSED_BUF_MAX);
+	if ((a->block_bytes != 0 && a->block == NULL) ||
+	    (a->inbound_bytes != 0 && a->inbound == NULL))
+		return fail(ctx, ACIS_ERR_INVAL, "fused %s: a buffer of bytes "
+			    "given as NULL", acis_fused_name(pat));
+	recv = has_root && comm->rank != (uint32_t)a->root ? 0 : a->out_bytes;
+	if (recv != 0 && a->result == NULL)
+		return fail(ctx, ACIS_ERR_INVAL, "fused %s: %" PRIu64 " bytes "
+			    "of result and no result buffer",
+			    acis_fused_name(pat), recv);
+	len = ACIS_FUSED_PREFIX + a->block_bytes + a->inbound_bytes;
+	msg = malloc(len);
+	if (msg == NULL)
+		return ACIS_ERR_NOMEM;
+	/* the prefix (acis_proto.h), the block, the inbound buffer */
+	memset(msg, 0, ACIS_FUSED_PREFIX);
+	wr_le32(msg, (uint32_t)a->block_bytes);
+	wr_le32(msg + 4, (uint32_t)a->inbound_bytes);
+	wr_le32(msg + 8, (uint32_t)a->out_bytes);
+	msg[12] = (uint8_t)a->map;
+	if (a->block_bytes != 0)
+		memcpy(msg + ACIS_FUSED_PREFIX, a->block, a->block_bytes);
+	if (a->inbound_bytes != 0)
+		memcpy(msg + ACIS_FUSED_PREFIX + a->block_bytes, a->inbound,
+		       a->inbound_bytes);
+	return start_ex(comm, ACIS_C_FUSED, msg, a->result, len, a->dtype,
+			a->op, has_root ? a->root : -1, req, (uint8_t)pat,
+			recv, msg);
+}
+
+int
+acis_fused(acis_comm_t *comm, const struct acis_fused_args *a)
+{
+	acis_req_t *r;
+	int rc = acis_ifused(comm, a, &r);
+
+	if (rc != ACIS_OK)
+		return rc;
+	return acis_wait(&r);
 }
 
 int

@@ -112,6 +112,8 @@ enum acis_coll {
 	ACIS_C_REDUCE_SCATTER = 7,
 	ACIS_C_BARRIER = 8,
 	ACIS_C_ALLTOALL = 9,
+	ACIS_C_FUSED = 10,  /**< a fused collective (doc/fused.md): the
+			         pattern in the opcode's high 4 bits */
 	ACIS_C_MAX
 };
 
@@ -124,6 +126,29 @@ enum acis_algo {
 	ACIS_A_RING = 4,
 	ACIS_A_MAX
 };
+
+/** Fused collectives (ACiS Type 3, doc/fused.md): the opcode's high 4
+ * bits when its collective is ACIS_C_FUSED. Stage 1, an op program run
+ * in the switch once per rank, then stage 2, with no hosts between. */
+enum acis_fused_pattern {
+	ACIS_FUSED_ALLREDUCE_OP = 1,           /**< allreduce, op */
+	ACIS_FUSED_ALLGATHER_OP = 2,           /**< allgather, op */
+	ACIS_FUSED_ALLREDUCE_OP_ALLREDUCE = 3, /**< allreduce, op, allreduce */
+	ACIS_FUSED_SCATTER_OP_REDUCE = 4,      /**< scatter, op, reduce */
+	ACIS_FUSED_ALLREDUCE_OP_ALLTOALL = 5,  /**< allreduce, op, alltoall */
+	ACIS_FUSED_MAX
+};
+
+/** A fused call's message from each rank: this 16-byte prefix (little-
+ * endian words: block bytes, inbound bytes, the op's output bytes, then
+ * the op's number and three zero bytes), the rank's stage-1 block, its
+ * inbound buffer. */
+#define ACIS_FUSED_PREFIX 16
+/** A rank's block, inbound buffer and op output, at most (the thesis's
+ * evaluator bound, §5.4); a scatter root's block is its P blocks. */
+#define ACIS_FUSED_BUF_MAX 16384u
+/** What the op streams in (the stage-1 result a rank sees), at most. */
+#define ACIS_FUSED_SIN_MAX 65536u
 
 #define ACIS_OPCODE(coll, algo) ((uint8_t)(((algo) << 4) | (coll)))
 #define ACIS_OPCODE_COLL(o) ((o) & 0x0f)
@@ -315,6 +340,10 @@ const char *acis_dtype_name(unsigned int dtype);
 const char *acis_op_name(unsigned int op);
 /** "allreduce", ... or "unknown". */
 const char *acis_coll_name(unsigned int coll);
+/** "allreduce_op_allreduce", ... (a fused pattern) or "unknown". */
+const char *acis_fused_name(unsigned int pattern);
+/** The fused pattern named so, or 0. */
+unsigned int acis_fused_parse(const char *name);
 /** 1 if op is defined on dtype (bitwise ops only on integers). */
 int acis_op_valid(unsigned int op, unsigned int dtype);
 

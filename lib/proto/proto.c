@@ -117,6 +117,33 @@ is_reduction(unsigned int coll)
 	       coll == ACIS_C_REDUCE_SCATTER;
 }
 
+/* A fused call's DATA (a rank's prefix, block and inbound) or RESULT:
+ * bytes, whatever the datatype; a known pattern whose reductions' op is
+ * a built-in one defined on the datatype (allgather_op has none); the
+ * chunk inside the message. */
+static enum acis_hdr_error
+check_fused(const struct acis_hdr *h)
+{
+	unsigned int pat = ACIS_OPCODE_ALGO(h->opcode);
+	uint64_t off, want;
+
+	if (pat == 0 || pat >= ACIS_FUSED_MAX)
+		return ACIS_E_OPCODE;
+	if (acis_dtype_size(h->dtype) == 0)
+		return ACIS_E_DTYPE;
+	if (pat == ACIS_FUSED_ALLGATHER_OP ? h->op != ACIS_OP_NONE :
+	    h->op >= ACIS_OP_MAX_ || !acis_op_valid(h->op, h->dtype))
+		return ACIS_E_OP;
+	if (h->msg_size > ACIS_MAX_MSG_SIZE || h->chunk_size == 0 ||
+	    h->chunk_size % 8 != 0 ||
+	    h->chunk >= acis_n_chunks(h->msg_size, h->chunk_size))
+		return ACIS_E_CHUNK;
+	off = (uint64_t)h->chunk * h->chunk_size;
+	want = h->msg_size - off < h->chunk_size ? h->msg_size - off :
+						   h->chunk_size;
+	return h->payload_len == want ? ACIS_E_OK : ACIS_E_CHUNK;
+}
+
 /* Checks shared by DATA and RESULT: the chunk lies inside the message. */
 static enum acis_hdr_error
 check_data(const struct acis_hdr *h)
@@ -125,8 +152,11 @@ check_data(const struct acis_hdr *h)
 	unsigned int ds;
 
 	if (coll == 0 || coll >= ACIS_C_MAX ||
-	    ACIS_OPCODE_ALGO(h->opcode) >= ACIS_A_MAX)
+	    (coll != ACIS_C_FUSED &&
+	     ACIS_OPCODE_ALGO(h->opcode) >= ACIS_A_MAX))
 		return ACIS_E_OPCODE;
+	if (coll == ACIS_C_FUSED)
+		return check_fused(h);
 	if (coll == ACIS_C_BARRIER) {
 		if (h->msg_size != 0 || h->payload_len != 0 || h->chunk != 0)
 			return ACIS_E_CHUNK;
@@ -246,6 +276,31 @@ acis_op_name(unsigned int op)
 }
 
 const char *
+acis_fused_name(unsigned int pattern)
+{
+	static const char *const n[ACIS_FUSED_MAX] = {
+		[ACIS_FUSED_ALLREDUCE_OP] = "allreduce_op",
+		[ACIS_FUSED_ALLGATHER_OP] = "allgather_op",
+		[ACIS_FUSED_ALLREDUCE_OP_ALLREDUCE] = "allreduce_op_allreduce",
+		[ACIS_FUSED_SCATTER_OP_REDUCE] = "scatter_op_reduce",
+		[ACIS_FUSED_ALLREDUCE_OP_ALLTOALL] = "allreduce_op_alltoall",
+	};
+
+	return pattern < ACIS_FUSED_MAX && n[pattern] ? n[pattern] : "unknown";
+}
+
+unsigned int
+acis_fused_parse(const char *name)
+{
+	unsigned int p;
+
+	for (p = 1; p < ACIS_FUSED_MAX; p++)
+		if (strcmp(name, acis_fused_name(p)) == 0)
+			return p;
+	return 0;
+}
+
+const char *
 acis_coll_name(unsigned int c)
 {
 	static const char *const n[ACIS_C_MAX] = {
@@ -255,6 +310,7 @@ acis_coll_name(unsigned int c)
 		[ACIS_C_REDUCE_SCATTER] = "reduce_scatter",
 		[ACIS_C_BARRIER] = "barrier",
 		[ACIS_C_ALLTOALL] = "alltoall",
+		[ACIS_C_FUSED] = "fused",
 	};
 
 	return c < ACIS_C_MAX && n[c] ? n[c] : "unknown";

@@ -81,6 +81,28 @@ int acis_userop_create(const struct acis_userop_spec *spec,
 int acis_userop_fold(struct acis_userop *op, void *acc, const void *src,
 		     size_t len, char *err, size_t errlen);
 
+/** Where a map finds the rank's own block in bank 1 (doc/fused.md). */
+#define ACIS_USEROP_OWN_OFF 32768u
+/** ... and the room for it and for the inbound buffer before it. */
+#define ACIS_USEROP_OWN_MAX 32768u
+
+/**
+ * One map, the op between a fused collective's stages (doc/fused.md):
+ * bank 1 from offset 0 holds inbound (ib_len bytes), from
+ * ACIS_USEROP_OWN_OFF own (own_len bytes; each at most
+ * ACIS_USEROP_OWN_MAX), stream_in is in (in_len bytes), and what the
+ * program streams out, at most cap bytes, goes to out, its length to
+ * *out_len. The scalar registers start cleared, as for a fold.
+ *
+ * @return 0, or a negative ACIS_CGRA_E_* code with "op NAME: ..." in
+ *   err (the machine's fault with its instruction; E_OUTFULL for output
+ *   past cap); -EINVAL for ib_len out of range.
+ */
+int acis_userop_map(struct acis_userop *op, const void *in, size_t in_len,
+		    const void *inbound, size_t ib_len, const void *own,
+		    size_t own_len, void *out, size_t cap, size_t *out_len,
+		    char *err, size_t errlen);
+
 /** The op's name. */
 const char *acis_userop_name(const struct acis_userop *op);
 /** Whether the op was made commutative. */

@@ -107,6 +107,34 @@ acis_userop_fold(struct acis_userop *op, void *acc, const void *src,
 	return 0;
 }
 
+int
+acis_userop_map(struct acis_userop *op, const void *in, size_t in_len,
+		const void *inbound, size_t ib_len, const void *own,
+		size_t own_len, void *out, size_t cap, size_t *out_len,
+		char *err, size_t errlen)
+{
+	int rc;
+
+	*out_len = 0;
+	if (ib_len > ACIS_USEROP_OWN_MAX || own_len > ACIS_USEROP_OWN_MAX)
+		return say(err, errlen, -EINVAL, "op %s: %s", op->name,
+			   "an inbound buffer or own block is at most 32768 "
+			   "bytes");
+	op->folds++;
+	if (ib_len != 0)
+		acis_cgra_mem_write(op->m, 1, 0, inbound, ib_len);
+	if (own_len != 0)
+		acis_cgra_mem_write(op->m, 1, ACIS_USEROP_OWN_OFF, own,
+				    own_len);
+	rc = acis_cgra_run(op->m, in, in_len, out, cap, out_len, NULL);
+	if (rc != 0) {
+		op->faults++;
+		return say(err, errlen, rc, "op %s: %s", op->name,
+			   acis_cgra_last_error(op->m));
+	}
+	return 0;
+}
+
 const char *
 acis_userop_name(const struct acis_userop *op)
 {

@@ -60,10 +60,16 @@ TYPES = {T_DATA: "DATA", T_RESULT: "RESULT", T_ACK: "ACK", T_NACK: "NACK",
          T_CTRL: "CTRL", T_CTRL_ACK: "CTRL_ACK", T_LOOKASIDE: "LOOKASIDE"}
 
 COLLS = {1: "allreduce", 2: "reduce", 3: "bcast", 4: "scatter", 5: "gather",
-         6: "allgather", 7: "reduce_scatter", 8: "barrier", 9: "alltoall"}
+         6: "allgather", 7: "reduce_scatter", 8: "barrier", 9: "alltoall",
+         10: "fused"}
 C_ALLREDUCE, C_REDUCE, C_BCAST, C_SCATTER = 1, 2, 3, 4
 C_GATHER, C_ALLGATHER, C_REDUCE_SCATTER, C_BARRIER = 5, 6, 7, 8
 C_ALLTOALL = 9
+C_FUSED = 10
+# A fused call's pattern: the opcode's high 4 bits (doc/fused.md).
+FUSED_PATTERNS = {1: "allreduce_op", 2: "allgather_op",
+                  3: "allreduce_op_allreduce", 4: "scatter_op_reduce",
+                  5: "allreduce_op_alltoall"}
 ALGOS = {0: "default", 1: "binomial", 2: "recursive_doubling",
          3: "recursive_halving", 4: "ring"}
 
@@ -111,6 +117,15 @@ def opcode(name, algo=0):
     if s.endswith(")") and "(" in s:
         s, algo = s[:-1].split("(", 1)
     s = s.strip().lower()
+    if s == "fused":
+        # fused(PATTERN): the pattern where the algorithm goes
+        codes = {v: k for k, v in FUSED_PATTERNS.items()}
+        if isinstance(algo, str):
+            algo = codes.get(algo.strip().lower())
+        if algo not in FUSED_PATTERNS:
+            raise ValueError("%r: a fused call names its pattern (%s)" %
+                             (name, ", ".join(FUSED_PATTERNS.values())))
+        return algo << 4 | C_FUSED
     if isinstance(algo, str):
         algo = _ALGO_CODES.get(algo.strip().lower())
     if s not in _COLL_CODES or algo not in ALGOS:
@@ -126,6 +141,8 @@ def opcode_name(type_, code):
     algorithm), a control operation or a look-aside handler."""
     if type_ in (T_DATA, T_RESULT, T_ACK, T_NACK):
         coll = COLLS.get(code & 0x0F, "unknown(%d)" % (code & 0x0F))
+        if code & 0x0F == C_FUSED:
+            return "fused(%s)" % FUSED_PATTERNS.get(code >> 4, code >> 4)
         if code >> 4:
             return "%s(%s)" % (coll, ALGOS.get(code >> 4, code >> 4))
         return coll

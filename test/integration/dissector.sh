@@ -343,6 +343,24 @@ Block (rank): 1 (from rank 1)
 Block (rank): 1 (for rank 1)
 EOF
 
+# A fused call (doc/fused.md): the pattern where the algorithm goes,
+# chunk 0's prefix read out, bytes whatever the datatype; a pattern past
+# the five, or a reduction op on allgather_op, is refused as the switch
+# refuses it.
+"$FRAMES" "$D/fused.pcap" <<'EOF' || bad "dissector_frames (fused)"
+type=1 opcode=0x3a dtype=5 op=1 job=7 comm=65536 rank=1 seq=16 chunk=0 msg_size=21 chunk_size=16 contributors=1 payload=04000000010000000400000082000000
+type=2 opcode=0x3a flags=2 dtype=5 op=1 job=7 comm=65536 rank=1 seq=16 chunk=0 msg_size=4 chunk_size=1416 payload=0000803f
+type=1 opcode=0x6a dtype=5 op=1 job=7 comm=65536 rank=1 seq=17 chunk=0 msg_size=4 chunk_size=8 payload=00000000
+type=1 opcode=0x2a dtype=5 op=1 job=7 comm=65536 rank=1 seq=18 chunk=0 msg_size=4 chunk_size=8 payload=00000000
+EOF
+ts -r "$D/fused.pcap" -T fields -e _ws.col.Info -e acis.fused_pattern -e acis.fused.out >"$D/fused"
+expect "fused calls: pattern, prefix and the refusals" "$D/fused" <<'EOF'
+DATA fused(allreduce_op_allreduce) float32 sum comm=65536 seq=16 rank=1 chunk=0/2 block=4 inbound=1 out=4 op=130 len=16	3	4
+RESULT fused(allreduce_op_allreduce) float32 sum comm=65536 seq=16 rank=1 chunk=0/1 [LAST] len=4	3	
+DATA fused(unknown(6)) float32 sum comm=65536 seq=17 rank=1 chunk=0/1 len=4 [acis_bad_opcode]	6	
+DATA fused(allgather_op) float32 sum comm=65536 seq=18 rank=1 chunk=0/1 len=4 [acis_bad_op]	2	
+EOF
+
 # --- acis_pcap.py's traffic -------------------------------------------
 PCAP="/usr/bin/python3 $SRC/scripts/pktgen/acis_pcap.py"
 # allreduce of int16 max, 4 ranks, 4096 bytes: 3 chunks of 1416 bytes

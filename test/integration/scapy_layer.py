@@ -41,7 +41,8 @@ from scapy.packet import Raw  # noqa: E402
 from scapy.utils import PcapWriter, RawPcapReader, rdpcap  # noqa: E402
 
 from acis.layer import (ACiS, ACiSKeys, ACiSMissingRanks, ACiSPacked,  # noqa: E402
-                        ACiSTruncated, COLLS, CTX_WORLD, DTYPE_NAMES, FLAG_NAMES,
+                        ACiSTruncated, COLLS, C_FUSED, CTX_WORLD, DTYPE_NAMES,
+                        FLAG_NAMES, FUSED_PATTERNS,
                         OPS, STATUSES, TYPES, bind_port, data_chunks, join,
                         lookaside, opcode, opcode_name, receipts)
 
@@ -397,7 +398,19 @@ def test_collectives():
           defined == COLLS, "lib/proto %s\n       layer %s" % (defined, COLLS))
     check("opcode() and opcode_name() take and give every collective's name",
           all(opcode(name) == code and opcode_name(1, code) == name
-              for code, name in COLLS.items()))
+              for code, name in COLLS.items() if code != C_FUSED))
+    with open(PROTO_H) as f:
+        body = re.search(r"enum acis_fused_pattern \{(.*?)\};", f.read(),
+                         re.S).group(1)
+    pats = {int(n): name.lower() for name, n in
+            re.findall(r"ACIS_FUSED_(\w+) = (\d+)", body)}
+    check("the layer names every fused pattern lib/proto defines, and "
+          "opcode() and opcode_name() take and give 'fused(PATTERN)'",
+          pats == FUSED_PATTERNS and
+          all(opcode("fused(%s)" % n) == (k << 4 | C_FUSED) and
+              opcode_name(1, k << 4 | C_FUSED) == "fused(%s)" % n
+              for k, n in pats.items()),
+          "lib/proto %s\n       layer %s" % (pats, FUSED_PATTERNS))
 
 
 def test_defaults():

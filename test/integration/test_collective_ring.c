@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,10 +26,14 @@
 #include <rte_mbuf.h>
 
 #include "acis_cgra.h"
+#include "acis_fused.h"
 #include "acis_pipeline.h"
 #include "acis_proto.h"
 #include "acis_reduce.h"
+#include "acis_userop.h"
+#include "coll.h"
 #include "fault.h"
+#include "fused.h"
 #include "frames.h"
 #include "harness.h"
 
@@ -498,8 +503,23 @@ start(const char *extra)
 }
 
 
+/* The fused calls open on every worker. */
+static unsigned int
+fused_open(void)
+{
+	unsigned int w, i, n = 0;
+
+	for (w = 0; w < RTE_DIM(g_sw.coll.shards); w++)
+		for (i = 0; g_sw.coll.shards[w] != NULL && i < ACIS_FUSED_CALLS;
+		     i++)
+			n += acis_fused_sw_at(g_sw.coll.shards[w]->fused, i) !=
+			     NULL;
+	return n;
+}
+
 /* The end of every test: nothing more was sent, every mbuf is back in the
- * pool, no aggregation slot is open and no contribution is held. */
+ * pool, no aggregation slot or fused call is open and no contribution is
+ * held. */
 static void
 finish(void)
 {
@@ -517,6 +537,7 @@ finish(void)
 	expect_no_leak();
 	assert_int_equal(slot_stats().in_use, 0);
 	assert_int_equal(coll_stats().held, 0);
+	assert_int_equal(fused_open(), 0);
 	stop_switch();
 }
 
@@ -3311,6 +3332,296 @@ test_user_op_fault_fails_the_collective_on_every_rank_naming_the_op(void **state
 	finish();
 }
 
+/* ---- fused collectives (doc/fused.md) ---- */
+
+/* Host p's fused message msg (len bytes) for pattern on comm, seq: chunk
+ * `chunk`, or every chunk when chunk is -1. */
+static void
+fused_send(unsigned int p, unsigned int pattern, uint8_t dtype, uint8_t op,
+	   uint32_t root, uint32_t comm, uint32_t seq, const uint8_t *msg,
+	   uint64_t len, int chunk)
+{
+	uint64_t cpr = acis_n_chunks(len, CHUNK), c;
+
+	for (c = 0; c < cpr; c++) {
+		struct acis_hdr h = {
+			.version = ACIS_PROTO_VERSION, .type = ACIS_T_DATA,
+			.opcode = ACIS_OPCODE(ACIS_C_FUSED, pattern),
+			.dtype = dtype, .op = op, .hdr_len = ACIS_HDR_LEN,
+			.job = JOB, .comm = comm, .rank = p, .root = root,
+			.seq = seq, .chunk = (uint32_t)c, .msg_size = len,
+			.chunk_size = CHUNK, .contributors = 1,
+		};
+
+		if (chunk >= 0 && c != (uint64_t)chunk)
+			continue;
+		h.payload_len = (uint16_t)RTE_MIN((uint64_t)CHUNK,
+						  len - c * CHUNK);
+		send_as(p, &h, msg + c * CHUNK);
+	}
+}
+
+/* Host p confirms result chunk 0 of fused call seq. */
+static void
+fused_confirm(unsigned int p, unsigned int pattern, uint32_t comm,
+	      uint32_t seq)
+{
+	uint32_t key = 0;
+	struct acis_hdr h = {
+		.version = ACIS_PROTO_VERSION, .type = ACIS_T_ACK,
+		.opcode = ACIS_OPCODE(ACIS_C_FUSED, pattern),
+		.dtype = ACIS_FLOAT32, .op = ACIS_OP_SUM,
+		.hdr_len = ACIS_HDR_LEN, .job = JOB, .comm = comm, .rank = p,
+		.root = ACIS_RANK_NONE, .seq = seq, .chunk = 1,
+		.chunk_size = CHUNK, .payload_len = 4,
+	};
+
+	send_as(p, &h, &key);
+}
+
+static struct acis_userop *fused_ref_op;
+
+static int
+fused_ref_map(void *arg, uint32_t rank, unsigned int map, const void *in,
+	      size_t in_len, const void *inbound, size_t ib_len,
+	      const void *own, size_t own_len, void *out, size_t cap,
+	      size_t *out_len, char *err, size_t errlen)
+{
+	(void)arg;
+	(void)rank;
+	(void)map;
+	return acis_userop_map(fused_ref_op, in, in_len, inbound, ib_len, own,
+			       own_len, out, cap, out_len, err, errlen);
+}
+
+#define GM_IB 4096 /* floats of inbound: w and v, 2048 each */
+
+/* allreduce_op_allreduce with gmres_norm.s on floats whose sums round
+ * (the order of the folds shows): every rank gets one RESULT with the
+ * bits lib/fused gives on this host, in all 24 orders the ranks' whole
+ * messages (12 chunks each) can come in; a chunk sent again while the
+ * call waits hears PENDING, one after it the result again; confirmed by
+ * every rank, the call is gone. */
+static void
+test_fused_call_gives_the_same_bits_in_every_arrival_order(void **state)
+{
+	static uint8_t msg[WORLD][ACIS_FUSED_PREFIX + 4 + 4 * GM_IB];
+	const uint64_t len = sizeof(msg[0]);
+	char *src = example_src("fused/gmres_norm.s");
+	const uint8_t *mp[WORLD] = {msg[0], msg[1], msg[2], msg[3]};
+	const uint64_t lens[WORLD] = {len, len, len, len};
+	struct acis_fused_call call = {
+		.pattern = ACIS_FUSED_ALLREDUCE_OP_ALLREDUCE,
+		.dtype = ACIS_FLOAT32, .op = ACIS_OP_SUM,
+		.root = ACIS_RANK_NONE, .size = WORLD, .msg = mp,
+		.msg_len = lens,
+	};
+	struct acis_userop_spec sp = {.name = "gmres_norm"};
+	struct acis_fused_ws *ws = acis_fused_ws_new();
+	unsigned int op, p, k, order[WORLD], i;
+	uint8_t want[4];
+	uint32_t world, wl;
+	char err[256];
+	uint32_t *w;
+	size_t n;
+
+	(void)state;
+	assert_non_null(ws);
+	start(LINGER);
+	world = join_all();
+	op = create_op_all("gmres_norm", src, ACIS_S_OK, NULL, 0);
+	assert_int_equal(acis_cgra_asm(src, "gmres_norm", &w, &n, err,
+				       sizeof(err)), 0);
+	sp.words = w;
+	sp.n_words = n;
+	assert_int_equal(acis_userop_create(&sp, &fused_ref_op, err,
+					    sizeof(err)), 0);
+	free(w);
+	free(src);
+	for (p = 0; p < WORLD; p++) {
+		struct acis_fused_prefix pre = {4, 4 * GM_IB, 4, (uint8_t)op};
+		float *f = (float *)(msg[p] + ACIS_FUSED_PREFIX);
+
+		acis_fused_prefix_write(msg[p], &pre);
+		/* the share of ||w||^2: a sum that rounds */
+		f[0] = 1.0f + (float)p / 3.0f + 1e-7f * (float)(p * 7919);
+		for (i = 0; i < GM_IB; i++)
+			f[1 + i] = (float)((p * 31 + i * 17) % 97) / 13.0f -
+				   3.5f;
+	}
+	{
+		/* the shares' sum in some order is not the rank order's, or
+		 * this test could not tell an arrival-order fold */
+		unsigned int differ = 0;
+
+		for (k = 0; k < ORDERS; k++) {
+			float a = 0.0f, b = 0.0f;
+
+			nth_order(k, order);
+			for (i = 0; i < WORLD; i++) {
+				a += *(const float *)(msg[i] +
+						      ACIS_FUSED_PREFIX);
+				b += *(const float *)(msg[order[i]] +
+						      ACIS_FUSED_PREFIX);
+			}
+			differ += memcmp(&a, &b, 4) != 0;
+		}
+		assert_true(differ > 0);
+	}
+	assert_int_equal(acis_fused_run(ws, &call, fused_ref_map, NULL, err,
+					sizeof(err)), 0);
+	memcpy(want, acis_fused_result(ws, 0, &wl), 4);
+	assert_int_equal(wl, 4);
+	for (k = 0; k < ORDERS; k++) {
+		nth_order(k, order);
+		for (i = 0; i < WORLD; i++) {
+			fused_send(order[i], call.pattern, ACIS_FLOAT32,
+				   ACIS_OP_SUM, ACIS_RANK_NONE, world, k,
+				   msg[order[i]], len, -1);
+			run();
+			drain();
+			if (i + 1 < WORLD) { /* no ACKs: the result answers */
+				expect_quiet();
+				/* a repeat while the call waits */
+				fused_send(order[i], call.pattern,
+					   ACIS_FLOAT32, ACIS_OP_SUM,
+					   ACIS_RANK_NONE, world, k,
+					   msg[order[i]], len, 3);
+				run();
+				drain();
+				assert_int_equal(only(order[i],
+						      ACIS_T_NACK)->h.status,
+						 ACIS_S_PENDING);
+			}
+		}
+		for (p = 0; p < WORLD; p++) {
+			const struct reply *r = only(p, ACIS_T_RESULT);
+
+			assert_int_equal(r->h.opcode,
+					 ACIS_OPCODE(ACIS_C_FUSED, call.pattern));
+			assert_int_equal(r->h.seq, k);
+			assert_int_equal(r->h.rank, p);
+			assert_int_equal(r->h.msg_size, 4);
+			expect_payload(r, want, 4);
+		}
+		/* a rank that lost its result asks again by a chunk */
+		fused_send(2, call.pattern, ACIS_FLOAT32, ACIS_OP_SUM,
+			   ACIS_RANK_NONE, world, k, msg[2], len, 11);
+		run();
+		drain();
+		expect_payload(only(2, ACIS_T_RESULT), want, 4);
+		for (p = 0; p < WORLD; p++)
+			fused_confirm(p, call.pattern, world, k);
+		run_quiet();
+		assert_int_equal(fused_open(), 0);
+	}
+	assert_int_equal(coll_stats().fused_calls, ORDERS);
+	assert_int_equal(coll_stats().completed[ACIS_C_FUSED], ORDERS);
+	acis_userop_free(fused_ref_op);
+	fused_ref_op = NULL;
+	acis_fused_ws_free(ws);
+	assert_int_equal(coll_stats().fused_unconfirmed, 0);
+	finish();
+}
+
+/* What fails a fused call fails it on every rank, saying why: ranks that
+ * disagree (MISMATCH, naming the rank), an op that faults (OP_FAULT,
+ * naming the op and the rank it ran for), a rank that never comes
+ * (TIMEOUT, naming it); a call on a fabric's tree is refused elsewhere
+ * (testbed); nothing is left open. */
+static void
+test_fused_failures_reach_every_rank_and_say_why(void **state)
+{
+	static uint8_t msg[WORLD][ACIS_FUSED_PREFIX + 64];
+	const uint64_t len = sizeof(msg[0]);
+	const unsigned int pat = ACIS_FUSED_ALLREDUCE_OP;
+	unsigned int op, far, p;
+	uint32_t world;
+	char text[200];
+
+	(void)state;
+	start("[collective]\nlinger_ms = 200\ndeadline_ms = 20\n");
+	world = join_all();
+	{
+		char *src = example_src("fused/block_sum.s");
+
+		op = create_op_all("block_sum", src, ACIS_S_OK, NULL, 0);
+		free(src);
+	}
+	far = create_op_all("far", "lui x5, 0x20\nvsetivli x0, 16, e32, m1\n"
+			    "vle32.v v1, (x5)\nstreamout.v v1\nwfi\n",
+			    ACIS_S_OK, NULL, 0);
+	/* rank 2 names another output length */
+	for (p = 0; p < WORLD; p++) {
+		struct acis_fused_prefix pre = {64, 0, p == 2 ? 8 : 4,
+						(uint8_t)op};
+
+		acis_fused_prefix_write(msg[p], &pre);
+		fused_send(p, pat, ACIS_INT32, ACIS_OP_SUM, ACIS_RANK_NONE,
+			   world, 0, msg[p], len, -1);
+	}
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_NACK);
+
+		assert_int_equal(r->h.status, ACIS_S_MISMATCH);
+		snprintf(text, sizeof(text), "%.*s", r->h.payload_len,
+			 (const char *)r->payload);
+		assert_non_null(strstr(text, "allreduce_op: rank 2 names op"));
+	}
+	/* the op faults: its message, naming the op and the rank */
+	for (p = 0; p < WORLD; p++) {
+		struct acis_fused_prefix pre = {64, 0, 4, (uint8_t)far};
+
+		acis_fused_prefix_write(msg[p], &pre);
+		fused_send(p, pat, ACIS_INT32, ACIS_OP_SUM, ACIS_RANK_NONE,
+			   world, 1, msg[p], len, -1);
+	}
+	run();
+	drain();
+	for (p = 0; p < WORLD; p++) {
+		const struct reply *r = only(p, ACIS_T_NACK);
+
+		assert_int_equal(r->h.status, ACIS_S_OP_FAULT);
+		snprintf(text, sizeof(text), "%.*s", r->h.payload_len,
+			 (const char *)r->payload);
+		assert_string_equal(text, "op far: instruction 2 (vle32.v): "
+				    "bank 1 bytes 131072..131136 (base 0) "
+				    "outside its 131072 bytes (on rank 0)");
+	}
+	/* a late repeat hears the same */
+	fused_send(3, pat, ACIS_INT32, ACIS_OP_SUM, ACIS_RANK_NONE, world, 1,
+		   msg[3], len, 0);
+	run();
+	drain();
+	assert_int_equal(only(3, ACIS_T_NACK)->h.status, ACIS_S_OP_FAULT);
+	/* rank 3 never comes: the others hear TIMEOUT naming it */
+	for (p = 0; p < WORLD; p++) {
+		struct acis_fused_prefix pre = {64, 0, 4, (uint8_t)op};
+
+		acis_fused_prefix_write(msg[p], &pre);
+	}
+	for (p = 0; p < WORLD - 1; p++)
+		fused_send(p, pat, ACIS_INT32, ACIS_OP_SUM, ACIS_RANK_NONE,
+			   world, 2, msg[p], len, -1);
+	run_quiet();
+	run_for(60);
+	drain();
+	for (p = 0; p < WORLD - 1; p++) {
+		const struct reply *r = only(p, ACIS_T_NACK);
+		uint32_t missing;
+
+		assert_int_equal(r->h.status, ACIS_S_TIMEOUT);
+		assert_int_equal(r->h.payload_len, 4);
+		memcpy(&missing, r->payload, 4);
+		assert_int_equal(missing, 3);
+	}
+	assert_int_equal(coll_stats().fused_failed, 3);
+	assert_int_equal(coll_stats().userop_faults, 1);
+	finish();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -3318,6 +3629,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_join_is_answered_for_every_rank_once_the_last_rank_joins, teardown),
 		cmocka_unit_test_teardown(test_user_op_allreduce_folds_in_rank_order_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_user_op_fault_fails_the_collective_on_every_rank_naming_the_op, teardown),
+		cmocka_unit_test_teardown(test_fused_call_gives_the_same_bits_in_every_arrival_order, teardown),
+		cmocka_unit_test_teardown(test_fused_failures_reach_every_rank_and_say_why, teardown),
 		cmocka_unit_test_teardown(test_repeated_join_from_a_joined_rank_is_answered_again, teardown),
 		cmocka_unit_test_teardown(test_join_for_a_held_rank_from_another_udp_port_is_refused_rank_taken, teardown),
 		cmocka_unit_test_teardown(test_join_with_another_world_size_is_refused_size_mismatch, teardown),

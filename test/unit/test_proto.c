@@ -417,8 +417,9 @@ test_round_trip_keeps_every_field_of_every_valid_data_and_result(void **state)
 	unsigned int t, coll, algo, n = 0;
 
 	(void)state;
+	/* (fused calls: test_parse_checks_fused_calls) */
 	for (t = 0; t < 2; t++)
-		for (coll = 1; coll < ACIS_C_MAX; coll++)
+		for (coll = 1; coll < ACIS_C_FUSED; coll++)
 			for (algo = 0; algo < ACIS_A_MAX; algo++)
 				n = round_trip_dtypes_and_ops(types[t], coll,
 							      algo, n);
@@ -672,6 +673,60 @@ test_parse_rejects_an_unknown_algorithm(void **state)
 			assert_int_equal(parse(&h), ACIS_E_OPCODE);
 		}
 	}
+}
+
+/* A fused call's DATA and RESULT: bytes whatever the datatype, the
+ * pattern in the opcode's high bits, a built-in op defined on the
+ * datatype (none for allgather_op), the chunk inside the message. */
+static void
+test_parse_checks_fused_calls(void **state)
+{
+	static const unsigned int types[] = {ACIS_T_DATA, ACIS_T_RESULT};
+	unsigned int t, pat;
+
+	(void)state;
+	for (t = 0; t < 2; t++) {
+		/* 1001 bytes: not whole float32s, and fine */
+		struct acis_hdr h = data_hdr(ACIS_C_ALLREDUCE, ACIS_FLOAT32,
+					     ACIS_OP_SUM, 1001, 0);
+
+		h.type = (uint8_t)types[t];
+		for (pat = 1; pat < ACIS_FUSED_MAX; pat++) {
+			h.opcode = ACIS_OPCODE(ACIS_C_FUSED, pat);
+			h.op = pat == ACIS_FUSED_ALLGATHER_OP ? ACIS_OP_NONE :
+								ACIS_OP_SUM;
+			assert_int_equal(parse(&h), ACIS_E_OK);
+			h.op = pat == ACIS_FUSED_ALLGATHER_OP ? ACIS_OP_SUM :
+								ACIS_OP_BXOR;
+			assert_int_equal(parse(&h), ACIS_E_OP);
+		}
+		h.op = ACIS_OP_SUM;
+		h.opcode = ACIS_OPCODE(ACIS_C_FUSED, 0);
+		assert_int_equal(parse(&h), ACIS_E_OPCODE);
+		h.opcode = ACIS_OPCODE(ACIS_C_FUSED, ACIS_FUSED_MAX);
+		assert_int_equal(parse(&h), ACIS_E_OPCODE);
+		/* a user op is no reduction op for the stages */
+		h.opcode = ACIS_OPCODE(ACIS_C_FUSED,
+				       ACIS_FUSED_ALLREDUCE_OP_ALLREDUCE);
+		h.op = ACIS_OP_USER_MIN;
+		assert_int_equal(parse(&h), ACIS_E_OP);
+		h.op = ACIS_OP_SUM;
+		h.dtype = 0;
+		assert_int_equal(parse(&h), ACIS_E_DTYPE);
+		h.dtype = ACIS_FLOAT32;
+		h.chunk = 1; /* past the only chunk */
+		assert_int_equal(parse(&h), ACIS_E_CHUNK);
+		h.chunk = 0;
+		h.payload_len = 1000;
+		assert_int_equal(parse(&h), ACIS_E_CHUNK);
+	}
+	assert_string_equal(acis_coll_name(ACIS_C_FUSED), "fused");
+	assert_string_equal(acis_fused_name(ACIS_FUSED_ALLGATHER_OP),
+			    "allgather_op");
+	assert_string_equal(acis_fused_name(ACIS_FUSED_MAX), "unknown");
+	assert_int_equal(acis_fused_parse("scatter_op_reduce"),
+			 ACIS_FUSED_SCATTER_OP_REDUCE);
+	assert_int_equal(acis_fused_parse("nope"), 0);
 }
 
 static void
@@ -1399,6 +1454,7 @@ main(void)
 		cmocka_unit_test(test_parse_rejects_message_types_0_and_8),
 		cmocka_unit_test(test_parse_rejects_an_unknown_collective),
 		cmocka_unit_test(test_parse_rejects_an_unknown_algorithm),
+		cmocka_unit_test(test_parse_checks_fused_calls),
 		cmocka_unit_test(test_parse_rejects_an_unknown_control_operation),
 		cmocka_unit_test(test_parse_rejects_an_unknown_datatype),
 		cmocka_unit_test(test_parse_rejects_a_bitwise_op_on_a_float_type),

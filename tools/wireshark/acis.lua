@@ -30,7 +30,13 @@ local types = {
 local colls = {
 	[1] = "allreduce", [2] = "reduce", [3] = "bcast", [4] = "scatter",
 	[5] = "gather", [6] = "allgather", [7] = "reduce_scatter",
-	[8] = "barrier", [9] = "alltoall",
+	[8] = "barrier", [9] = "alltoall", [10] = "fused",
+}
+-- a fused call's pattern, in the opcode's high 4 bits (doc/fused.md)
+local patterns = {
+	[1] = "allreduce_op", [2] = "allgather_op",
+	[3] = "allreduce_op_allreduce", [4] = "scatter_op_reduce",
+	[5] = "allreduce_op_alltoall",
 }
 local algos = {
 	[0] = "default", [1] = "binomial tree", [2] = "recursive doubling",
@@ -74,6 +80,7 @@ local statuses = {
 local T_DATA, T_RESULT, T_ACK, T_NACK = 1, 2, 3, 4
 local T_CTRL, T_CTRL_ACK, T_LOOKASIDE = 5, 6, 7
 local C_SCATTER, C_REDUCE_SCATTER, C_BARRIER, C_ALLTOALL = 4, 7, 8, 9
+local C_FUSED, FUSED_ALLGATHER_OP = 10, 2
 local CTRL_JOIN, CTRL_LEAVE, CTRL_SPLIT = 1, 2, 3
 local CTRL_COMM_FREE, CTRL_COMM_QUERY = 4, 5
 local CTRL_DEADLINE, CTRL_SSP, CTRL_INSTALL = 6, 7, 8
@@ -89,6 +96,15 @@ local pf = {
 		0x0f),
 	algo = ProtoField.uint8("acis.algo", "Algorithm", base.DEC, algos,
 		0xf0),
+	pattern = ProtoField.uint8("acis.fused_pattern", "Fused pattern",
+		base.DEC, patterns, 0xf0),
+	fused_block = ProtoField.uint32("acis.fused.block", "Block bytes",
+		base.DEC),
+	fused_inbound = ProtoField.uint32("acis.fused.inbound",
+		"Inbound bytes", base.DEC),
+	fused_out = ProtoField.uint32("acis.fused.out", "Op output bytes",
+		base.DEC),
+	fused_map = ProtoField.uint8("acis.fused.op", "Op", base.DEC),
 	ctrl_op = ProtoField.uint8("acis.ctrl_op", "Control operation",
 		base.DEC, ctrl_ops),
 	handler = ProtoField.uint8("acis.handler", "Look-aside handler",
@@ -303,6 +319,36 @@ end
 local function check_data(h)
 	local coll = h.opcode % 16
 	local algo = math.floor(h.opcode / 16)
+	if coll == C_FUSED then
+		-- check_fused(): bytes whatever the datatype; a built-in op
+		-- on it (none for allgather_op); the chunk in the message
+		if patterns[algo] == nil then
+			return ex.bad_opcode, "acis_bad_opcode"
+		end
+		if dtype_size[h.dtype] == nil then
+			return ex.bad_dtype, "acis_bad_dtype"
+		end
+		local ok
+		if algo == FUSED_ALLGATHER_OP then
+			ok = h.op == 0
+		else
+			ok = h.op >= 1 and h.op <= 7 and
+				not (h.op >= 5 and float_dtype[h.dtype])
+		end
+		if not ok then
+			return ex.bad_op, "acis_bad_op"
+		end
+		if h.msg_size > 2 ^ 40 or h.chunk_size == 0 or
+		    h.chunk_size % 8 ~= 0 or h.chunk >= n_chunks(h) then
+			return ex.bad_chunk, "acis_bad_chunk"
+		end
+		local left = h.msg_size - h.chunk * h.chunk_size
+		if h.payload_len ~= (left < h.chunk_size and left or
+		    h.chunk_size) then
+			return ex.bad_chunk, "acis_bad_chunk"
+		end
+		return nil
+	end
 	if colls[coll] == nil or algos[algo] == nil then
 		return ex.bad_opcode, "acis_bad_opcode"
 	end
@@ -435,6 +481,19 @@ local function dissect_payload(tvb, tree, h, off, len)
 			o = o + bs
 			r = r + 1
 		end
+	elseif h.type == T_DATA and coll == C_FUSED then
+		-- a rank's message: chunk 0 opens with the prefix (little-
+		-- endian words: block, inbound, op output bytes; the op)
+		if h.chunk == 0 and len >= 16 then
+			local pt = ptree:add(tvb(off, 16), "Fused prefix")
+			pt:add_le(pf.fused_block, tvb(off, 4))
+			pt:add_le(pf.fused_inbound, tvb(off + 4, 4))
+			pt:add_le(pf.fused_out, tvb(off + 8, 4))
+			pt:add(pf.fused_map, tvb(off + 12, 1))
+			return string.format(" block=%d inbound=%d out=%d op=%d",
+				tvb(off, 4):le_uint(), tvb(off + 4, 4):le_uint(),
+				tvb(off + 8, 4):le_uint(), tvb(off + 12, 1):uint())
+		end
 	elseif (h.type == T_DATA or h.type == T_RESULT) and
 	    coll ~= C_BARRIER then
 		add_values(ptree, tvb, off, len, h.dtype, "Values")
@@ -548,7 +607,11 @@ local function dissect_header(tvb, tree, h)
 	local oi = tree:add(pf.opcode, tvb(2, 1))
 	if t == T_DATA or t == T_RESULT or t == T_ACK or t == T_NACK then
 		oi:add(pf.coll, tvb(2, 1))
-		oi:add(pf.algo, tvb(2, 1))
+		if h.opcode % 16 == C_FUSED then
+			oi:add(pf.pattern, tvb(2, 1))
+		else
+			oi:add(pf.algo, tvb(2, 1))
+		end
 	elseif t == T_CTRL or t == T_CTRL_ACK then
 		oi:add(pf.ctrl_op, tvb(2, 1))
 	elseif t == T_LOOKASIDE then
@@ -646,7 +709,10 @@ local function info_for(h)
 	local s = types[h.type]
 	if t == T_DATA or t == T_RESULT then
 		s = s .. " " .. name(colls, coll)
-		if math.floor(h.opcode / 16) ~= 0 then
+		if coll == C_FUSED then
+			s = s .. "(" .. name(patterns, math.floor(h.opcode / 16)) ..
+				")"
+		elseif math.floor(h.opcode / 16) ~= 0 then
 			s = s .. "(" .. name(algos, math.floor(h.opcode / 16)) .. ")"
 		end
 		if coll ~= C_BARRIER then

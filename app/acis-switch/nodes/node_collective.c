@@ -39,9 +39,11 @@
  * once.
  */
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "../switch.h"
+#include "../fused.h"
 #include "../tx.h"
 #include "../userop.h"
 #include "acis_reduce.h"
@@ -1722,8 +1724,8 @@ ctrl_op_create(struct cctx *x, const struct acis_endpoint *from)
 		words[i] = rte_le_to_cpu_32(*(const unaligned_uint32_t *)
 					    (x->payload + ACIS_OP_NAME_LEN +
 					     4 * i));
-	rc = acis_userop_sw_create(h.job, name, h.root != 0, words, n, err,
-				   sizeof(err));
+	rc = acis_userop_sw_create(h.job, h.rank, h.seq, name, h.root != 0,
+				   words, n, err, sizeof(err));
 	h.type = ACIS_T_CTRL_ACK;
 	h.payload_len = 0;
 	h.hdr_len = ACIS_HDR_LEN;
@@ -1748,7 +1750,8 @@ ctrl_op_free(struct cctx *x, const struct acis_endpoint *from)
 	if (!from_job_rank(x, from))
 		return;
 	answer(x, from, ACIS_T_CTRL_ACK,
-	       acis_userop_sw_free(x->h.job, x->h.op) == 0 ? ACIS_S_OK :
+	       acis_userop_sw_free(x->h.job, x->h.rank, x->h.seq,
+				   x->h.op) == 0 ? ACIS_S_OK :
 							   ACIS_S_NO_OP,
 	       &x->h);
 }
@@ -3186,6 +3189,363 @@ handle_tree_result(struct cctx *x)
 	take_result(x, t, s);
 }
 
+/* The receipts a host's ACK lists (payload: `chunk` little-endian
+ * uint32 keys), counted as confirms; 0 when the list is malformed (the
+ * frame is dropped). */
+static uint32_t
+receipt_count(struct cctx *x)
+{
+	const struct acis_hdr *h = &x->h;
+	uint32_t n = h->payload_len / 4;
+
+	if (n == 0 || h->chunk != n || h->payload_len % 4 != 0) {
+		drop(x, x->m, ACIS_DROP_ACIS_BAD_LENGTH);
+		return 0;
+	}
+	x->st->confirms += n;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fused collectives (doc/fused.md)                                     */
+/* ------------------------------------------------------------------ */
+
+/* The op between a fused call's stages, on this worker's machine of it. */
+static int
+fused_map(void *arg, uint32_t rank, unsigned int map, const void *in,
+	  size_t in_len, const void *inbound, size_t ib_len, const void *own,
+	  size_t own_len, void *out, size_t cap, size_t *out_len, char *err,
+	  size_t errlen)
+{
+	struct cctx *x = arg;
+	struct acis_userop_entry *e =
+		acis_userop_sw_get(g_sw.coll.userops, map, x->h.job);
+	unsigned int w = (unsigned int)x->lc->worker_index;
+
+	if (e == NULL) {
+		snprintf(err, errlen, "op %u: no such op for job %u "
+			 "(acis_op_create), or freed", map, x->h.job);
+		return -1;
+	}
+	if (acis_userop_sw_map(e, w, in, in_len, inbound, ib_len, own,
+			       own_len, out, cap, out_len) != 0) {
+		snprintf(err, errlen, "%s (on rank %u)", e->last_error[w],
+			 rank);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+fused_hdr(const struct acis_fused_inst *f, uint8_t type, uint32_t r,
+	  struct acis_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->version = ACIS_PROTO_VERSION;
+	h->type = type;
+	h->opcode = ACIS_OPCODE(ACIS_C_FUSED, f->pattern);
+	h->dtype = f->dtype;
+	h->op = f->op;
+	h->hdr_len = ACIS_HDR_LEN;
+	h->job = f->job;
+	h->comm = f->ctx;
+	h->rank = r;
+	h->root = f->root;
+	h->seq = f->seq;
+	h->chunk_size = f->cs;
+}
+
+/* Rank r's result chunks it has not confirmed. */
+static void
+fused_send(struct cctx *x, const struct acis_comm *c,
+	   const struct acis_fused_inst *f, uint32_t r)
+{
+	const struct acis_fused_rank *k = &f->rk[r];
+	const struct acis_endpoint *ep = acis_comm_ep(c, r);
+	struct acis_hdr h;
+	uint32_t i;
+
+	fused_hdr(f, ACIS_T_RESULT, r, &h);
+	h.msg_size = k->res_len;
+	for (i = 0; i < k->res_chunks; i++) {
+		uint32_t off = i * f->cs;
+		uint32_t len = k->res_len - off < f->cs ? k->res_len - off :
+							  f->cs;
+
+		if (k->confirmed & UINT64_C(1) << i)
+			continue;
+		h.chunk = i;
+		h.payload_len = (uint16_t)len;
+		h.flags = i + 1 == k->res_chunks ? ACIS_F_LAST : 0;
+		if (emit(x, ep, &h, f->res + k->res_off + off,
+			 (uint16_t)len) == NULL)
+			return; /* the rank asks again */
+		x->st->results++;
+	}
+}
+
+/* Tell rank r the call failed: the status, and why (OP_FAULT, MISMATCH:
+ * the unit's message; TIMEOUT: the ranks that never came). */
+static void
+fused_nack(struct cctx *x, const struct acis_comm *c,
+	   const struct acis_fused_inst *f, uint32_t r)
+{
+	uint32_t missing[MISSING_MAX], n = 0, i;
+	struct acis_hdr h;
+	const void *p = f->msg;
+
+	fused_hdr(f, ACIS_T_NACK, r, &h);
+	h.status = f->status;
+	if (f->status == ACIS_S_TIMEOUT) {
+		for (i = 0; i < f->size && n < MISSING_MAX; i++)
+			if (f->rk[i].got == 0 ||
+			    f->rk[i].got < f->rk[i].cpr)
+				missing[n++] = i;
+		p = missing;
+		h.payload_len = (uint16_t)(n * 4);
+	} else {
+		h.payload_len = (uint16_t)strnlen(f->msg, sizeof(f->msg) - 1);
+	}
+	if (emit(x, acis_comm_ep(c, r), &h, p, h.payload_len) != NULL)
+		x->st->nacks++;
+}
+
+/* Call f failed (status and msg set): every rank that sent a chunk hears
+ * so now, the others when theirs come. */
+static void
+fused_failed(struct cctx *x, const struct acis_comm *c,
+	     struct acis_fused_inst *f)
+{
+	uint32_t r;
+
+	f->state = ACIS_FUSED_FAILED;
+	f->done_tsc = x->now;
+	x->st->fused_failed++;
+	if (f->status == ACIS_S_OP_FAULT)
+		x->st->userop_faults++;
+	for (r = 0; r < f->size; r++)
+		if (f->rk[r].got != 0)
+			fused_nack(x, c, f, r);
+}
+
+/* A refusal of one fused chunk, with the reason as its payload. */
+static void
+fused_refuse(struct cctx *x, const struct acis_endpoint *ep, uint16_t status,
+	     const char *why)
+{
+	struct acis_hdr h = x->h;
+
+	h.type = ACIS_T_NACK;
+	h.status = status;
+	h.flags = 0;
+	h.hdr_len = ACIS_HDR_LEN;
+	h.payload_len = (uint16_t)strlen(why);
+	if (emit(x, ep, &h, why, h.payload_len) != NULL)
+		x->st->nacks++;
+	x->st->fused_refused++;
+	acis_frame_free(x->m);
+}
+
+/*
+ * A chunk of a rank's fused message. Kept in the call of (comm, seq)
+ * and acknowledged; once every rank's message is whole the unit runs and
+ * every rank gets its result. A repeat after that gets the result again
+ * (the rank lost some of it), or the failure.
+ */
+static void
+handle_fused(struct cctx *x, const struct acis_comm *c,
+	     const struct acis_endpoint *ep)
+{
+	const struct acis_hdr *h = &x->h;
+	struct acis_fused_sw *t = x->lc->shard->fused;
+	struct acis_fused_inst *f;
+	char why[160];
+	uint32_t r;
+	int rc;
+
+	if (x->t != NULL || (g_sw.coll.trees != NULL &&
+			     acis_tree_find(g_sw.coll.trees, g_sw.ccfg.ip,
+					    h->comm) != NULL)) {
+		fused_refuse(x, ep, ACIS_S_BAD_ARGS, "fused collectives run "
+			     "on one switch: this communicator's ranks are "
+			     "folded through a fabric's tree");
+		return;
+	}
+	if (h->chunk_size < 448 ||
+	    h->msg_size > ACIS_FUSED_PREFIX + ACIS_FUSED_SIN_MAX +
+				  ACIS_FUSED_BUF_MAX) {
+		snprintf(why, sizeof(why), "fused: a message of %" PRIu64
+			 " bytes in chunks of %u: at most %u bytes in chunks "
+			 "of at least 448", h->msg_size, h->chunk_size,
+			 ACIS_FUSED_PREFIX + ACIS_FUSED_SIN_MAX +
+				 ACIS_FUSED_BUF_MAX);
+		fused_refuse(x, ep, ACIS_S_BAD_ARGS, why);
+		return;
+	}
+	f = acis_fused_sw_find(t, h->comm, h->seq);
+	if (f == NULL) {
+		f = acis_fused_sw_open(t, h->job, h->comm, h->seq, c->size);
+		if (f == NULL) {
+			/* the rank tries again after a back-off */
+			x->st->fused_refused++;
+			answer(x, ep, ACIS_T_NACK, ACIS_S_BUSY, h);
+			acis_frame_free(x->m);
+			return;
+		}
+		f->pattern = ACIS_OPCODE_ALGO(h->opcode);
+		f->dtype = h->dtype;
+		f->op = h->op;
+		f->root = h->root;
+		f->cs = h->chunk_size;
+		f->open_tsc = x->now;
+	}
+	if (f->state == ACIS_FUSED_DONE) {
+		x->st->retrans_answered++;
+		fused_send(x, c, f, h->rank);
+		acis_frame_free(x->m);
+		return;
+	}
+	if (f->state == ACIS_FUSED_FAILED) {
+		x->st->timeouts_resent++;
+		fused_nack(x, c, f, h->rank);
+		acis_frame_free(x->m);
+		return;
+	}
+	if (f->pattern != ACIS_OPCODE_ALGO(h->opcode) ||
+	    f->dtype != h->dtype || f->op != h->op || f->root != h->root ||
+	    f->cs != h->chunk_size) {
+		snprintf(f->msg, sizeof(f->msg), "fused on comm %u (seq %u): "
+			 "rank %u calls %s on %s by %s, root %d; an earlier "
+			 "rank %s on %s by %s, root %d", h->comm, h->seq,
+			 h->rank, acis_fused_name(
+				 ACIS_OPCODE_ALGO(h->opcode)),
+			 acis_dtype_name(h->dtype), acis_op_name(h->op),
+			 (int)h->root, acis_fused_name(f->pattern),
+			 acis_dtype_name(f->dtype), acis_op_name(f->op),
+			 (int)f->root);
+		f->status = ACIS_S_MISMATCH;
+		f->rk[h->rank].got += f->rk[h->rank].got == 0; /* told too */
+		fused_failed(x, c, f);
+		acis_frame_free(x->m);
+		return;
+	}
+	rc = acis_fused_sw_take(f, h->rank, h->msg_size, h->chunk, x->payload,
+				h->payload_len);
+	if (rc < 0) {
+		snprintf(f->msg, sizeof(f->msg), "fused on comm %u (seq %u): "
+			 "rank %u's chunk %u of a %" PRIu64 "-byte message "
+			 "disagrees with its earlier chunks, or is past %u "
+			 "chunks", h->comm, h->seq, h->rank, h->chunk,
+			 h->msg_size, ACIS_FUSED_CHUNKS_MAX);
+		f->status = ACIS_S_MISMATCH;
+		f->rk[h->rank].got += f->rk[h->rank].got == 0;
+		fused_failed(x, c, f);
+		acis_frame_free(x->m);
+		return;
+	}
+	/* Every rank gets a RESULT, which answers all its chunks (as an
+	 * allreduce's does): no ACK. A chunk sent again while the call
+	 * waits for other ranks hears PENDING, which holds the sender's
+	 * next repeat back. */
+	if (rc == 0)
+		answer(x, ep, ACIS_T_NACK, ACIS_S_PENDING, h);
+	else
+		x->st->payload_bytes += h->payload_len;
+	acis_frame_free(x->m);
+	if (f->whole < f->size)
+		return;
+	if (acis_fused_sw_run(t, f, fused_map, x) != 0) {
+		fused_failed(x, c, f);
+		return;
+	}
+	f->done_tsc = x->now;
+	x->st->fused_calls++;
+	x->st->completed[ACIS_C_FUSED]++;
+	for (r = 0; r < f->size; r++)
+		fused_send(x, c, f, r);
+}
+
+/* A host's receipts for fused results (ACK: result chunk indices), or its
+ * request to send them again (NACK). The call goes once every rank has
+ * confirmed its whole result. */
+static void
+fused_feedback(struct cctx *x, const struct acis_comm *c)
+{
+	const struct acis_hdr *h = &x->h;
+	struct acis_fused_sw *t = x->lc->shard->fused;
+	struct acis_fused_inst *f = acis_fused_sw_find(t, h->comm, h->seq);
+	struct acis_fused_rank *k;
+	uint32_t i, n, key;
+	uint64_t all;
+
+	if (f == NULL || f->state != ACIS_FUSED_DONE) {
+		x->st->late_receipts++;
+		acis_frame_free(x->m);
+		return;
+	}
+	k = &f->rk[h->rank];
+	if (h->type == ACIS_T_NACK) {
+		x->st->resends++;
+		fused_send(x, c, f, h->rank);
+		acis_frame_free(x->m);
+		return;
+	}
+	n = receipt_count(x);
+	if (n == 0)
+		return;
+	for (i = 0; i < n; i++) {
+		memcpy(&key, x->payload + 4 * (size_t)i, 4);
+		key = rte_le_to_cpu_32(key);
+		if (key < k->res_chunks)
+			k->confirmed |= UINT64_C(1) << key;
+	}
+	all = k->res_chunks >= 64 ? UINT64_MAX :
+				    (UINT64_C(1) << k->res_chunks) - 1;
+	if (!k->done && (k->confirmed & all) == all) {
+		f->confirmed++;
+		k->done = 1;
+	}
+	acis_frame_free(x->m);
+	if (f->confirmed == f->size)
+		acis_fused_sw_close(t, f);
+}
+
+/* The sweep of a worker's fused calls: one past the deadline fails, a
+ * done or failed one goes at its linger time, one whose communicator
+ * went goes with it. */
+static void
+fused_sweep(struct cctx *x, uint64_t now)
+{
+	const struct acis_coll_state *co = &g_sw.coll;
+	struct acis_fused_sw *t = x->lc->shard->fused;
+	uint32_t i;
+
+	for (i = 0; i < ACIS_FUSED_CALLS; i++) {
+		struct acis_fused_inst *f = acis_fused_sw_at(t, i);
+		const struct acis_comm *c;
+
+		if (f == NULL)
+			continue;
+		c = acis_ct_lookup(co->ct, f->ctx);
+		if (c == NULL || c->job != f->job || c->size != f->size) {
+			acis_fused_sw_close(t, f);
+			continue;
+		}
+		if (f->state == ACIS_FUSED_OPEN) {
+			if (now - f->open_tsc > co->deadline_tsc) {
+				f->status = ACIS_S_TIMEOUT;
+				fused_failed(x, c, f);
+			}
+			continue;
+		}
+		if (now - f->done_tsc <= co->linger_tsc)
+			continue;
+		if (f->state == ACIS_FUSED_DONE)
+			x->st->fused_unconfirmed++;
+		acis_fused_sw_close(t, f);
+	}
+}
+
 static void
 handle_data(struct cctx *x)
 {
@@ -3232,6 +3592,10 @@ handle_data(struct cctx *x)
 		ep = acis_comm_ep(c, h->rank);
 		if (unlikely(!from_member(x, ep)))
 			return;
+	}
+	if (unlikely(coll == ACIS_C_FUSED)) {
+		handle_fused(x, c, ep);
+		return;
 	}
 	if (unlikely((coll == ACIS_C_REDUCE || coll == ACIS_C_BCAST ||
 		      coll == ACIS_C_SCATTER || coll == ACIS_C_GATHER) &&
@@ -3378,6 +3742,10 @@ handle_host_feedback(struct cctx *x)
 	ep = acis_comm_ep(c, h->rank);
 	if (!from_member(x, ep))
 		return;
+	if (ACIS_OPCODE_COLL(h->opcode) == ACIS_C_FUSED) {
+		fused_feedback(x, c);
+		return;
+	}
 	if (h->type == ACIS_T_NACK) {
 		s = acis_agg_find(agg, &k);
 		if (s == NULL) {
@@ -3391,12 +3759,9 @@ handle_host_feedback(struct cctx *x)
 		acis_frame_free(x->m);
 		return;
 	}
-	n = h->payload_len / 4;
-	if (n == 0 || h->chunk != n || h->payload_len % 4 != 0) {
-		drop(x, x->m, ACIS_DROP_ACIS_BAD_LENGTH);
+	n = receipt_count(x);
+	if (n == 0)
 		return;
-	}
-	x->st->confirms += n;
 	for (i = 0; i < n; i++) {
 		uint32_t key;
 		uint8_t flags;
@@ -3634,6 +3999,7 @@ sweep_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	shift = late > 4 * interval ? late : 0;
 	lc->next_sweep = now + interval;
 	sweep_table(&x, lc->shard->agg, now, shift, before);
+	fused_sweep(&x, now);
 	if (lc->shard->tagg != NULL)
 		sweep_table(&x, lc->shard->tagg, now, shift, before);
 	ack_flush(&x);
