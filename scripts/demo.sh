@@ -128,6 +128,18 @@ grep -A2 -h '^world allreduce uint8 16 B' "$COLL_DIR/rank0.log" || true
 tail -n 1 "$COLL_DIR/rank0.log"
 rm -rf "$COLL_DIR"
 
+acis_log "fused collectives: a collective, a CGRA op and a collective, all in the switch"
+echo "(the thesis's Table 5.1 benchmarks, ACiS Type 3: e.g. GMRES's allreduce of"
+echo " ||w||^2, the op scaling w and dotting it with v in the switch, and the"
+echo " allreduce of the shares, with no round trip to the hosts between; each"
+echo " rank checks its result bit for bit against a CPU reference and against"
+echo " the same computation as separate collectives; doc/fused.md)"
+ACIS_RANK_TOOL=$ACIS_BUILD/tools/acis-fused demo_ranks 46 --iters 20
+grep -h '^ok' "$COLL_DIR/rank0.log"
+tail -n 1 "$COLL_DIR/rank0.log"
+rm -rf "$COLL_DIR"
+echo "the switch's fused calls: $(acis_coll_counter "$PREFIX" fused_calls)"
+
 acis_log "the switch's counters (acisctl, over DPDK telemetry)"
 acis_ctl "$PREFIX" stages
 acis_ctl "$PREFIX" collectives

@@ -9,7 +9,8 @@
  *              [--patterns all|allreduce_op,allgather_op,...]
  *              [--programs DIR]  (the ops: DIR/gmres_norm.s,
  *               pagerank_mac.s, block_sum.s, is_counts.s; by default
- *               examples/cgra/fused beside the build)
+ *               the source tree's examples/cgra/fused, or the installed
+ *               copy when the tree is not there)
  *              [--iters N]  (time N calls of each after checking one;
  *               0: check only)
  *              [--op-program FILE --pattern NAME]  (run FILE as the op
@@ -46,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "acis.h"
 #include "acis_cgra.h"
@@ -571,7 +573,7 @@ main(int argc, char **argv)
 		{"keep-going", no_argument, NULL, 'k'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *patterns = "all", *dir = ACIS_FUSED_PROGRAMS;
+	const char *patterns = "all", *dir = NULL;
 	const char *op_program = NULL, *one = NULL;
 	struct acis_config cfg;
 	unsigned int iters = 0, k;
@@ -640,6 +642,9 @@ main(int argc, char **argv)
 			}
 		free(dup);
 	}
+	if (dir == NULL)
+		dir = access(ACIS_FUSED_PROGRAMS "/gmres_norm.s", R_OK) == 0 ?
+			      ACIS_FUSED_PROGRAMS : ACIS_FUSED_PROGRAMS_INSTALLED;
 	rc = acis_init(&cfg, &ctx);
 	if (rc != ACIS_OK) {
 		fprintf(stderr, "rank %u: acis_init: %s\n", cfg.rank,

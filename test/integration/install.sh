@@ -28,6 +28,7 @@ opt() {
 P=$D/root$(opt prefix)
 LIB=$P/$(opt libdir)
 for f in bin/acis-switch bin/acisctl bin/acis-asm bin/acis-bench bin/acis-coll-check \
+	bin/acis-fused share/acis/examples/cgra/fused/gmres_norm.s \
 	bin/acis-fabric bin/acis-model share/acis/topologies/fat-tree.ini \
 	include/acis/acis.h include/acis/acis_proto.h share/acis/pipelines/testbed-af_packet.ini \
 	share/acis/examples/cgra/dot.s share/acis/examples/mpi/mpi_demo.c \
@@ -39,7 +40,8 @@ check "the installed acis-model runs: CusComNet's 1.16 us" \
 	bash -c "'$P/bin/acis-model' cuscomnet --k 2 --bytes 64 --bl 1565 | grep -q '1.157'"
 check "installed: libacis and its pkg-config file" \
 	[ -e "$LIB/libacis.so" ] && [ -e "$LIB/pkgconfig/libacis.pc" ]
-for m in man8/acis-switch.8 man8/acisctl.8 man1/acis-bench.1 man1/acis-fabric.1 man7/libacis-mpi.7; do
+for m in man8/acis-switch.8 man8/acisctl.8 man1/acis-bench.1 man1/acis-fabric.1 \
+	man1/acis-fused.1 man7/libacis-mpi.7; do
 	check "installed: man page $m" [ -e "$P/share/man/$m" ]
 done
 unit=$P/lib/systemd/system/acis-switch@.service
