@@ -5,25 +5,73 @@
 #include <string.h>
 
 #include <rte_common.h>
-#include <rte_hash.h>
-#include <rte_jhash.h>
 #include <rte_malloc.h>
 
 #include "fused.h"
 
+/* The index: (ctx, seq) to call, open addressing with linear probing in
+ * twice the calls' room; deletion shifts the probe run back, so lookups
+ * never meet a tombstone. A table of its own, not an rte_hash: a fabric
+ * of 512 logical switches has a table a worker each, and rte_hash takes
+ * memzones, of which the EAL has a few thousand in all. */
+#define IDX_BITS 9
+#define IDX_N (1u << IDX_BITS)
+
 struct acis_fused_sw {
-	struct rte_hash *h;    /* (ctx, seq) -> call */
+	uint16_t idx[IDX_N];   /* 0: empty; else the call's slot + 1 */
 	struct acis_fused_inst *call[ACIS_FUSED_CALLS];
 	struct acis_fused_inst *spare[ACIS_FUSED_SPARE];
 	uint32_t n_spare;
-	struct acis_fused_ws *ws;
+	struct acis_fused_ws *ws; /* made at the first run */
 	int socket;
 };
 
-static uint64_t
-key_of(uint32_t ctx, uint32_t seq)
+static uint32_t
+home(uint32_t ctx, uint32_t seq)
 {
-	return (uint64_t)ctx << 32 | seq;
+	return (uint32_t)((((uint64_t)ctx << 32 | seq) *
+			   0x9e3779b97f4a7c15ull) >> (64 - IDX_BITS));
+}
+
+/* The index position of (ctx, seq), or IDX_N. */
+static uint32_t
+idx_find(const struct acis_fused_sw *t, uint32_t ctx, uint32_t seq)
+{
+	uint32_t i = home(ctx, seq);
+
+	while (t->idx[i] != 0) {
+		const struct acis_fused_inst *f = t->call[t->idx[i] - 1];
+
+		if (f->ctx == ctx && f->seq == seq)
+			return i;
+		i = (i + 1) & (IDX_N - 1);
+	}
+	return IDX_N;
+}
+
+static void
+idx_remove(struct acis_fused_sw *t, uint32_t i)
+{
+	uint32_t j = i;
+
+	t->idx[i] = 0;
+	for (;;) {
+		const struct acis_fused_inst *f;
+		uint32_t k;
+
+		j = (j + 1) & (IDX_N - 1);
+		if (t->idx[j] == 0)
+			return;
+		f = t->call[t->idx[j] - 1];
+		k = home(f->ctx, f->seq);
+		/* the entry at j may move to the hole at i unless its home
+		 * lies cyclically in (i, j] */
+		if (i <= j ? (k > i && k <= j) : (k > i || k <= j))
+			continue;
+		t->idx[i] = t->idx[j];
+		t->idx[j] = 0;
+		i = j;
+	}
 }
 
 static void
@@ -41,30 +89,12 @@ inst_free(struct acis_fused_inst *f)
 struct acis_fused_sw *
 acis_fused_sw_new(int socket)
 {
-	static unsigned int made;
 	struct acis_fused_sw *t;
-	char name[RTE_HASH_NAMESIZE];
-	struct rte_hash_parameters p = {
-		.name = name,
-		.entries = 2 * ACIS_FUSED_CALLS,
-		.key_len = sizeof(uint64_t),
-		.hash_func = rte_jhash,
-		.socket_id = socket,
-	};
 
 	t = rte_zmalloc_socket("acis_fused", sizeof(*t), RTE_CACHE_LINE_SIZE,
 			       socket);
-	if (t == NULL)
-		return NULL;
-	snprintf(name, sizeof(name), "acis_fused_%u",
-		 __atomic_fetch_add(&made, 1, __ATOMIC_RELAXED));
-	t->h = rte_hash_create(&p);
-	t->ws = acis_fused_ws_new();
-	t->socket = socket;
-	if (t->h == NULL || t->ws == NULL) {
-		acis_fused_sw_free(t);
-		return NULL;
-	}
+	if (t != NULL)
+		t->socket = socket;
 	return t;
 }
 
@@ -80,7 +110,6 @@ acis_fused_sw_free(struct acis_fused_sw *t)
 			acis_fused_sw_close(t, t->call[i]);
 	while (t->n_spare != 0)
 		inst_free(t->spare[--t->n_spare]);
-	rte_hash_free(t->h);
 	acis_fused_ws_free(t->ws);
 	rte_free(t);
 }
@@ -88,19 +117,17 @@ acis_fused_sw_free(struct acis_fused_sw *t)
 struct acis_fused_inst *
 acis_fused_sw_find(struct acis_fused_sw *t, uint32_t ctx, uint32_t seq)
 {
-	uint64_t k = key_of(ctx, seq);
-	void *d;
+	uint32_t i = idx_find(t, ctx, seq);
 
-	return rte_hash_lookup_data(t->h, &k, &d) >= 0 ? d : NULL;
+	return i < IDX_N ? t->call[t->idx[i] - 1] : NULL;
 }
 
 struct acis_fused_inst *
 acis_fused_sw_open(struct acis_fused_sw *t, uint32_t job, uint32_t ctx,
 		   uint32_t seq, uint32_t size)
 {
-	uint64_t k = key_of(ctx, seq);
 	struct acis_fused_inst *f;
-	uint32_t i;
+	uint32_t i, h;
 
 	for (i = 0; i < ACIS_FUSED_CALLS && t->call[i] != NULL; i++)
 		;
@@ -147,26 +174,28 @@ acis_fused_sw_open(struct acis_fused_sw *t, uint32_t job, uint32_t ctx,
 		f->res = res;
 		f->res_cap = res_cap;
 	}
-	if (rte_hash_add_key_data(t->h, &k, f) != 0) {
-		inst_free(f);
-		return NULL;
-	}
 	f->job = job;
 	f->ctx = ctx;
 	f->seq = seq;
 	f->size = size;
 	t->call[i] = f;
+	/* the index has twice the calls' room: a free place is there */
+	for (h = home(ctx, seq); t->idx[h] != 0; h = (h + 1) & (IDX_N - 1))
+		;
+	t->idx[h] = (uint16_t)(i + 1);
 	return f;
 }
 
 void
 acis_fused_sw_close(struct acis_fused_sw *t, struct acis_fused_inst *f)
 {
-	uint64_t k = key_of(f->ctx, f->seq);
-	uint32_t i;
+	uint32_t i = idx_find(t, f->ctx, f->seq);
 
-	rte_hash_del_key(t->h, &k);
-	for (i = 0; i < ACIS_FUSED_CALLS; i++)
+	if (i < IDX_N && t->call[t->idx[i] - 1] == f) {
+		t->call[t->idx[i] - 1] = NULL;
+		idx_remove(t, i);
+	}
+	for (i = 0; i < ACIS_FUSED_CALLS; i++) /* (not in the index: cannot be) */
 		if (t->call[i] == f)
 			t->call[i] = NULL;
 	if (t->n_spare < ACIS_FUSED_SPARE)
@@ -230,6 +259,14 @@ acis_fused_sw_run(struct acis_fused_sw *t, struct acis_fused_inst *f,
 	for (r = 0; r < f->size; r++) {
 		msg[r] = f->rk[r].msg;
 		len[r] = f->rk[r].len;
+	}
+	if (t->ws == NULL && (t->ws = acis_fused_ws_new()) == NULL) {
+		/* once a worker, at its first fused call */
+		f->state = ACIS_FUSED_FAILED;
+		f->status = ACIS_S_FULL;
+		snprintf(f->msg, sizeof(f->msg), "no memory for the fused "
+			 "unit's workspace");
+		return -1;
 	}
 	rc = acis_fused_run(t->ws, &c, map, arg, f->msg, sizeof(f->msg));
 	if (rc != 0) {

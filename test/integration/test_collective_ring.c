@@ -3622,6 +3622,41 @@ test_fused_failures_reach_every_rank_and_say_why(void **state)
 	finish();
 }
 
+/* A worker's table of fused calls: full (256 calls), every call found by
+ * (ctx, seq) while others come and go in a scrambled order, none found
+ * once closed, and a full table refuses a call. */
+static void
+test_fused_call_table_finds_every_open_call(void **state)
+{
+	struct acis_fused_sw *t;
+	struct acis_fused_inst *f[ACIS_FUSED_CALLS];
+	uint32_t i, j, open = ACIS_FUSED_CALLS;
+
+	(void)state;
+	start(LINGER);
+	t = acis_fused_sw_new(SOCKET_ID_ANY);
+	assert_non_null(t);
+	for (i = 0; i < ACIS_FUSED_CALLS; i++) {
+		/* keys that crowd a few home places */
+		f[i] = acis_fused_sw_open(t, JOB, 65536 + i % 3, i * 7919, 4);
+		assert_non_null(f[i]);
+	}
+	assert_null(acis_fused_sw_open(t, JOB, 1, 1, 4));
+	for (j = 0; j < ACIS_FUSED_CALLS; j++) {
+		uint32_t k = (j * 97 + 13) % ACIS_FUSED_CALLS; /* a permutation */
+
+		acis_fused_sw_close(t, f[k]);
+		f[k] = NULL;
+		open--;
+		for (i = 0; i < ACIS_FUSED_CALLS; i++)
+			assert_ptr_equal(acis_fused_sw_find(t, 65536 + i % 3,
+							    i * 7919), f[i]);
+	}
+	assert_int_equal(open, 0);
+	acis_fused_sw_free(t);
+	finish();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -3629,6 +3664,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_join_is_answered_for_every_rank_once_the_last_rank_joins, teardown),
 		cmocka_unit_test_teardown(test_user_op_allreduce_folds_in_rank_order_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_user_op_fault_fails_the_collective_on_every_rank_naming_the_op, teardown),
+		cmocka_unit_test_teardown(test_fused_call_table_finds_every_open_call, teardown),
 		cmocka_unit_test_teardown(test_fused_call_gives_the_same_bits_in_every_arrival_order, teardown),
 		cmocka_unit_test_teardown(test_fused_failures_reach_every_rank_and_say_why, teardown),
 		cmocka_unit_test_teardown(test_repeated_join_from_a_joined_rank_is_answered_again, teardown),

@@ -76,8 +76,10 @@ build(struct msgs *ms, uint32_t r, const void *blk, uint32_t blen,
 	ms->m[r] = malloc(ms->len[r]);
 	assert_non_null(ms->m[r]);
 	acis_fused_prefix_write(ms->m[r], &pre);
-	memcpy(ms->m[r] + ACIS_FUSED_PREFIX, blk, blen);
-	memcpy(ms->m[r] + ACIS_FUSED_PREFIX + blen, ib, iblen);
+	if (blen != 0)
+		memcpy(ms->m[r] + ACIS_FUSED_PREFIX, blk, blen);
+	if (iblen != 0)
+		memcpy(ms->m[r] + ACIS_FUSED_PREFIX + blen, ib, iblen);
 }
 
 static int
