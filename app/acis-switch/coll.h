@@ -242,6 +242,17 @@ acis_coll_folds(uint8_t opcode)
 	       coll == ACIS_C_REDUCE_SCATTER || coll == ACIS_C_BARRIER;
 }
 
+/* Whether a collective of opcode by op folds in a fabric's tree: a
+ * folding collective by a built-in op. A user op folds at the root alone,
+ * in rank order as on one switch (the switches below hold no machine of
+ * it): its members' DATA pass through them to the root, its answers come
+ * back the same way (doc/fabric.md). */
+static inline int
+acis_coll_tree_folds(uint8_t opcode, uint8_t op)
+{
+	return acis_coll_folds(opcode) && op < ACIS_OP_USER_MIN;
+}
+
 /* Destroy obj with destroy(obj) once no worker can hold it (QSBR RCU);
  * under the control lock. */
 void acis_coll_retire(void *obj, void (*destroy)(void *));

@@ -41,6 +41,8 @@ extern "C" {
 /** Byte offsets in the header of the fields read without decoding it
  * (a stage's quick look; doc/wire-format.md has them all). */
 #define ACIS_HOFF_TYPE 1
+#define ACIS_HOFF_OPCODE 2
+#define ACIS_HOFF_OP 5
 #define ACIS_HOFF_JOB 8
 #define ACIS_HOFF_COMM 12
 #define ACIS_HOFF_SEQ 24

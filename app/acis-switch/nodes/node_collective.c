@@ -167,12 +167,14 @@ drop(struct cctx *x, struct rte_mbuf *m, enum acis_drop_reason r)
 }
 
 /* The tree a communicator of this switch's own folds through, for a
- * collective of opcode; NULL when it does not (no fabric, no children,
- * or a collective that crosses the fabric unfolded). One lookup. */
+ * collective of opcode by op; NULL when it does not (no fabric, no
+ * children, or a collective that crosses the fabric unfolded: a user
+ * op's too). One lookup. */
 static inline const struct acis_tree *
-root_tree(uint32_t ctx, uint8_t opcode)
+root_tree(uint32_t ctx, uint8_t opcode, uint8_t op)
 {
-	if (likely(g_sw.coll.trees == NULL) || !acis_coll_folds(opcode))
+	if (likely(g_sw.coll.trees == NULL) ||
+	    !acis_coll_tree_folds(opcode, op))
 		return NULL;
 	return acis_tree_find(g_sw.coll.trees, g_sw.ccfg.ip, ctx);
 }
@@ -196,7 +198,7 @@ slot_tree(const struct acis_slot *s)
 	unsigned int coll = ACIS_OPCODE_COLL(s->opcode);
 
 	if (likely(g_sw.coll.trees == NULL) ||
-	    !(acis_coll_folds(s->opcode) ||
+	    !(acis_coll_tree_folds(s->opcode, s->op) ||
 	      (s->forwarding && replicates(s->opcode)) ||
 	      (!s->forwarding &&
 	       (coll == ACIS_C_GATHER || coll == ACIS_C_ALLGATHER))))
@@ -2496,10 +2498,8 @@ open_slot(struct cctx *x, const struct acis_comm *c, uint32_t key,
 	unsigned int coll = ACIS_OPCODE_COLL(h->opcode);
 
 	if (unlikely(h->op >= ACIS_OP_USER_MIN) &&
-	    (acis_userop_sw_get(g_sw.coll.userops, h->op, h->job) == NULL ||
-	     x->t != NULL)) {
-		/* no such op for this job; or a fabric's tree, whose
-		 * switches would each need it (not yet: one switch) */
+	    acis_userop_sw_get(g_sw.coll.userops, h->op, h->job) == NULL) {
+		/* no such op for this job */
 		x->st->userop_refused++;
 		answer(x, from, ACIS_T_NACK, ACIS_S_NO_OP, h);
 		drop(x, x->m, ACIS_DROP_ACIS_BAD_OP);
@@ -3363,14 +3363,6 @@ handle_fused(struct cctx *x, const struct acis_comm *c,
 	uint32_t r;
 	int rc;
 
-	if (x->t != NULL || (g_sw.coll.trees != NULL &&
-			     acis_tree_find(g_sw.coll.trees, g_sw.ccfg.ip,
-					    h->comm) != NULL)) {
-		fused_refuse(x, ep, ACIS_S_BAD_ARGS, "fused collectives run "
-			     "on one switch: this communicator's ranks are "
-			     "folded through a fabric's tree");
-		return;
-	}
 	if (h->chunk_size < 448 ||
 	    h->msg_size > ACIS_FUSED_PREFIX + ACIS_FUSED_SIN_MAX +
 				  ACIS_FUSED_BUF_MAX) {
@@ -3578,7 +3570,7 @@ handle_data(struct cctx *x)
 			no_comm(x);
 			return;
 		}
-		x->t = root_tree(h->comm, h->opcode);
+		x->t = root_tree(h->comm, h->opcode, h->op);
 	}
 	if (unlikely(h->rank >= c->size ||
 		     (h->root != ACIS_RANK_NONE && h->root >= c->size))) {

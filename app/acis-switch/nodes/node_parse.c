@@ -69,7 +69,8 @@ acis_owner(const uint8_t *eth, const struct acis_pkt_info *pi,
 
 /*
  * An ACiS datagram passing through a fabric switch (ccfg.transit): a
- * DATA of a collective that folds, for a communicator whose tree this
+ * DATA of a collective that folds in trees (by a built-in op), for a
+ * communicator whose tree this
  * switch holds below the root it is addressed to, is folded here; every
  * other passes on (L2).
  */
@@ -79,7 +80,8 @@ transit(const struct acis_mbuf_meta *meta, const uint8_t *eth)
 	const uint8_t *a = eth + meta->pi.payload_off;
 
 	if (meta->pi.payload_len < ACIS_HDR_LEN ||
-	    a[ACIS_HOFF_TYPE] != ACIS_T_DATA || !acis_coll_folds(a[2]) ||
+	    a[ACIS_HOFF_TYPE] != ACIS_T_DATA ||
+	    !acis_coll_tree_folds(a[ACIS_HOFF_OPCODE], a[ACIS_HOFF_OP]) ||
 	    acis_tree_find(g_sw.coll.trees, meta->pi.dst_ip,
 			   acis_rd32(a + ACIS_HOFF_COMM)) == NULL)
 		return ACIS_CLASS_FORWARD;
