@@ -757,10 +757,22 @@ static int
 user_op(struct bench *b)
 {
 #ifdef ACIS_BENCH_MPI
-	/* over MPI (bench/acis_over_mpi.c): no switch to run a program */
-	fprintf(stderr, "acis-bench: --op-program: not over MPI (a user "
-		"op is a program for the switch)\n");
-	return -1;
+	/* over MPI (bench/acis_over_mpi.c): the host function of the
+	 * program's name, given to MPI_Op_create */
+	const char *base = strrchr(b->op_program, '/');
+	char name[ACIS_OP_NAME_LEN];
+	enum acis_op op;
+
+	snprintf(name, sizeof(name), "%s", base != NULL ? base + 1 :
+		 b->op_program);
+	name[strcspn(name, ".")] = '\0';
+	if (acis_op_create(b->ctx, name, NULL, 0, 1, &op) != ACIS_OK) {
+		fprintf(stderr, "acis-bench: --op-program: %s\n",
+			acis_last_error(b->ctx));
+		return -1;
+	}
+	b->op = op;
+	return 0;
 #else
 	const char *base = strrchr(b->op_program, '/');
 	char name[ACIS_OP_NAME_LEN], err[1024];

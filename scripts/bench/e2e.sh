@@ -8,6 +8,12 @@
 #   scripts/bench/e2e.sh [-o DIR] [-n "4"] [-i ITER] [-w WARMUP] [-c COLLS]
 #                        [-s MIN] [-S MAX] [-t MS] [-m MTU] [-p PIPELINE]
 #                        [-P PEERS] [-x dedicated|shared]
+#                        [-- more acis-bench options]
+#
+# After --, options for every set-up's acis-bench: e.g. "--dtype uint8
+# --op-program examples/cgra/satsum_u8.s" runs a user op, folded by the
+# switch's CGRA through acis-switch and by the same function written in C
+# and given to MPI_Op_create on the MPI peers (bench/acis_over_mpi.c).
 #
 # The set-ups, each a function run_NAME P COLL below:
 #   acis          libacis through acis-switch, kernel UDP sockets
@@ -101,6 +107,7 @@ while getopts "o:n:i:w:c:s:S:t:m:p:P:x:h" o; do
 	*) exit 2 ;;
 	esac
 done
+shift $((OPTIND - 1))
 bench_want_ints e2e -n "$HOSTS_LIST"
 [ -z "$ITER" ] || bench_want_int e2e -i "$ITER"
 [ -z "$WARM" ] || bench_want_int e2e -w "$WARM" 0
@@ -185,6 +192,7 @@ mpi_build() {
 opts=(--min-size "$MIN" --max-size "$MAX")
 [ -n "$ITER" ] && opts+=(--iterations "$ITER")
 [ -n "$WARM" ] && opts+=(--warmup "$WARM")
+opts+=("$@")
 
 PREFIX=be$$
 export BENCH_NETNS_PREFIX=$PREFIX
