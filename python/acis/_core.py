@@ -876,6 +876,57 @@ class Comm:
         """barrier, non-blocking: returns a Request."""
         return self._call("barrier", (), (), None, True)
 
+    FUSED_PATTERNS = ("allreduce_op", "allgather_op",
+                      "allreduce_op_allreduce", "scatter_op_reduce",
+                      "allreduce_op_alltoall")
+
+    def fused(self, pattern, block, out, map, inbound=None, op=Op.SUM,
+              root=0):
+        """A fused collective (acis_fused, doc/fused.md): stage 1 over
+        every rank's block, then map -- a UserOp from op_create, run in
+        the switch once per rank on what stage 1 gave it and on the
+        rank's inbound buffer (an array, or None) -- then stage 2 over
+        the op's outputs, with no round trip between. pattern is one of
+        FUSED_PATTERNS; block's dtype is the call's; op is the
+        reductions' (a built-in Op; none for allgather_op); out is the
+        array the op's output fills on every rank (its bytes are the
+        op's output length): returned, or None on the ranks of
+        scatter_op_reduce but the root, whose block holds the size
+        blocks (the others pass None)."""
+        a = _Args(self, "fused")
+        if pattern not in self.FUSED_PATTERNS:
+            raise a.fail(ValueError, f"pattern {pattern!r}: one of "
+                         f"{', '.join(self.FUSED_PATTERNS)}")
+        pat = self.FUSED_PATTERNS.index(pattern) + 1
+        has_root = pattern == "scatter_op_reduce"
+        root = a.root(root) if has_root else -1
+        o = a.array(out, "out", writable=True)
+        if block is None and has_root and a.me != root:
+            b, dt = None, a.dtype(o, "out")
+        else:
+            b = a.array(block, "block")
+            dt = a.dtype(b, "block")
+        ib = None if inbound is None else a.array(inbound, "inbound")
+        if pattern == "allgather_op":
+            opc = 0
+        else:
+            opc = a.op(op, dt)
+            if int(opc) >= 128:
+                raise a.fail(ValueError, "the stages reduce by a built-in "
+                             "op, not a user op")
+        args = _lib.FusedArgs(
+            pattern=pat, dtype=int(dt), op=int(opc), map=int(map),
+            root=root, block=None if b is None else _addr(b),
+            block_bytes=0 if b is None else b.nbytes,
+            inbound=None if ib is None else _addr(ib),
+            inbound_bytes=0 if ib is None else ib.nbytes,
+            out_bytes=o.nbytes, result=_addr(o))
+        with self._ctx._lock:
+            rc = _lib.load().acis_fused(self._handle(), ctypes.byref(args))
+            if rc != _lib.OK:
+                raise self._ctx._error(rc, "acis_fused")
+        return None if has_root and a.me != root else o
+
 
 class Request:
     """A non-blocking collective (acis_req_t) in flight.

@@ -81,6 +81,18 @@ STATS_FIELDS = (
 )
 
 
+class FusedArgs(ctypes.Structure):
+    """struct acis_fused_args (acis.h): one fused call."""
+
+    _fields_ = [("pattern", ctypes.c_int), ("dtype", ctypes.c_int),
+                ("op", ctypes.c_int), ("map", ctypes.c_int),
+                ("root", ctypes.c_int),
+                ("block", ctypes.c_void_p), ("block_bytes", ctypes.c_size_t),
+                ("inbound", ctypes.c_void_p),
+                ("inbound_bytes", ctypes.c_size_t),
+                ("out_bytes", ctypes.c_size_t), ("result", ctypes.c_void_p)]
+
+
 class ClientStats(ctypes.Structure):
     """struct acis_client_stats: every field a uint64_t."""
 
@@ -136,6 +148,7 @@ _PROTOTYPES = {
                               ctypes.POINTER(ctypes.c_uint32), _sz, _int,
                               ctypes.POINTER(_int)]),
     "acis_op_free": (_int, [_vp, _int]),
+    "acis_fused": (_int, [_vp, _vp]),
     "acis_wait": (_int, [_vpp]),
     "acis_test": (_int, [_vpp, ctypes.POINTER(_int)]),
     "acis_waitall": (_int, [_sz, _vpp]),

@@ -242,6 +242,35 @@ def main():
             print(f"rank {rank}: user op {op.name} was op {int(op)}",
                   flush=True)
 
+        # a fused call (doc/fused.md): scatter_op_reduce with
+        # block_sum.s, each block summed in the switch, the sums reduced
+        # to the root; allreduce_op with it too
+        path = os.environ.get("ACIS_TEST_FUSED_BIN")
+        if path:
+            with open(path, "rb") as f:
+                bs = ctx.op_create("block_sum", f.read(), False)
+            root = P - 1
+            blocks = (np.arange(P * 300, dtype=np.int64) * 7919 %
+                      100000).astype(np.int32)
+            out = np.zeros(1, np.int32)
+            got = world.fused("scatter_op_reduce",
+                              blocks if rank == root else None, out, bs,
+                              root=root)
+            if rank == root:
+                check("fused scatter_op_reduce by block_sum",
+                      got, np.array([blocks.sum()], np.int32))
+            else:
+                check_true("fused scatter_op_reduce: no result off the "
+                           "root", got is None)
+            mine = (np.arange(512) * (rank + 1)).astype(np.int32)
+            want = sum((np.arange(512) * (r + 1)).astype(np.int32)
+                       for r in everyone).sum(dtype=np.int64)
+            check("fused allreduce_op by block_sum",
+                  world.fused("allreduce_op", mine, np.zeros(1, np.int32),
+                              bs),
+                  np.array([want], np.int64).astype(np.int32))
+            ctx.op_free(bs)
+
         s = ctx.stats()
         check_true(f"stats: {s.msgs_sent} messages sent, {s.msgs_received} "
                    f"received", s.msgs_sent > 0 and s.msgs_received > 0)

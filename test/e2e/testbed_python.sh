@@ -41,6 +41,8 @@ acis_switch_start "$PREFIX" "$PIPELINE" "$LOG"
 # a user-defined op for the ranks (satsum_u8.s, assembled here)
 "$ACIS_BUILD/tools/acis-asm" -o "$DIR/satsum_u8.bin" "$ACIS_ROOT/examples/cgra/satsum_u8.s"
 export ACIS_TEST_OP_BIN=$DIR/satsum_u8.bin
+"$ACIS_BUILD/tools/acis-asm" -o "$DIR/block_sum.bin" "$ACIS_ROOT/examples/cgra/fused/block_sum.s"
+export ACIS_TEST_FUSED_BIN=$DIR/block_sum.bin
 start=$SECONDS
 for r in 0 1 2 3; do
 	# shellcheck disable=SC2046
