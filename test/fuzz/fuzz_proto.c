@@ -91,8 +91,30 @@ check_ok(const uint8_t *data, size_t size, const struct acis_hdr *h)
 	case ACIS_T_DATA:
 	case ACIS_T_RESULT:
 		FUZZ_CHECK(coll != 0 && coll < ACIS_C_MAX);
-		FUZZ_CHECK(ACIS_OPCODE_ALGO(h->opcode) < ACIS_A_MAX);
 		FUZZ_CHECK(strcmp(acis_coll_name(coll), "unknown") != 0);
+		if (coll == ACIS_C_FUSED) {
+			/* bytes whatever the datatype; the pattern where the
+			 * algorithm goes; a built-in op (none for
+			 * allgather_op); the chunk inside the message */
+			unsigned int pat = ACIS_OPCODE_ALGO(h->opcode);
+
+			FUZZ_CHECK(pat != 0 && pat < ACIS_FUSED_MAX);
+			FUZZ_CHECK(strcmp(acis_fused_name(pat), "unknown") != 0);
+			FUZZ_CHECK(acis_dtype_size(h->dtype) != 0);
+			if (pat == ACIS_FUSED_ALLGATHER_OP)
+				FUZZ_CHECK(h->op == ACIS_OP_NONE);
+			else
+				FUZZ_CHECK(h->op < ACIS_OP_USER_MIN &&
+					   acis_op_valid(h->op, h->dtype));
+			FUZZ_CHECK(h->chunk_size != 0 && h->chunk_size % 8 == 0);
+			FUZZ_CHECK(h->payload_len <= h->chunk_size);
+			FUZZ_CHECK(h->payload_len <= h->msg_size ||
+				   (h->msg_size == 0 && h->payload_len == 0));
+			FUZZ_CHECK((uint64_t)h->chunk * h->chunk_size +
+					   h->payload_len <= h->msg_size);
+			break;
+		}
+		FUZZ_CHECK(ACIS_OPCODE_ALGO(h->opcode) < ACIS_A_MAX);
 		if (coll == ACIS_C_BARRIER) {
 			FUZZ_CHECK(h->payload_len == 0 && h->msg_size == 0);
 			break;
