@@ -16,7 +16,6 @@
  *              [--op-program FILE --pattern NAME]  (run FILE as the op
  *               of pattern NAME once, with the benchmark's data: a
  *               faulting op's error is printed and the exit is 1)
- *              [--keep-going]
  *
  * The benchmarks (every rank computes every rank's data, so each checks
  * its own result bit for bit):
@@ -570,11 +569,11 @@ main(int argc, char **argv)
 		{"iters", required_argument, NULL, 'i'},
 		{"op-program", required_argument, NULL, 'o'},
 		{"pattern", required_argument, NULL, 'P'},
-		{"keep-going", no_argument, NULL, 'k'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *patterns = "all", *dir = NULL;
 	const char *op_program = NULL, *one = NULL;
+	int wanted[ACIS_FUSED_MAX] = {0};
 	struct acis_config cfg;
 	unsigned int iters = 0, k;
 	acis_ctx_t *ctx;
@@ -613,8 +612,6 @@ main(int argc, char **argv)
 		case 'P':
 			one = optarg;
 			break;
-		case 'k':
-			break;
 		default:
 			fprintf(stderr, "usage: see the comment at the top of "
 				"tools/acis-fused.c, or doc/fused.md\n");
@@ -629,17 +626,26 @@ main(int argc, char **argv)
 			"allreduce_op_alltoall)\n");
 		return 2;
 	}
-	if (strcmp(patterns, "all") != 0) {
+	if (one != NULL) {
+		wanted[acis_fused_parse(one)] = 1;
+	} else if (strcmp(patterns, "all") == 0) {
+		for (k = 1; k < ACIS_FUSED_MAX; k++)
+			wanted[k] = 1;
+	} else {
 		char *dup = strdup(patterns), *tok, *save = NULL;
 
-		for (tok = strtok_r(dup, ",", &save); tok != NULL;
-		     tok = strtok_r(NULL, ",", &save))
-			if (acis_fused_parse(tok) == 0) {
+		for (tok = dup != NULL ? strtok_r(dup, ",", &save) : NULL;
+		     tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+			unsigned int p = acis_fused_parse(tok);
+
+			if (p == 0) {
 				fprintf(stderr, "acis-fused: unknown pattern "
 					"'%s'\n", tok);
 				free(dup);
 				return 2;
 			}
+			wanted[p] = 1;
+		}
 		free(dup);
 	}
 	if (dir == NULL)
@@ -653,22 +659,14 @@ main(int argc, char **argv)
 	}
 	for (k = 0; k < sizeof(benches) / sizeof(benches[0]); k++) {
 		const struct bench *b = &benches[k];
-		const char *name = acis_fused_name(b->pattern);
 		char path[4096];
-		size_t nl = strlen(name);
-		const char *hit;
 
+		if (!wanted[b->pattern])
+			continue;
 		if (one != NULL) {
-			if (acis_fused_parse(one) != b->pattern)
-				continue;
 			run(ctx, b, op_program, 0);
 			continue;
 		}
-		hit = strstr(patterns, name);
-		if (strcmp(patterns, "all") != 0 &&
-		    (hit == NULL || (hit[nl] != '\0' && hit[nl] != ',') ||
-		     (hit != patterns && hit[-1] != ',')))
-			continue;
 		snprintf(path, sizeof(path), "%s/%s.s", dir, b->program);
 		run(ctx, b, path, iters);
 	}

@@ -22,6 +22,7 @@ struct acis_fused_sw {
 	struct acis_fused_inst *call[ACIS_FUSED_CALLS];
 	struct acis_fused_inst *spare[ACIS_FUSED_SPARE];
 	uint32_t n_spare;
+	uint32_t n_open;
 	struct acis_fused_ws *ws; /* made at the first run */
 	int socket;
 };
@@ -183,6 +184,7 @@ acis_fused_sw_open(struct acis_fused_sw *t, uint32_t job, uint32_t ctx,
 	for (h = home(ctx, seq); t->idx[h] != 0; h = (h + 1) & (IDX_N - 1))
 		;
 	t->idx[h] = (uint16_t)(i + 1);
+	t->n_open++;
 	return f;
 }
 
@@ -198,10 +200,17 @@ acis_fused_sw_close(struct acis_fused_sw *t, struct acis_fused_inst *f)
 	for (i = 0; i < ACIS_FUSED_CALLS; i++) /* (not in the index: cannot be) */
 		if (t->call[i] == f)
 			t->call[i] = NULL;
+	t->n_open--;
 	if (t->n_spare < ACIS_FUSED_SPARE)
 		t->spare[t->n_spare++] = f;
 	else
 		inst_free(f);
+}
+
+uint32_t
+acis_fused_sw_open_count(const struct acis_fused_sw *t)
+{
+	return t->n_open;
 }
 
 struct acis_fused_inst *

@@ -48,7 +48,7 @@ struct acis_fused_inst {
 	uint16_t cs;        /**< the ranks' chunk size */
 	uint32_t whole;     /**< ranks whose message is whole */
 	uint32_t confirmed; /**< ranks that confirmed their result */
-	uint64_t open_tsc, done_tsc, resend_tsc;
+	uint64_t open_tsc, done_tsc;
 	struct acis_fused_rank *rk; /**< [size] */
 	uint32_t rk_cap;    /**< rk's room */
 	uint8_t *res;       /**< the results */
@@ -91,5 +91,7 @@ int acis_fused_sw_run(struct acis_fused_sw *t, struct acis_fused_inst *f,
 
 /** Open calls, for the sweep: call i, or NULL. */
 struct acis_fused_inst *acis_fused_sw_at(struct acis_fused_sw *t, uint32_t i);
+/** How many calls are open (the sweep walks the table only then). */
+uint32_t acis_fused_sw_open_count(const struct acis_fused_sw *t);
 
 #endif /* ACIS_SW_FUSED_H */

@@ -33,6 +33,7 @@ coll() { acis_counter "$PREFIX-fab@$1" /acis/collectives "$2"; }
 # the user op, rank order at the root
 up0=$(coll leaf0 partials_up)
 rs0=$(coll leaf0 partials_resent)
+d0=$(coll "$root" data_msgs)
 rc=0
 acis_run_ranks "$PREFIX" 4 61 "$DIR" --timeout 30000 \
 	--op-program "$ACIS_ROOT/examples/cgra/satsum_i8.s" \
@@ -46,8 +47,13 @@ rs1=$(coll leaf0 partials_resent)
 # the run's one folded collective is acis_finalize's barrier
 check "no leaf folded a partial of the user op: leaf0 sent up one, the closing barrier's (partials up $up0 before, $up1 after, $((rs1 - rs0)) of them resent)" \
 	[ $((up1 - up0 - (rs1 - rs0))) -eq 1 ]
-check "the root folded it ($(coll "$root" userop_faults) faults)" \
-	[ "$(coll "$root" userop_faults)" = 0 ]
+# Every member's chunk reaches the root itself: int8 blocks of 8, 1000
+# and 20000 bytes are 1 + 1 + 15 chunks at MTU 1500, so allreduce and
+# reduce bring 4 x 17 DATA each and reduce_scatter (4 blocks a rank)
+# 4 x 68: 408 in all, where folding at the leaves would bring half
+d1=$(coll "$root" data_msgs)
+check "the root took every member's DATA itself ($((d1 - d0)) DATA, at least 408) and no fold faulted" \
+	[ $((d1 - d0)) -ge 408 -a "$(coll "$root" userop_faults)" = 0 ]
 
 # a built-in op still folds in the tree
 rc=0

@@ -3641,6 +3641,7 @@ test_fused_call_table_finds_every_open_call(void **state)
 		f[i] = acis_fused_sw_open(t, JOB, 65536 + i % 3, i * 7919, 4);
 		assert_non_null(f[i]);
 	}
+	assert_int_equal(acis_fused_sw_open_count(t), ACIS_FUSED_CALLS);
 	assert_null(acis_fused_sw_open(t, JOB, 1, 1, 4));
 	for (j = 0; j < ACIS_FUSED_CALLS; j++) {
 		uint32_t k = (j * 97 + 13) % ACIS_FUSED_CALLS; /* a permutation */
@@ -3653,6 +3654,7 @@ test_fused_call_table_finds_every_open_call(void **state)
 							    i * 7919), f[i]);
 	}
 	assert_int_equal(open, 0);
+	assert_int_equal(acis_fused_sw_open_count(t), 0);
 	acis_fused_sw_free(t);
 	finish();
 }

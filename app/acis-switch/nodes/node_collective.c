@@ -3512,6 +3512,9 @@ fused_sweep(struct cctx *x, uint64_t now)
 	struct acis_fused_sw *t = x->lc->shard->fused;
 	uint32_t i;
 
+	/* a fabric of hundreds of logical switches sweeps a table each */
+	if (acis_fused_sw_open_count(t) == 0)
+		return;
 	for (i = 0; i < ACIS_FUSED_CALLS; i++) {
 		struct acis_fused_inst *f = acis_fused_sw_at(t, i);
 		const struct acis_comm *c;
